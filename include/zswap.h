@@ -1,0 +1,90 @@
+/*
+ * zswap.h - the public interface of libzswap.
+ *
+ * libzswap pages an unmodified program through a compressed in-memory pool
+ * when preloaded (LD_PRELOAD=libzswap.so ./app). Programs that link with
+ * -lzswap (pkg-config libzswap) can also drive it directly with the calls
+ * below. Every call is safe when the library is disabled or when
+ * userfaultfd is unavailable: it then fails with ENOSYS and changes nothing.
+ *
+ * Names follow the kernel's zswap (debugfs), vmstat and zram (mm_stat).
+ */
+#ifndef ZSWAP_H
+#define ZSWAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ZSWAP_VERSION "0.1.0"
+
+/*
+ * A snapshot of the counters. Sizes are in bytes, counts in pages, unless the
+ * name says otherwise. New fields are only ever appended: pass sizeof(st).
+ */
+struct zswap_stats {
+	uint64_t size;				/* bytes filled in by the library */
+
+	/* zswap debugfs (/sys/kernel/debug/zswap/) */
+	uint64_t stored_pages;			/* pages held in the store now */
+	uint64_t pool_total_size;		/* bytes the pool's zspages take now */
+	uint64_t same_filled_pages;		/* stored as one repeated word, no pool space */
+	uint64_t stored_incompressible_pages;	/* stored uncompressed (would not shrink) */
+	uint64_t reject_compress_poor;		/* rejected: compressed form too large */
+	uint64_t reject_compress_fail;		/* rejected: the compressor failed */
+	uint64_t reject_alloc_fail;		/* rejected: the pool could not allocate */
+	uint64_t pool_limit_hit;		/* rejected: the pool reached its limit */
+	uint64_t decompress_fail;		/* loads whose data could not be restored */
+
+	/* vmstat */
+	uint64_t zswpout;			/* pages stored, since start */
+	uint64_t zswpin;			/* pages loaded back, since start */
+
+	/* zram mm_stat, in its order */
+	uint64_t orig_data_size;		/* bytes: uncompressed size of what is stored */
+	uint64_t compr_data_size;		/* bytes: compressed size of what is stored */
+	uint64_t mem_used_total;		/* bytes: memory the pool takes, metadata included */
+	uint64_t mem_limit;			/* bytes: pool limit, 0 for none */
+	uint64_t mem_used_max;			/* bytes: high-water mark of mem_used_total */
+	uint64_t same_pages;			/* same-filled pages stored now */
+	uint64_t pages_compacted;		/* pool pages freed by compaction, since start */
+	uint64_t huge_pages;			/* pages stored whole (huge class) now */
+
+	/* the engine */
+	uint64_t regions;			/* managed mappings now */
+	uint64_t managed_bytes;			/* bytes of address space managed now */
+	uint64_t faults;			/* missing-page faults served */
+	uint64_t refaults;			/* faults that loaded a stored page */
+	uint64_t zero_fill_pages;		/* never-populated pages filled with zeros */
+	uint64_t poisoned_pages;		/* addresses poisoned after a failed load */
+	uint64_t evict_calls;			/* eviction requests (MADV_PAGEOUT, zswap_pageout) */
+	uint64_t evicted_pages;			/* pages stored by eviction, since start */
+	uint64_t evict_skipped_pages;		/* pages eviction left in place (busy, shared, raced) */
+	uint64_t events_unmap;			/* userfaultfd UNMAP events */
+	uint64_t events_remap;			/* userfaultfd REMAP events */
+	uint64_t events_remove;			/* userfaultfd REMOVE events */
+};
+
+/* Compress the managed pages of [addr, addr + len) into the pool and drop
+ * them, before returning (what madvise(MADV_PAGEOUT) does under libzswap).
+ * Unmanaged parts of the range are left alone. Returns 0, or -1 with errno
+ * (EINVAL: bad range; ENOSYS: libzswap inactive). */
+int zswap_pageout(void *addr, size_t len);
+
+/* Fill *st (at most size bytes of it) with a snapshot. Returns 0, or -1 with
+ * errno EINVAL when st is NULL or size is too small to hold the size field. */
+int zswap_stats(struct zswap_stats *st, size_t size);
+
+/* 1 if the engine is active in this process (userfaultfd works, not disabled). */
+int zswap_active(void);
+
+/* The library's version string, ZSWAP_VERSION at build time. */
+const char *zswap_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

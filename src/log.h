@@ -1,0 +1,36 @@
+/*
+ * log.h - diagnostics written from inside someone else's process.
+ *
+ * Every message is one line "libzswap: ...\n" on stderr, formatted into a
+ * stack buffer by our own formatter (no malloc, no stdio, no locale) and
+ * written with one write(2): safe on the fault path and in signal handlers.
+ * Supported conversions: %s %c %d %i %u %x %p %% with the l, ll and z length
+ * modifiers, and a field width for numbers (%5u, %-12s).
+ */
+#ifndef ZSWAP_LOG_H
+#define ZSWAP_LOG_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/* Format like snprintf into buf (always NUL-terminated); returns the length written. */
+size_t log_format(char *buf, size_t cap, const char *fmt, va_list ap);
+size_t log_snprintf(char *buf, size_t cap, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* One "libzswap: " line to stderr. Rate-limited: at most LOG_BURST lines per
+ * second, the rest counted and reported once. */
+void zlog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Write a whole buffer to a file descriptor, retrying short writes and EINTR. */
+int log_write_all(int fd, const char *buf, size_t len);
+
+/* A failed consistency check: one line naming the file, line and condition,
+ * then abort(). Cheap always-on checks on the free and fault paths use it. */
+#define ZS_CHECK(cond) \
+	do { if (__builtin_expect(!(cond), 0)) log_check_failed(__FILE__, __LINE__, #cond); } while (0)
+void log_check_failed(const char *file, int line, const char *cond) __attribute__((noreturn));
+
+#define LOG_BURST 20
+
+#endif

@@ -1,0 +1,95 @@
+/*
+ * options.h - libzswap's one option table.
+ *
+ * Every tunable is a ZSWAP_* environment variable, read once at start-up from
+ * environ (no getenv after start-up). The table (options.c) is the single
+ * source for parsing, validation, `zswapctl options`, the statistics dump and
+ * the man page check (tests/test_options_man.sh).
+ *
+ * A bad value (empty, negative, overflowing, garbage, unknown name or unit)
+ * yields exactly one "libzswap:" line naming the variable, the value, what was
+ * expected and the value used instead. An unknown ZSWAP_* name (a typo) is
+ * named too, with the closest known name when one is near.
+ */
+#ifndef ZSWAP_OPTIONS_H
+#define ZSWAP_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store.h"
+
+enum opt_type {
+	OPT_BOOL,	/* 0/1, yes/no, on/off, true/false */
+	OPT_UINT,	/* decimal integer in [min, max] */
+	OPT_SIZE,	/* bytes, with K/M/G/T suffix (powers of 1024), in [min, max] */
+	OPT_CHOICE,	/* one of a fixed list of words */
+	OPT_COMPRESSOR,	/* lz4 | zstd[:LEVEL] */
+};
+
+enum opt_id {
+	OPT_ENABLED,		/* ZSWAP_ENABLED */
+	OPT_COMPRESSOR,		/* ZSWAP_COMPRESSOR */
+	OPT_ZSPAGE_ORDER,	/* ZSWAP_ZSPAGE_ORDER */
+	OPT_POOL_LOCK,		/* ZSWAP_POOL_LOCK */
+	OPT_NR_POOLS,		/* ZSWAP_NR_POOLS */
+	OPT_MAX_POOL_SIZE,	/* ZSWAP_MAX_POOL_SIZE */
+	OPT_FAULT_THREADS,	/* ZSWAP_FAULT_THREADS */
+	OPT_MIN_REGION,		/* ZSWAP_MIN_REGION */
+	OPT_FAULT_AROUND,	/* ZSWAP_FAULT_AROUND */
+	OPT_READAHEAD,		/* ZSWAP_READAHEAD */
+	OPT_VERBOSE,		/* ZSWAP_VERBOSE */
+	OPT__COUNT
+};
+
+struct opt_def {
+	enum opt_id id;
+	const char *name;	/* "ZSWAP_COMPRESSOR" */
+	enum opt_type type;
+	const char *def;	/* default, as text, e.g. "lz4", "1M" */
+	uint64_t min, max;	/* for OPT_UINT / OPT_SIZE */
+	const char *choices;	/* for OPT_CHOICE: "class|pool" */
+	const char *unit;	/* "bytes", "pages", "threads", "" */
+	const char *help;	/* one line */
+};
+
+/* The parsed values, defaults filled in. */
+struct opt_values {
+	bool enabled;
+	enum zswap_comp comp;
+	int comp_level;			/* zstd level; 0 for lz4 */
+	unsigned int zspage_order;
+	enum zs_lock_mode pool_lock;
+	unsigned int nr_pools;
+	uint64_t max_pool_size;		/* 0 = unlimited */
+	unsigned int fault_threads;
+	uint64_t min_region;
+	unsigned int fault_around;	/* pages */
+	unsigned int readahead;		/* pages */
+	unsigned int verbose;
+};
+
+/* The table, OPT__COUNT rows in enum opt_id order. */
+extern const struct opt_def opt_table[OPT__COUNT];
+
+/* Defaults for every option. */
+void opt_defaults(struct opt_values *v);
+
+/* Parse every ZSWAP_* variable of envp (environ when NULL) into *v (which
+ * opt_load fills with defaults first). Each problem is reported through
+ * zlog() as one line. Returns the number of problems. No malloc. */
+int opt_load(struct opt_values *v, char *const *envp);
+
+/* Parse one value for one option, as opt_load does: returns true and sets
+ * the field on success; on failure leaves the default and writes the text of
+ * the "expected ..." part into why (for tools and tests). */
+bool opt_parse_one(enum opt_id id, const char *text, struct opt_values *v, char *why, size_t why_len);
+
+/* The store configuration these options describe. */
+void opt_store_config(const struct opt_values *v, struct zswap_store_config *cfg);
+
+/* Format the current value of one option as text (e.g. "zstd:3", "1M"). */
+size_t opt_format(enum opt_id id, const struct opt_values *v, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * prim.h - everything libzswap asks of the operating system for its OWN memory.
+ *
+ * Contract (in the manner of mimalloc's prim.h):
+ *  - Every byte libzswap uses after start-up comes from here, never from malloc:
+ *    the program's malloc arenas are evictable, and a fault handler that touched
+ *    them could wait on itself.
+ *  - Every range handed out is recorded as library-owned, so the engine never
+ *    registers, scans or evicts it (prim_is_own()).
+ *  - No function here calls malloc, stdio or takes a lock the program can hold;
+ *    all are async-signal-safe except where noted.
+ */
+#ifndef ZSWAP_PRIM_H
+#define ZSWAP_PRIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ZS_PAGE_SHIFT 12
+#define ZS_PAGE_SIZE  (1UL << ZS_PAGE_SHIFT)
+#define ZS_PAGE_MASK  (~(ZS_PAGE_SIZE - 1))
+
+/* Map len bytes (rounded up to pages) of zeroed private anonymous read-write
+ * memory, recorded as library-owned. Returns NULL on failure (errno set). */
+void *prim_alloc(size_t len);
+
+/* Unmap a range obtained from prim_alloc() or prim_reserve(), whole. */
+void prim_free(void *addr, size_t len);
+
+/* Reserve len bytes of address space (MAP_NORESERVE, read-write: pages are
+ * backed on first touch), recorded as library-owned. NULL on failure. */
+void *prim_reserve(size_t len);
+
+/* Give the pages of [addr, addr+len) back to the OS (MADV_DONTNEED): the
+ * process RSS falls, the range stays mapped and reads back as zeros. */
+int prim_decommit(void *addr, size_t len);
+
+/* True if addr lies in a range prim_alloc()/prim_reserve() handed out. Lock-free. */
+bool prim_is_own(uintptr_t addr);
+
+/* Number of library-owned ranges and their total size (for statistics). */
+size_t prim_own_bytes(void);
+
+#endif

@@ -1,0 +1,95 @@
+/*
+ * store.h - the compressed page store: zswap's store/load/invalidate.
+ *
+ * A store owns one or more zs pools (ZSWAP_NR_POOLS), a compressor, and the
+ * counters. The caller keeps one struct zswap_entry per stored page, the way
+ * the kernel's zswap keeps a zswap_entry per swap slot; the store never
+ * allocates per-page metadata of its own.
+ *
+ * Thread-safe. After zswap_store_create() nothing here calls malloc: the
+ * compressor workspaces are allocated up front (zswap_store_create).
+ */
+#ifndef ZSWAP_STORE_H
+#define ZSWAP_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "zswap.h"
+#include "zsmalloc.h"
+
+enum zswap_comp {
+	ZSWAP_COMP_LZ4 = 0,
+	ZSWAP_COMP_ZSTD = 1,
+};
+
+enum zswap_entry_type {
+	ZE_NONE = 0,		/* nothing stored */
+	ZE_SAME = 1,		/* same-filled: val is the repeated 8-byte word */
+	ZE_COMPRESSED = 2,	/* val is a zs handle, length bytes of compressed data */
+	ZE_RAW = 3,		/* incompressible: val is a zs handle holding the page as-is */
+};
+
+/* One stored page, 16 bytes, kept by the caller. */
+struct zswap_entry {
+	uint64_t val;		/* zs handle, or the repeated word for ZE_SAME */
+	uint32_t length;	/* bytes in the pool: compressed length, PAGE_SIZE for ZE_RAW, 0 for ZE_SAME */
+	uint8_t type;		/* enum zswap_entry_type */
+	uint8_t pool;		/* index of the zs pool holding it (ZSWAP_NR_POOLS mode) */
+	uint16_t flags;		/* free for the caller; the store never reads or writes it */
+};
+
+struct zswap_store_config {
+	enum zswap_comp comp;		/* ZSWAP_COMPRESSOR */
+	int level;			/* zstd level (1..19); ignored for lz4 (acceleration 1) */
+	unsigned int order;		/* ZSWAP_ZSPAGE_ORDER, 2..4 */
+	enum zs_lock_mode lock;		/* ZSWAP_POOL_LOCK */
+	unsigned int nr_pools;		/* ZSWAP_NR_POOLS, 1..64: pools chosen by hash */
+	uint64_t mem_limit;		/* bytes the pools may use, 0 = no limit */
+	unsigned int nr_workspaces;	/* compressor workspaces made up front; 0 = a default */
+};
+
+struct zswap_store;
+
+/* Create a store. Allocates everything it will ever need from prim. NULL
+ * with errno on a bad config (EINVAL) or no memory (ENOMEM). */
+struct zswap_store *zswap_store_create(const struct zswap_store_config *cfg);
+void zswap_store_destroy(struct zswap_store *s);
+
+/* Store one PAGE_SIZE page. On success fills *e and returns 0. Errors:
+ * -ENOMEM (pool allocation failed: reject_alloc_fail), -ENOSPC (mem_limit
+ * reached: pool_limit_hit), -EIO (the compressor failed: reject_compress_fail).
+ * A page that would not shrink is stored as-is (ZE_RAW), never rejected. */
+int zswap_store_page(struct zswap_store *s, const void *page, struct zswap_entry *e);
+
+/* Exclusive load: decompress *e into dst (PAGE_SIZE bytes) and free it, in
+ * one step; afterwards *e is ZE_NONE and no compressed copy remains. Returns
+ * 0, or -EIO when the data cannot be restored (decompress_fail; the entry is
+ * freed all the same and dst must not be used). dst may be NULL only for a
+ * same-filled zero entry (zswap_entry_is_zero), whose page the caller maps
+ * itself. */
+int zswap_load_page(struct zswap_store *s, struct zswap_entry *e, void *dst);
+
+/* Drop a stored page without loading it (munmap, MADV_DONTNEED...). */
+void zswap_invalidate(struct zswap_store *s, struct zswap_entry *e);
+
+static inline bool zswap_entry_is_zero(const struct zswap_entry *e)
+{
+	return e->type == ZE_SAME && e->val == 0;
+}
+
+/* Fill the store's part of a statistics snapshot (the zswap, vmstat and
+ * mm_stat fields); engine fields are left untouched. */
+void zswap_store_stats(struct zswap_store *s, struct zswap_stats *st);
+
+/* Compact every pool; returns pages freed. */
+unsigned long zswap_store_compact(struct zswap_store *s);
+
+/* The pool (index) of a store, for class tables and benchmarks. */
+struct zs_pool *zswap_store_pool(struct zswap_store *s, unsigned int index);
+
+/* Test hook: make the next n decompressions fail as if the data were corrupt,
+ * so the decompress-failure path can be exercised. */
+void zswap_store_inject_decompress_fail(struct zswap_store *s, unsigned int n);
+
+#endif
