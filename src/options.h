@@ -25,8 +25,12 @@ enum opt_type {
 	OPT_UINT,	/* decimal integer in [min, max] */
 	OPT_SIZE,	/* bytes, with K/M/G/T suffix (powers of 1024), in [min, max] */
 	OPT_CHOICE,	/* one of a fixed list of words */
-	OPT_COMPRESSOR,	/* lz4 | zstd[:LEVEL] */
+	OPT_COMPRESSOR,	/* lz4 | zstd[:LEVEL], LEVEL in [min, max] */
 };
+
+/* Flags of an option (struct opt_def.flags). */
+#define OPT_F_PERCENT	0x1	/* OPT_SIZE: also "N%" of physical memory, N 1..100 */
+#define OPT_F_PAGE_UP	0x2	/* OPT_SIZE: rounded up to a whole page */
 
 enum opt_id {
 	OPT_ENABLED,		/* ZSWAP_ENABLED */
@@ -48,10 +52,11 @@ struct opt_def {
 	const char *name;	/* "ZSWAP_COMPRESSOR" */
 	enum opt_type type;
 	const char *def;	/* default, as text, e.g. "lz4", "1M" */
-	uint64_t min, max;	/* for OPT_UINT / OPT_SIZE */
+	uint64_t min, max;	/* OPT_UINT / OPT_SIZE range; zstd levels for OPT_COMPRESSOR */
 	const char *choices;	/* for OPT_CHOICE: "class|pool" */
 	const char *unit;	/* "bytes", "pages", "threads", "" */
 	const char *help;	/* one line */
+	unsigned int flags;	/* OPT_F_* */
 };
 
 /* The parsed values, defaults filled in. */
@@ -91,5 +96,24 @@ void opt_store_config(const struct opt_values *v, struct zswap_store_config *cfg
 
 /* Format the current value of one option as text (e.g. "zstd:3", "1M"). */
 size_t opt_format(enum opt_id id, const struct opt_values *v, char *buf, size_t len);
+
+/* The row of the option called name (name_len bytes, not NUL-terminated
+ * necessarily), or NULL. Exact, case-sensitive, as environment names are. */
+const struct opt_def *opt_find(const char *name, size_t name_len);
+
+/* The accepted values of an option as text ("2..4", "class|pool",
+ * "lz4|zstd[:1..19]", "4K..1T"): the range column of the listing. */
+size_t opt_format_range(const struct opt_def *d, char *buf, size_t len);
+
+/* Every option of v as "NAME=value" separated by spaces, on one line (for
+ * ZSWAP_VERBOSE and the statistics dump). */
+size_t opt_format_all(const struct opt_values *v, char *buf, size_t len);
+
+/* Write the table to fd, one option a line after a header line: name,
+ * default, range, unit ("-" when none), help. Columns are separated by
+ * spaces and only the help contains spaces, so `awk '$1 ~ /^ZSWAP_/'` reads
+ * it (tests/test_options_man.sh; zswapctl options). No malloc, no stdio.
+ * Returns 0, or -1 with errno if a write failed. */
+int opt_list(int fd);
 
 #endif

@@ -1,0 +1,172 @@
+#!/bin/sh
+# kernel-zswap.sh - run a command with the KERNEL's zswap in front of a
+# temporary swapfile, then put the machine back exactly as it was.
+#
+# The benchmarks compare libzswap with the kernel's own zswap on the same
+# machine. The kernel side needs swap (zswap only stores pages on their way to
+# a swap device), zswap enabled, a chosen vm.page-cluster (swap-in readahead)
+# and debugfs mounted for zswap's counters. This machine is shared with other
+# engineers' test runs, so swap must never stay on: everything changed is
+# recorded in a state file first and restored on exit, on a signal, and by
+# `teardown` after a run that was killed outright (SIGKILL skips traps).
+#
+# Usage:
+#   kernel-zswap.sh [OPTIONS] run -- COMMAND [ARGS...]
+#       set up, run COMMAND, restore; exits with COMMAND's status
+#   kernel-zswap.sh teardown      restore from the state file of a killed run
+#   kernel-zswap.sh status        print swap, zswap and page-cluster state
+# Options (before the verb):
+#   --page-cluster N   vm.page-cluster during the run (default: unchanged)
+#   --size SIZE        swapfile size for fallocate (default 1G)
+#   --swapfile PATH    default /var/tmp/libzswap-bench.swap
+#   --compressor NAME  zswap compressor during the run (default: unchanged;
+#                      this kernel has lzo, lzo-rle and deflate, no lz4)
+#
+# Needs root. Runs are serialised by a lock so two benchmarks never share
+# (or tear down) one swap setup.
+set -u
+
+swapfile=/var/tmp/libzswap-bench.swap
+size=1G
+page_cluster=
+compressor=
+state=/var/tmp/libzswap-kernel-zswap.state
+lock=/tmp/libzswap-kernel-zswap.lock
+zp=/sys/module/zswap/parameters
+dbg=/sys/kernel/debug
+
+die() { echo "kernel-zswap.sh: $*" >&2; exit 1; }
+say() { echo "kernel-zswap.sh: $*" >&2; }
+
+usage() {
+	sed -n '/^# Usage:/,/^# Needs root/p' "$0" | sed 's/^# \{0,1\}//' >&2
+	exit 2
+}
+
+# Undo everything the state file says was changed. Safe to run twice and
+# safe to run when setup stopped half-way: each step checks what is there.
+restore() {
+	[ -f "$state" ] || return 0
+	# shellcheck disable=SC1090
+	. "$state"
+	rc=0
+	if grep -q "^$s_swapfile " /proc/swaps 2>/dev/null; then
+		# swapoff brings every swapped page back into memory; with zswap
+		# they come from the pool, so this is quick for benchmark sizes.
+		swapoff "$s_swapfile" || { say "swapoff $s_swapfile failed"; rc=1; }
+	fi
+	if [ "${s_created_swapfile:-0}" = 1 ] && [ -e "$s_swapfile" ]; then
+		rm -f "$s_swapfile" || rc=1
+	fi
+	if [ -n "${s_compressor:-}" ] && [ "$(cat $zp/compressor)" != "$s_compressor" ]; then
+		echo "$s_compressor" > $zp/compressor || rc=1
+	fi
+	if [ -n "${s_enabled:-}" ] && [ "$(cat $zp/enabled)" != "$s_enabled" ]; then
+		echo "$s_enabled" > $zp/enabled || rc=1
+	fi
+	if [ -n "${s_page_cluster:-}" ] && [ "$(sysctl -n vm.page-cluster)" != "$s_page_cluster" ]; then
+		sysctl -q -w vm.page-cluster="$s_page_cluster" || rc=1
+	fi
+	if [ "${s_mounted_debugfs:-0}" = 1 ] && mountpoint -q $dbg; then
+		umount $dbg || rc=1
+	fi
+	if [ $rc = 0 ]; then
+		rm -f "$state"
+	else
+		say "restore incomplete; state kept in $state, rerun: $0 teardown"
+	fi
+	return $rc
+}
+
+status() {
+	echo "swaps:         $(tail -n +2 /proc/swaps | awk '{print $1}' | tr '\n' ' ')"
+	echo "zswap enabled: $(cat $zp/enabled) compressor: $(cat $zp/compressor)" \
+	     "max_pool_percent: $(cat $zp/max_pool_percent) shrinker: $(cat $zp/shrinker_enabled)"
+	echo "page-cluster:  $(sysctl -n vm.page-cluster)"
+	if mountpoint -q $dbg && [ -r $dbg/zswap/stored_pages ]; then
+		echo "stored_pages:  $(cat $dbg/zswap/stored_pages)"
+	fi
+	[ -f "$state" ] && echo "state file:    $state (a run did not restore: run teardown)"
+	return 0
+}
+
+setup() {
+	[ "$(id -u)" = 0 ] || die "needs root (swapon, sysfs, debugfs)"
+	[ -d $zp ] || die "this kernel has no zswap ($zp missing)"
+	if [ -f "$state" ]; then
+		say "a previous run left $state; restoring it first"
+		restore || die "could not restore the previous run's changes"
+	fi
+	grep -q "^$swapfile " /proc/swaps && die "$swapfile is already in use as swap"
+	[ -e "$swapfile" ] && die "$swapfile exists; remove it or pass --swapfile"
+
+	# Record the original state before touching anything.
+	{
+		echo "s_swapfile='$swapfile'"
+		echo "s_enabled='$(cat $zp/enabled)'"
+		echo "s_compressor='$(cat $zp/compressor)'"
+		echo "s_page_cluster='$(sysctl -n vm.page-cluster)'"
+	} > "$state" || die "cannot write $state"
+
+	if ! mountpoint -q $dbg; then
+		echo "s_mounted_debugfs=1" >> "$state"
+		mount -t debugfs none $dbg || die "cannot mount debugfs"
+	fi
+	echo "s_created_swapfile=1" >> "$state"
+	fallocate -l "$size" "$swapfile" || die "fallocate $size $swapfile failed"
+	chmod 600 "$swapfile"
+	mkswap -q "$swapfile" >/dev/null || die "mkswap failed"
+	if [ -n "$compressor" ]; then
+		echo "$compressor" > $zp/compressor || die "compressor $compressor refused"
+	fi
+	# zswap before swapon: no page may reach the swapfile uncompressed.
+	echo Y > $zp/enabled || die "cannot enable zswap"
+	[ -n "$page_cluster" ] && { sysctl -q -w vm.page-cluster="$page_cluster" || die "bad page-cluster"; }
+	swapon "$swapfile" || die "swapon failed"
+	say "swap on $swapfile ($size), zswap $(cat $zp/enabled) $(cat $zp/compressor)," \
+	    "page-cluster $(sysctl -n vm.page-cluster)"
+}
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--page-cluster) page_cluster=${2:?}; shift 2 ;;
+	--size) size=${2:?}; shift 2 ;;
+	--swapfile) swapfile=${2:?}; shift 2 ;;
+	--compressor) compressor=${2:?}; shift 2 ;;
+	-h|--help) usage ;;
+	--*) say "unknown option $1"; usage ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 1 ] || usage
+verb=$1; shift
+
+case "$verb" in
+status) status; exit 0 ;;
+teardown)
+	exec 9>"$lock"; flock -w 600 9 || die "lock $lock busy"
+	restore; exit $? ;;
+run)
+	[ "${1:-}" = "--" ] && shift
+	[ $# -ge 1 ] || usage
+	exec 9>"$lock"; flock -w 600 9 || die "lock $lock busy for 10 minutes"
+	# From here on, whatever happens, restore. The command runs in the
+	# background so that a signal reaches this shell's trap at once.
+	child=
+	# On a signal, stop the command before swapoff: none of its pages
+	# may still be on their way to or from swap.
+	on_signal() {
+		[ -n "$child" ] && kill "$child" 2>/dev/null && wait "$child"
+		exit "$1"
+	}
+	trap 'restore' EXIT
+	trap 'on_signal 130' INT
+	trap 'on_signal 143' TERM
+	trap 'on_signal 129' HUP
+	setup
+	"$@" 9>&- &
+	child=$!
+	wait "$child"
+	exit $? ;;
+*) usage ;;
+esac
