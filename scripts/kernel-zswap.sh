@@ -30,8 +30,9 @@ swapfile=/var/tmp/libzswap-bench.swap
 size=1G
 page_cluster=
 compressor=
-state=/var/tmp/libzswap-kernel-zswap.state
-lock=/tmp/libzswap-kernel-zswap.lock
+# root-only places: the state file is sourced by a root shell.
+state=/run/libzswap-kernel-zswap.state
+lock=/run/libzswap-kernel-zswap.lock
 zp=/sys/module/zswap/parameters
 dbg=/sys/kernel/debug
 
@@ -47,6 +48,7 @@ usage() {
 # safe to run when setup stopped half-way: each step checks what is there.
 restore() {
 	[ -f "$state" ] || return 0
+	s_swapfile=$swapfile
 	# shellcheck disable=SC1090
 	. "$state"
 	rc=0
@@ -155,6 +157,7 @@ run)
 	child=
 	# On a signal, stop the command before swapoff: none of its pages
 	# may still be on their way to or from swap.
+	# shellcheck disable=SC2317  # called from the traps below
 	on_signal() {
 		[ -n "$child" ] && kill "$child" 2>/dev/null && wait "$child"
 		exit "$1"

@@ -25,7 +25,8 @@ enum opt_type {
 	OPT_UINT,	/* decimal integer in [min, max] */
 	OPT_SIZE,	/* bytes, with K/M/G/T suffix (powers of 1024), in [min, max] */
 	OPT_CHOICE,	/* one of a fixed list of words */
-	OPT_COMPRESSOR,	/* lz4 | zstd[:LEVEL], LEVEL in [min, max] */
+	OPT_COMP,	/* lz4 | zstd[:LEVEL], LEVEL in [min, max]. (Not called
+			 * OPT_COMPRESSOR: that name is the option's id below.) */
 };
 
 /* Flags of an option (struct opt_def.flags). */
@@ -52,7 +53,7 @@ struct opt_def {
 	const char *name;	/* "ZSWAP_COMPRESSOR" */
 	enum opt_type type;
 	const char *def;	/* default, as text, e.g. "lz4", "1M" */
-	uint64_t min, max;	/* OPT_UINT / OPT_SIZE range; zstd levels for OPT_COMPRESSOR */
+	uint64_t min, max;	/* OPT_UINT / OPT_SIZE range; zstd levels for OPT_COMP */
 	const char *choices;	/* for OPT_CHOICE: "class|pool" */
 	const char *unit;	/* "bytes", "pages", "threads", "" */
 	const char *help;	/* one line */
@@ -83,7 +84,11 @@ void opt_defaults(struct opt_values *v);
 
 /* Parse every ZSWAP_* variable of envp (environ when NULL) into *v (which
  * opt_load fills with defaults first). Each problem is reported through
- * zlog() as one line. Returns the number of problems. No malloc. */
+ * zlog() as one line: a bad value, an unknown ZSWAP_* name (also a known
+ * name in the wrong case, zswap_verbose), a variable set twice (the first
+ * counts, as getenv would see). ZSWAP_LIB, ZSWAP_BUILDDIR and ZSWAP_SRCDIR
+ * are not options and pass silently. Returns the number of problems. No
+ * malloc, no getenv, no stdio: safe in a constructor. */
 int opt_load(struct opt_values *v, char *const *envp);
 
 /* Parse one value for one option, as opt_load does: returns true and sets

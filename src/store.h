@@ -88,8 +88,12 @@ unsigned long zswap_store_compact(struct zswap_store *s);
 /* The pool (index) of a store, for class tables and benchmarks. */
 struct zs_pool *zswap_store_pool(struct zswap_store *s, unsigned int index);
 
-/* Test hook: make the next n decompressions fail as if the data were corrupt,
- * so the decompress-failure path can be exercised. */
+/* How many pools the store has (ZSWAP_NR_POOLS; indices 0 .. n-1). */
+unsigned int zswap_store_nr_pools(const struct zswap_store *s);
+
+/* Test hook: make the next n loads of pool-held pages (ZE_COMPRESSED or
+ * ZE_RAW; same-filled pages have no data to corrupt) fail as if the data were
+ * corrupt, so the decompress-failure path can be exercised. */
 void zswap_store_inject_decompress_fail(struct zswap_store *s, unsigned int n);
 
 #endif

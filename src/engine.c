@@ -1,0 +1,381 @@
+/*
+ * engine.c - start-up inside someone else's process, the public API, and the
+ * back ends of the interposed calls.
+ *
+ * The constructor reads the options once, opens userfaultfd and starts the
+ * handler threads; anything that fails leaves one "libzswap:" line and a
+ * program that runs exactly as without the library. There is no destructor:
+ * later destructors, atexit handlers and other threads may still touch
+ * evicted pages, so faults are served until the process ends.
+ *
+ * fork (interim, until the engine follows children with UFFD_FEATURE_EVENT_FORK):
+ * the child would lose the registration and read evicted pages as zeros, so
+ * the prepare handler stops evictions and loads every evicted page back; the
+ * child then runs as a pass-through (its copies of the descriptors closed).
+ */
+#include "config.h"
+#include "engine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "evict.h"
+#include "fault.h"
+#include "log.h"
+#include "maps.h"
+#include "prim.h"
+#include "region.h"
+#include "uffd.h"
+#include "zswap.h"
+
+#define ZSWAP_EXPORT __attribute__((visibility("default")))
+
+struct engine eng = { .uffd = -1, .pagemap_fd = -1 };
+
+static __thread sigset_t engine_fork_mask;
+
+void engine_sigblock(sigset_t *old)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
+void engine_sigrestore(const sigset_t *old)
+{
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+/* --- fork --------------------------------------------------------------- */
+
+static void engine_fork_prepare(void)
+{
+	if (!engine_running())
+		return;
+	engine_sigblock(&engine_fork_mask);
+	pthread_rwlock_wrlock(&eng.evict_gate);	/* no page in flight, none to come */
+	fault_load_range(0, UINTPTR_MAX);
+	/* Wait out fault services still installing a page. */
+	pthread_rwlock_wrlock(&eng.ev_lock);
+	pthread_rwlock_unlock(&eng.ev_lock);
+}
+
+static void engine_fork_parent(void)
+{
+	if (!engine_running())
+		return;
+	pthread_rwlock_unlock(&eng.evict_gate);
+	engine_sigrestore(&engine_fork_mask);
+}
+
+static void engine_fork_child(void)
+{
+	if (!engine_running())
+		return;
+	/* No handler thread exists here and the kernel dropped the child's
+	 * registrations: run as a pass-through. */
+	atomic_store(&eng.state, ENGINE_OFF);
+	close(eng.uffd);
+	close(eng.pagemap_fd);
+	eng.uffd = eng.pagemap_fd = -1;
+	engine_sigrestore(&engine_fork_mask);
+}
+
+/* --- start-up ----------------------------------------------------------- */
+
+static const char *engine_errname(int e)
+{
+	switch (e) {
+	case EPERM: return "EPERM";
+	case EACCES: return "EACCES";
+	case ENOSYS: return "ENOSYS";
+	case EINVAL: return "EINVAL";
+	case ENOTSUP: return "ENOTSUP";
+	case EMFILE: return "EMFILE";
+	case ENOMEM: return "ENOMEM";
+	default: return "error";
+	}
+}
+
+static void engine_init(void)
+{
+	int expected = ENGINE_UNINIT;
+	struct uf_info info;
+	struct zswap_store_config cfg;
+	pthread_rwlockattr_t attr;
+	int rc;
+
+	if (!atomic_compare_exchange_strong(&eng.state, &expected, ENGINE_STARTING))
+		return;
+	opt_load(&eng.opt, NULL);
+	if (!eng.opt.enabled || getauxval(AT_SECURE))
+		goto off;
+
+	eng.uffd = uf_open(&info);
+	if (eng.uffd < 0) {
+		zlog("userfaultfd unavailable: %s (%s); running without libzswap. Fix: %s",
+		     info.cause, engine_errname(info.err), info.fix);
+		goto off;
+	}
+	eng.features = info.features;
+	if (!(eng.features & UFFD_FEATURE_POISON))
+		zlog("the kernel has no UFFDIO_POISON: a page that fails to decompress will abort the program");
+	eng.pagemap_fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&eng.ev_lock, &attr);
+	pthread_rwlock_init(&eng.evict_gate, &attr);
+	pthread_rwlockattr_destroy(&attr);
+
+	opt_store_config(&eng.opt, &cfg);
+	eng.store = zswap_store_create(&cfg);
+	if (!eng.store) {
+		zlog("cannot create the compressed store (%s); running without libzswap",
+		     engine_errname(errno));
+		goto off_fd;
+	}
+	if ((rc = region_init()) < 0 || (rc = maps_init()) < 0 || (rc = evict_init()) < 0) {
+		zlog("cannot start (%s); running without libzswap", engine_errname(-rc));
+		goto off_fd;
+	}
+	if ((rc = fault_start(eng.opt.fault_threads ? eng.opt.fault_threads : 1)) < 0) {
+		/* Threads already started block in poll(); nothing is ever
+		 * registered, so they are never woken. */
+		zlog("cannot start the fault handler threads (%s); running without libzswap",
+		     engine_errname(-rc));
+		goto off_fd;
+	}
+	pthread_atfork(engine_fork_prepare, engine_fork_parent, engine_fork_child);
+	atomic_store_explicit(&eng.state, ENGINE_RUNNING, memory_order_release);
+	if (eng.opt.verbose)
+		zlog("active: %u fault thread(s), min region %llu bytes, fault-around %u pages",
+		     eng.opt.fault_threads, (unsigned long long)eng.opt.min_region, eng.opt.fault_around);
+	return;
+
+off_fd:
+	close(eng.uffd);
+	if (eng.pagemap_fd >= 0)
+		close(eng.pagemap_fd);
+	eng.uffd = eng.pagemap_fd = -1;
+off:
+	atomic_store(&eng.state, ENGINE_OFF);
+}
+
+__attribute__((constructor)) static void engine_ctor(void)
+{
+	engine_init();
+}
+
+/* --- back ends of the interposed calls ---------------------------------- */
+
+void engine_mapped(uintptr_t addr, size_t len, int prot, int flags, int fd)
+{
+	sigset_t old;
+
+	if ((flags & MAP_TYPE) != MAP_PRIVATE || !(flags & MAP_ANONYMOUS) ||
+	    (prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) != (PROT_READ | PROT_WRITE) ||
+	    (flags & (MAP_LOCKED | MAP_HUGETLB | MAP_STACK | MAP_GROWSDOWN)) ||
+	    len < eng.opt.min_region || atomic_load(&eng.lock_future))
+		return;
+	(void)fd;
+	len = (len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
+	engine_sigblock(&old);
+	/* Under the event lock: an UNMAP event read before this mapping existed
+	 * is processed before the region goes in (see engine.h). */
+	pthread_rwlock_rdlock(&eng.ev_lock);
+	region_forget_unregistered(addr, addr + len);
+	region_insert(addr, addr + len, 0);
+	pthread_rwlock_unlock(&eng.ev_lock);
+	engine_sigrestore(&old);
+}
+
+void engine_unmapped(uintptr_t addr, size_t len)
+{
+	sigset_t old;
+
+	len = (len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
+	engine_sigblock(&old);
+	region_forget_unregistered(addr, addr + len);
+	engine_sigrestore(&old);
+}
+
+void engine_remapped(uintptr_t old_addr, size_t old_len, uintptr_t new_addr, size_t new_len, int flags)
+{
+	struct region_ref ref;
+	sigset_t old;
+	bool managed;
+
+	old_len = (old_len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
+	new_len = (new_len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
+	engine_sigblock(&old);
+	pthread_rwlock_rdlock(&eng.ev_lock);
+	/* Registered regions were moved by their REMAP event already; the
+	 * others the kernel told nobody about. */
+	managed = region_lookup(new_addr, &ref, false);
+	if (!(flags & MREMAP_DONTUNMAP) || new_addr == old_addr)
+		managed |= region_forget_unregistered(old_addr, old_addr + old_len);
+	else
+		managed |= region_lookup(old_addr, &ref, false);
+	if (managed && new_len >= eng.opt.min_region && !atomic_load(&eng.lock_future))
+		region_insert(new_addr, new_addr + new_len, 0);
+	pthread_rwlock_unlock(&eng.ev_lock);
+	engine_sigrestore(&old);
+}
+
+int engine_pageout(uintptr_t addr, size_t len)
+{
+	sigset_t old;
+
+	if (addr & ~ZS_PAGE_MASK || addr + len < addr)
+		return -EINVAL;
+	len = (len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
+	if (!len)
+		return 0;
+	engine_sigblock(&old);
+	evict_range(addr, addr + len);
+	engine_sigrestore(&old);
+	return 0;
+}
+
+void engine_cold(uintptr_t addr, size_t len)
+{
+	struct region_ref refs[32];
+	uintptr_t end = addr + ((len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK), cursor = addr;
+	sigset_t old;
+
+	engine_sigblock(&old);
+	while (cursor < end) {
+		size_t n = region_collect(addr, end, &cursor, refs, 32);
+		for (size_t k = 0; k < n; k++) {
+			uintptr_t a = refs[k].start > addr ? refs[k].start : addr;
+			uintptr_t b = refs[k].end < end ? refs[k].end : end;
+			size_t idx = refs[k].first + ((a - refs[k].start) >> ZS_PAGE_SHIFT);
+			for (uintptr_t p = a; p < b; p += ZS_PAGE_SIZE, idx++) {
+				struct slot *s = &refs[k].arr->slots[idx];
+				uint32_t o = atomic_load(&s->state);
+				while ((o & SLOT_STATE) == SLOT_RESIDENT && !(o & SLOT_COLD) &&
+				       !atomic_compare_exchange_weak(&s->state, &o, o | SLOT_COLD))
+					;
+			}
+			region_arr_put(refs[k].arr);
+		}
+	}
+	engine_sigrestore(&old);
+}
+
+/* A range is about to be locked: it leaves management. Its evicted pages are
+ * loaded back, its registration removed, and it is marked so adoption will
+ * not take it back. */
+static void engine_unmanage(uintptr_t start, uintptr_t end, bool cover_gaps)
+{
+	struct region_ref refs[32];
+	uintptr_t cursor = start;
+	sigset_t old;
+
+	engine_sigblock(&old);
+	pthread_rwlock_wrlock(&eng.evict_gate);
+	fault_load_range(start, end);
+	while (cursor < end) {
+		size_t n = region_collect(start, end, &cursor, refs, 32);
+		for (size_t k = 0; k < n; k++) {
+			uintptr_t a = refs[k].start > start ? refs[k].start : start;
+			uintptr_t b = refs[k].end < end ? refs[k].end : end;
+			uf_unregister(eng.uffd, a, b - a);
+			region_arr_put(refs[k].arr);
+		}
+	}
+	region_set_unmanageable(start, end, cover_gaps);
+	pthread_rwlock_unlock(&eng.evict_gate);
+	engine_sigrestore(&old);
+}
+
+void engine_locking(uintptr_t addr, size_t len)
+{
+	uintptr_t start = addr & ZS_PAGE_MASK;
+	uintptr_t end = (addr + len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
+
+	if (end > start)
+		engine_unmanage(start, end, true);
+}
+
+void engine_unlocked(uintptr_t addr, size_t len)
+{
+	uintptr_t start = addr & ZS_PAGE_MASK;
+	uintptr_t end = (addr + len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
+	sigset_t old;
+
+	engine_sigblock(&old);
+	region_forget_unmanageable(start, end);
+	engine_sigrestore(&old);
+}
+
+void engine_lock_all(int flags)
+{
+	if (flags & MCL_FUTURE)
+		atomic_store(&eng.lock_future, true);
+	if (flags & MCL_CURRENT)
+		engine_unmanage(0, UINTPTR_MAX & ZS_PAGE_MASK, false);
+}
+
+/* --- the public API ----------------------------------------------------- */
+
+ZSWAP_EXPORT int zswap_pageout(void *addr, size_t len)
+{
+	if (!engine_running()) {
+		errno = ENOSYS;
+		return -1;
+	}
+	int rc = engine_pageout((uintptr_t)addr, len);
+	if (rc < 0) {
+		errno = -rc;
+		return -1;
+	}
+	return 0;
+}
+
+ZSWAP_EXPORT int zswap_stats(struct zswap_stats *st, size_t size)
+{
+	struct zswap_stats full;
+
+	if (!st || size < sizeof(st->size)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!eng.store) {
+		errno = ENOSYS;
+		return -1;
+	}
+	memset(&full, 0, sizeof(full));
+	zswap_store_stats(eng.store, &full);
+	region_counts(&full.regions, &full.managed_bytes);
+	full.faults = atomic_load(&eng.cnt.faults);
+	full.refaults = atomic_load(&eng.cnt.refaults);
+	full.zero_fill_pages = atomic_load(&eng.cnt.zero_fill_pages);
+	full.poisoned_pages = atomic_load(&eng.cnt.poisoned_pages);
+	full.evict_calls = atomic_load(&eng.cnt.evict_calls);
+	full.evicted_pages = atomic_load(&eng.cnt.evicted_pages);
+	full.evict_skipped_pages = atomic_load(&eng.cnt.evict_skipped_pages);
+	full.events_unmap = atomic_load(&eng.cnt.events_unmap);
+	full.events_remap = atomic_load(&eng.cnt.events_remap);
+	full.events_remove = atomic_load(&eng.cnt.events_remove);
+	full.size = size < sizeof(full) ? size : sizeof(full);
+	memcpy(st, &full, full.size);
+	return 0;
+}
+
+ZSWAP_EXPORT int zswap_active(void)
+{
+	return engine_running();
+}
+
+ZSWAP_EXPORT const char *zswap_version(void)
+{
+	return ZSWAP_VERSION;
+}

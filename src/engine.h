@@ -1,0 +1,83 @@
+/*
+ * engine.h - the engine's shared state: the userfaultfd, the store, the
+ * options, the locks that order events against everything else, counters.
+ *
+ * Lock order (outermost first); no library lock is held while touching
+ * program memory, and every program thread blocks signals while it holds one:
+ *   1. eng.evict_gate (rwlock): evictions read; fork's prepare handler writes,
+ *      so no page is in flight across fork().
+ *   2. eng.ev_lock (rwlock, writers preferred): reading userfaultfd messages
+ *      and processing the events among them is the write side. Every step
+ *      whose correctness depends on the region table matching the kernel's
+ *      mappings holds the read side: serving a fault (lookup .. COPY),
+ *      eviction (lookup .. MOVE), region insertion. The kernel fails COPY,
+ *      ZEROPAGE and MOVE with EAGAIN while an event is pending and unread, and
+ *      an event once read is processed before the write side is released: so
+ *      an ioctl that succeeds under the read side acted on the mapping the
+ *      table describes.
+ *   3. the region table rwlock (region.c).
+ *   4. per-slot state words (lock-free), then the store's own locks.
+ */
+#ifndef ZSWAP_ENGINE_H
+#define ZSWAP_ENGINE_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "options.h"
+#include "store.h"
+
+enum engine_state {
+	ENGINE_UNINIT = 0,	/* constructor not run yet: interposed calls pass through */
+	ENGINE_STARTING,
+	ENGINE_RUNNING,		/* userfaultfd up, handler threads serving */
+	ENGINE_OFF,		/* disabled, unavailable, or a forked child: pass-through */
+};
+
+struct engine_counters {
+	_Atomic uint64_t faults, refaults, zero_fill_pages, poisoned_pages;
+	_Atomic uint64_t evict_calls, evicted_pages, evict_skipped_pages;
+	_Atomic uint64_t events_unmap, events_remap, events_remove;
+};
+
+struct engine {
+	_Atomic int state;
+	int uffd;
+	uint64_t features;
+	int pagemap_fd;
+	struct opt_values opt;
+	struct zswap_store *store;
+	pthread_rwlock_t ev_lock;
+	pthread_rwlock_t evict_gate;
+	_Atomic uint64_t ev_gen;	/* bumped by every processed UNMAP/REMAP */
+	_Atomic bool lock_future;	/* mlockall(MCL_FUTURE): manage nothing new */
+	struct engine_counters cnt;
+};
+
+extern struct engine eng;
+
+static inline bool engine_running(void)
+{
+	return atomic_load_explicit(&eng.state, memory_order_acquire) == ENGINE_RUNNING;
+}
+
+/* Block every signal in the calling thread (for as long as it holds an
+ * engine lock or owns a page in flight); restore with engine_sigrestore. */
+void engine_sigblock(sigset_t *old);
+void engine_sigrestore(const sigset_t *old);
+
+/* The interposed-call back ends (src/interpose.c calls these after the real
+ * system call succeeded). */
+void engine_mapped(uintptr_t addr, size_t len, int prot, int flags, int fd);
+void engine_unmapped(uintptr_t addr, size_t len);
+void engine_remapped(uintptr_t old, size_t old_len, uintptr_t new, size_t new_len, int flags);
+int engine_pageout(uintptr_t addr, size_t len);
+void engine_cold(uintptr_t addr, size_t len);
+void engine_locking(uintptr_t addr, size_t len);
+void engine_unlocked(uintptr_t addr, size_t len);
+void engine_lock_all(int flags);
+
+#endif

@@ -1,0 +1,410 @@
+/*
+ * evict.c - batched, race-free eviction through staging areas.
+ *
+ * Per batch (at most EVICT_BATCH pages of one region), under eng.ev_lock read:
+ *   PAGEMAP_SCAN the range for present pages that are not the zero page
+ *   (absent and already-evicted pages are skipped without touching them);
+ *   claim each slot RESIDENT -> EVICTING; UFFDIO_MOVE each run of claimed
+ *   pages into the staging area (one ioctl per run). The MOVE is issued on
+ *   the engine's userfaultfd, so the kernel refuses it (EAGAIN) while an
+ *   event is pending: a move that succeeds acted on the mapping the table
+ *   describes (see engine.h).
+ * Then, without the lock: compress each staged page into its slot's entry
+ * and publish it (EVICTING -> STORED); a slot an event dropped meanwhile has
+ * its entry freed instead; a page the store refused is moved back. Finally the
+ * staging area is emptied (MADV_DONTNEED) and threads that faulted on a page
+ * in flight are woken.
+ *
+ * The staging areas are registered with the same userfaultfd in WP mode (a
+ * MOVE needs its destination registered with the descriptor it is issued on;
+ * WP mode only so a read of an empty staging page is an ordinary zero-page
+ * fault). Emptying them raises a REMOVE event the handler reads and ignores;
+ * the evictor therefore never holds eng.ev_lock while emptying.
+ */
+#include "config.h"
+#include "evict.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "log.h"
+#include "maps.h"
+#include "prim.h"
+#include "region.h"
+#include "uffd.h"
+
+#define EVICT_BATCH 512			/* pages per batch: 2 MiB of staging */
+#define EVICT_STAGES 4
+
+struct evict_page {
+	struct slot_array *arr;		/* referenced */
+	size_t idx;
+	uintptr_t addr;			/* where it was moved from */
+	uint64_t gen;			/* eng.ev_gen at the move */
+	enum { PG_STAGED, PG_STORED, PG_REFUSED, PG_VOID } fate;
+	bool wake;			/* a thread faulted on it meanwhile */
+};
+
+struct evict_stage {
+	pthread_mutex_t lock;
+	uintptr_t base;			/* EVICT_BATCH pages, registered (WP) */
+	size_t n;			/* pages staged */
+	struct page_region vec[EVICT_BATCH];
+	struct evict_page pages[EVICT_BATCH];
+};
+
+static struct evict_stage *evict_stages;
+static _Atomic unsigned int evict_next_stage;
+
+int evict_init(void)
+{
+	evict_stages = prim_alloc(EVICT_STAGES * sizeof(*evict_stages));
+	if (!evict_stages)
+		return -ENOMEM;
+	for (int i = 0; i < EVICT_STAGES; i++) {
+		struct evict_stage *st = &evict_stages[i];
+		void *base = prim_reserve(EVICT_BATCH * ZS_PAGE_SIZE);
+		if (!base)
+			return -ENOMEM;
+		int rc = uf_register(eng.uffd, (uintptr_t)base, EVICT_BATCH * ZS_PAGE_SIZE, 1);
+		if (rc < 0)
+			return rc;
+		pthread_mutex_init(&st->lock, NULL);
+		st->base = (uintptr_t)base;
+	}
+	return 0;
+}
+
+static struct evict_stage *evict_stage_get(void)
+{
+	for (int i = 0; i < EVICT_STAGES; i++)
+		if (pthread_mutex_trylock(&evict_stages[i].lock) == 0)
+			return &evict_stages[i];
+	struct evict_stage *st = &evict_stages[atomic_fetch_add(&evict_next_stage, 1) % EVICT_STAGES];
+	pthread_mutex_lock(&st->lock);
+	return st;
+}
+
+static void evict_pause(void)
+{
+	struct timespec ts = { 0, 50000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static bool evict_is_own_stack(uintptr_t start, uintptr_t end)
+{
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+
+	return sp >= start && sp < end;
+}
+
+/* No region covers cur: adopt the mapping there if it is one we may manage.
+ * Returns true if a region was inserted (look again), else sets *skip_to. */
+static bool evict_adopt(uintptr_t cur, uintptr_t *skip_to)
+{
+	struct maps_vma v;
+
+	if (atomic_load(&eng.lock_future)) {
+		*skip_to = UINTPTR_MAX;
+		return false;
+	}
+	if (maps_find(cur, &v) < 0) {
+		*skip_to = v.end;
+		return false;
+	}
+	*skip_to = v.end;
+	if (!v.anon_rw_private || prim_is_own(v.start) || evict_is_own_stack(v.start, v.end) ||
+	    v.end - v.start < eng.opt.min_region)
+		return false;
+	return region_insert(v.start, v.end, REGION_ADOPTED) == 0;
+}
+
+/* Register a region with userfaultfd and give it a slot array. Returns true
+ * if the caller should look the region up again. */
+static bool evict_register(const struct region_ref *ref)
+{
+	size_t len = ref->end - ref->start;
+	int rc;
+
+	/* The table may be stale (a raw munmap/mmap the interposer never saw):
+	 * check with the kernel before registering. */
+	if (!maps_range_anon_rw(ref->start, ref->end)) {
+		region_forget_unregistered(ref->start, ref->end);
+		return true;
+	}
+	rc = uf_register(eng.uffd, ref->start, len, 0);
+	if (rc == -EBUSY) {
+		/* The program has its own userfaultfd there. */
+		region_set_unmanageable(ref->start, ref->end, false);
+		return false;
+	}
+	if (rc < 0) {
+		static _Atomic int said;
+		if (!atomic_exchange(&said, 1))
+			zlog("cannot register %p-%p with userfaultfd (error %d): left unmanaged",
+			     (void *)ref->start, (void *)ref->end, -rc);
+		region_set_unmanageable(ref->start, ref->end, false);
+		return false;
+	}
+	struct slot_array *arr = region_arr_alloc(len >> ZS_PAGE_SHIFT);
+	if (!arr)
+		return false;
+	if (!region_set_registered(ref, arr))
+		region_arr_put(arr);
+	return true;
+}
+
+static void evict_unclaim(struct slot *s)
+{
+	uint32_t old = atomic_exchange(&s->state, SLOT_RESIDENT);
+
+	/* The page never left (it is present), so nobody can wait on it, and
+	 * no event is processed while we hold ev_lock: only EVICTING is possible. */
+	ZS_CHECK((old & (SLOT_STATE | SLOT_WAITER | SLOT_DROPPED)) == SLOT_EVICTING);
+}
+
+/* Move n claimed pages starting at addr (slot idx) into the stage. Pages that
+ * cannot move are unclaimed and counted as skipped. Returns -EAGAIN when an
+ * event is pending (the pages not moved are unclaimed), else 0. */
+static int evict_move_run(struct evict_stage *st, const struct region_ref *ref,
+			  uintptr_t addr, size_t idx, size_t n, uint64_t gen)
+{
+	size_t done = 0;
+	bool single = false;
+
+	while (done < n) {
+		size_t len = single ? 1 : n - done;
+		long r = uf_move(eng.uffd, st->base + (st->n << ZS_PAGE_SHIFT),
+				 addr + (done << ZS_PAGE_SHIFT), len << ZS_PAGE_SHIFT);
+		if (r > 0) {
+			size_t k = (size_t)r >> ZS_PAGE_SHIFT;
+			for (size_t i = 0; i < k; i++) {
+				struct evict_page *pg = &st->pages[st->n++];
+				pg->arr = ref->arr;
+				region_arr_get(ref->arr);
+				pg->idx = idx + done + i;
+				pg->addr = addr + ((done + i) << ZS_PAGE_SHIFT);
+				pg->gen = gen;
+				pg->fate = PG_STAGED;
+				pg->wake = false;
+			}
+			done += k;
+			continue;
+		}
+		if (r == -EAGAIN) {
+			for (size_t i = done; i < n; i++)
+				evict_unclaim(&ref->arr->slots[idx + i]);
+			return -EAGAIN;
+		}
+		if (r == -EINVAL && !single && n - done > 1) {
+			/* The run crosses a mapping boundary (mprotect split it):
+			 * go page by page. */
+			single = true;
+			continue;
+		}
+		/* EBUSY: shared with a child or pinned; ENOENT: gone meanwhile;
+		 * EINVAL: not movable (locked, protected). Leave it. */
+		if (r == -EEXIST) {
+			static _Atomic int said;
+			if (!atomic_exchange(&said, 1))
+				zlog("staging area not empty at %p: skipping", (void *)st->base);
+		}
+		evict_unclaim(&ref->arr->slots[idx + done]);
+		atomic_fetch_add_explicit(&eng.cnt.evict_skipped_pages, 1, memory_order_relaxed);
+		done++;
+	}
+	return 0;
+}
+
+/* Scan [cur, end) of one registered region, claim and move its present pages. */
+static int evict_stage_pages(struct evict_stage *st, const struct region_ref *ref,
+			     uintptr_t cur, uintptr_t end, uintptr_t *walked)
+{
+	uint64_t gen = atomic_load(&eng.ev_gen);
+	struct pm_scan_arg a = {
+		.size = sizeof(a),
+		.start = cur,
+		.end = end,
+		.vec = (uintptr_t)st->vec,
+		.vec_len = EVICT_BATCH,
+		.category_mask = PAGE_IS_PRESENT | PAGE_IS_PFNZERO,
+		.category_inverted = PAGE_IS_PFNZERO,
+		.return_mask = PAGE_IS_PRESENT,
+	};
+	long nr = ioctl(eng.pagemap_fd, PAGEMAP_SCAN, &a);
+
+	if (nr < 0) {
+		/* No PAGEMAP_SCAN: try every page; MOVE skips the holes. */
+		st->vec[0].start = cur;
+		st->vec[0].end = end;
+		nr = 1;
+		a.walk_end = end;
+	}
+	*walked = a.walk_end > cur ? a.walk_end : end;
+	for (long v = 0; v < nr; v++) {
+		uintptr_t p = st->vec[v].start, vend = st->vec[v].end;
+		while (p < vend) {
+			/* Claim a run of RESIDENT slots. */
+			size_t idx = ref->first + ((p - ref->start) >> ZS_PAGE_SHIFT), n = 0;
+			while (p + (n << ZS_PAGE_SHIFT) < vend) {
+				struct slot *s = &ref->arr->slots[idx + n];
+				uint32_t old = atomic_load(&s->state);
+				if ((old & ~SLOT_COLD) != SLOT_RESIDENT ||
+				    !atomic_compare_exchange_strong(&s->state, &old, SLOT_EVICTING))
+					break;
+				n++;
+			}
+			if (n) {
+				if (evict_move_run(st, ref, p, idx, n, gen) == -EAGAIN) {
+					*walked = p;
+					return -EAGAIN;
+				}
+				p += n << ZS_PAGE_SHIFT;
+			} else {
+				/* In flight or stored while present: not ours to take now. */
+				atomic_fetch_add_explicit(&eng.cnt.evict_skipped_pages, 1, memory_order_relaxed);
+				p += ZS_PAGE_SIZE;
+			}
+		}
+	}
+	return 0;
+}
+
+static bool evict_page_addr(const struct evict_page *pg, uintptr_t *addr)
+{
+	if (atomic_load(&eng.ev_gen) == pg->gen) {
+		*addr = pg->addr;
+		return true;
+	}
+	return region_addr_of(pg->arr, pg->idx, addr);
+}
+
+/* The store refused a page: move it back where it belongs now. */
+static void evict_put_back(struct evict_stage *st, size_t k)
+{
+	struct evict_page *pg = &st->pages[k];
+	struct slot *s = &pg->arr->slots[pg->idx];
+
+	pthread_rwlock_rdlock(&eng.ev_lock);
+	for (;;) {
+		uintptr_t to;
+		if ((atomic_load(&s->state) & SLOT_DROPPED) || !evict_page_addr(pg, &to))
+			break;	/* unmapped meanwhile: nothing to put back */
+		long r = uf_move(eng.uffd, to, st->base + (k << ZS_PAGE_SHIFT), ZS_PAGE_SIZE);
+		if (r == -EAGAIN) {
+			pthread_rwlock_unlock(&eng.ev_lock);
+			evict_pause();
+			pthread_rwlock_rdlock(&eng.ev_lock);
+			continue;
+		}
+		if (r < 0)
+			zlog("could not put a page back at %p (error %ld): its data is lost",
+			     (void *)to, -r);
+		break;
+	}
+	pthread_rwlock_unlock(&eng.ev_lock);
+	atomic_fetch_add_explicit(&eng.cnt.evict_skipped_pages, 1, memory_order_relaxed);
+}
+
+/* Compress and publish what the stage holds, then empty it and wake waiters. */
+static void evict_finish(struct evict_stage *st)
+{
+	uint64_t stored = 0;
+
+	for (size_t k = 0; k < st->n; k++) {
+		struct evict_page *pg = &st->pages[k];
+		struct slot *s = &pg->arr->slots[pg->idx];
+		void *page = (void *)(st->base + (k << ZS_PAGE_SHIFT));
+
+		if (atomic_load(&s->state) & SLOT_DROPPED)
+			pg->fate = PG_VOID;	/* unmapped or zapped meanwhile */
+		else if (zswap_store_page(eng.store, page, &s->e) == 0)
+			pg->fate = PG_STORED;
+		else
+			pg->fate = PG_REFUSED;	/* pool full or out of memory */
+	}
+	for (size_t k = 0; k < st->n; k++) {
+		struct evict_page *pg = &st->pages[k];
+		struct slot *s = &pg->arr->slots[pg->idx];
+		uint32_t old;
+
+		if (pg->fate == PG_STORED) {
+			/* Publish, unless an event dropped the page meanwhile. */
+			old = atomic_load(&s->state);
+			while (!atomic_compare_exchange_weak(&s->state, &old,
+							     (old & SLOT_DROPPED) ? SLOT_RESIDENT : SLOT_STORED))
+				;
+			if (old & SLOT_DROPPED)
+				zswap_invalidate(eng.store, &s->e);
+			else
+				stored++;
+		} else {
+			if (pg->fate == PG_REFUSED)
+				evict_put_back(st, k);
+			old = atomic_exchange(&s->state, SLOT_RESIDENT);
+		}
+		pg->wake = old & SLOT_WAITER;
+	}
+	atomic_fetch_add_explicit(&eng.cnt.evicted_pages, stored, memory_order_relaxed);
+
+	/* Empty the stage (raises a REMOVE event: never under ev_lock). */
+	syscall(SYS_madvise, st->base, st->n << ZS_PAGE_SHIFT, MADV_DONTNEED);
+
+	for (size_t k = 0; k < st->n; k++) {
+		struct evict_page *pg = &st->pages[k];
+		uintptr_t at;
+		if (pg->wake && evict_page_addr(pg, &at))
+			uf_wake(eng.uffd, at, ZS_PAGE_SIZE);
+		region_arr_put(pg->arr);
+	}
+	st->n = 0;
+}
+
+void evict_range(uintptr_t start, uintptr_t end)
+{
+	struct evict_stage *st;
+	uintptr_t cur = start;
+
+	atomic_fetch_add(&eng.cnt.evict_calls, 1);
+	pthread_rwlock_rdlock(&eng.evict_gate);
+	st = evict_stage_get();
+	while (cur < end) {
+		struct region_ref ref;
+		uintptr_t next = cur;
+		int rc = 0;
+
+		pthread_rwlock_rdlock(&eng.ev_lock);
+		if (!region_lookup(cur, &ref, true)) {
+			uintptr_t skip_to;
+			if (!evict_adopt(cur, &skip_to))
+				next = skip_to < ref.end ? skip_to : ref.end;
+		} else if (ref.flags & REGION_UNMANAGEABLE) {
+			next = ref.end;
+		} else if (!ref.arr) {
+			if (!evict_register(&ref))
+				next = ref.end;
+		} else {
+			uintptr_t bend = ref.end < end ? ref.end : end;
+			if (bend - cur > (EVICT_BATCH << ZS_PAGE_SHIFT))
+				bend = cur + (EVICT_BATCH << ZS_PAGE_SHIFT);
+			rc = evict_stage_pages(st, &ref, cur, bend, &next);
+		}
+		pthread_rwlock_unlock(&eng.ev_lock);
+		region_arr_put(ref.arr);
+		if (st->n)
+			evict_finish(st);
+		if (rc == -EAGAIN)
+			evict_pause();
+		cur = next > end ? end : next;
+	}
+	pthread_mutex_unlock(&st->lock);
+	pthread_rwlock_unlock(&eng.evict_gate);
+}

@@ -1,0 +1,456 @@
+/*
+ * fault.c - serving missing-page faults and processing userfaultfd events.
+ *
+ * Each handler thread loops: wait for the descriptor; under eng.ev_lock
+ * (write) read a batch of messages, process the UNMAP/REMAP/REMOVE events
+ * among them and queue the faults; then under eng.ev_lock (read) serve the
+ * queued faults. A fault on a
+ *   - STORED page: claim it (LOADING), exclusive load into the thread's
+ *     buffer, UFFDIO_COPY (UFFDIO_ZEROPAGE for a zero same-filled page);
+ *     a failed load poisons the address (the program gets SIGBUS, never zeros);
+ *   - never-populated page: claim it and the never-populated pages after it
+ *     (ZSWAP_FAULT_AROUND) and fill the run with one UFFDIO_ZEROPAGE;
+ *   - page in flight (EVICTING/LOADING): mark WAITER; the owner wakes it;
+ *   - address no registered region covers: zero-fill it (we never evicted it),
+ *     holding the table lock so no adoption can slip in between.
+ * When the kernel answers EAGAIN (an event is pending), the events are read
+ * and processed (which may relocate or drop the page) and the fault retried.
+ */
+#include "config.h"
+#include "fault.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "log.h"
+#include "prim.h"
+#include "region.h"
+#include "uffd.h"
+
+#define FAULT_READ_BATCH 32
+#define FAULT_RING 65536		/* pending faults per thread: one per blocked program thread */
+#define FAULT_STACK (256 * 1024)
+#define FAULT_SPIN_NS 30000		/* poll without sleeping this long after a fault */
+
+struct fault_req {
+	uint64_t addr;
+	uint64_t flags;
+};
+
+struct fault_ctx {
+	bool handler;			/* a handler thread: may read messages itself */
+	char *buf;			/* one page, prim */
+	struct fault_req *ring;		/* pending faults (handler threads only) */
+	size_t head, tail;		/* ring indices, free-running */
+	pthread_mutex_t *buf_lock;	/* program-thread contexts share one buffer */
+};
+
+enum { SERVE_DONE, SERVE_AGAIN };
+
+static pthread_mutex_t fault_helper_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct fault_ctx fault_helper;	/* fault_load_range() from program threads */
+
+static void fault_pause(void)
+{
+	struct timespec ts = { 0, 20000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* --- events (eng.ev_lock held for writing) ------------------------------ */
+
+static void fault_event(const struct uffd_msg *m)
+{
+	switch (m->event) {
+	case UFFD_EVENT_UNMAP:
+	case UFFD_EVENT_REMOVE: {
+		uintptr_t start = m->arg.remove.start, end = m->arg.remove.end;
+		bool unmap = m->event == UFFD_EVENT_UNMAP;
+		/* The evictor emptying its staging area raises REMOVE too: library
+		 * memory never holds regions. */
+		if (prim_is_own(start))
+			return;
+		region_drop_range(eng.store, start, end, unmap);
+		if (unmap) {
+			atomic_fetch_add(&eng.ev_gen, 1);
+			atomic_fetch_add(&eng.cnt.events_unmap, 1);
+		} else {
+			atomic_fetch_add(&eng.cnt.events_remove, 1);
+		}
+		break;
+	}
+	case UFFD_EVENT_REMAP:
+		region_relocate(eng.store, m->arg.remap.from, m->arg.remap.len, m->arg.remap.to);
+		atomic_fetch_add(&eng.ev_gen, 1);
+		atomic_fetch_add(&eng.cnt.events_remap, 1);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Read what is pending (without blocking), process its events, queue its
+ * faults. Returns the number of messages read. */
+static size_t fault_read(struct fault_ctx *h)
+{
+	struct uffd_msg msgs[FAULT_READ_BATCH];
+	size_t space = FAULT_RING - (h->tail - h->head), want, n;
+	long r;
+
+	want = space < FAULT_READ_BATCH ? space : FAULT_READ_BATCH;
+	if (!want)
+		return 0;
+	pthread_rwlock_wrlock(&eng.ev_lock);
+	r = syscall(SYS_read, eng.uffd, msgs, want * sizeof(msgs[0]));
+	n = r > 0 ? (size_t)r / sizeof(msgs[0]) : 0;
+	for (size_t i = 0; i < n; i++) {
+		if (msgs[i].event == UFFD_EVENT_PAGEFAULT) {
+			struct fault_req *q = &h->ring[h->tail++ % FAULT_RING];
+			q->addr = msgs[i].arg.pagefault.address;
+			q->flags = msgs[i].arg.pagefault.flags;
+		} else {
+			fault_event(&msgs[i]);
+		}
+	}
+	pthread_rwlock_unlock(&eng.ev_lock);
+	return n;
+}
+
+/* An ioctl answered EAGAIN: let the pending events be processed. Called and
+ * returns with eng.ev_lock held for reading. */
+static void fault_wait_events(struct fault_ctx *h)
+{
+	pthread_rwlock_unlock(&eng.ev_lock);
+	if (!h->handler || fault_read(h) == 0)
+		fault_pause();	/* the event is not queued yet, or another thread reads */
+	pthread_rwlock_rdlock(&eng.ev_lock);
+}
+
+/* --- serving one fault (eng.ev_lock held for reading) ------------------- */
+
+/* The kernel could not resolve addr at all (no registered mapping there now,
+ * or one we cannot fill): wake the thread so it retries the access and gets
+ * whatever the mapping now gives it. */
+static void fault_unservable(uintptr_t addr, long err)
+{
+	if (err == -EINVAL) {
+		/* A mapping we cannot fill (not private anonymous after all): stop
+		 * intercepting it, which also wakes its waiters. */
+		static _Atomic int said;
+		if (!atomic_exchange(&said, 1))
+			zlog("cannot fill a fault at %p (error %ld): that page is no longer managed",
+			     (void *)addr, -err);
+		uf_unregister(eng.uffd, addr, ZS_PAGE_SIZE);
+	}
+	uf_wake(eng.uffd, addr, ZS_PAGE_SIZE);
+}
+
+/* No slot array covers addr: we never evicted it, fill it with zeros. The
+ * table read lock is held by the caller and released here. */
+static int fault_zero_unmanaged(struct fault_ctx *h, uintptr_t addr)
+{
+	long r = uf_zeropage(eng.uffd, addr, ZS_PAGE_SIZE);
+
+	region_unlock();
+	if (r == -EAGAIN) {
+		fault_wait_events(h);
+		return SERVE_AGAIN;
+	}
+	if (r > 0)
+		atomic_fetch_add_explicit(&eng.cnt.zero_fill_pages, 1, memory_order_relaxed);
+	else if (r == -EEXIST)
+		uf_wake(eng.uffd, addr, ZS_PAGE_SIZE);
+	else if (r != -ESRCH)
+		fault_unservable(addr, r);
+	return SERVE_DONE;
+}
+
+/* A never-populated page: claim it and the never-populated pages after it,
+ * fill the run with one UFFDIO_ZEROPAGE, release. */
+static int fault_zero_run(struct fault_ctx *h, const struct region_ref *ref, size_t idx, uintptr_t addr)
+{
+	size_t max = eng.opt.fault_around ? eng.opt.fault_around : 1;
+	size_t left = (ref->end - addr) >> ZS_PAGE_SHIFT, n = 0;
+	bool wake = false;
+
+	if (max > left)
+		max = left;
+	for (; n < max; n++) {
+		struct slot *s = &ref->arr->slots[idx + n];
+		uint32_t old = atomic_load_explicit(&s->state, memory_order_relaxed);
+		if ((old & ~SLOT_COLD) != SLOT_RESIDENT ||
+		    !atomic_compare_exchange_strong(&s->state, &old, SLOT_LOADING))
+			break;
+	}
+	if (!n)
+		return SERVE_AGAIN;	/* its state changed: dispatch again */
+
+	long r = uf_zeropage(eng.uffd, addr, n << ZS_PAGE_SHIFT);
+
+	for (size_t i = 0; i < n; i++)
+		if (atomic_exchange(&ref->arr->slots[idx + i].state, SLOT_RESIDENT) & SLOT_WAITER)
+			wake = true;
+	if (r == -EAGAIN) {
+		fault_wait_events(h);
+		return SERVE_AGAIN;
+	}
+	if (r > 0)
+		atomic_fetch_add_explicit(&eng.cnt.zero_fill_pages, (uint64_t)r >> ZS_PAGE_SHIFT,
+					  memory_order_relaxed);
+	else if (r == -EEXIST)
+		wake = true;
+	else if (r != -ESRCH)
+		fault_unservable(addr, r);
+	if (wake)
+		uf_wake(eng.uffd, addr, n << ZS_PAGE_SHIFT);
+	return SERVE_DONE;
+}
+
+/* The current address of a slot: the one it was found at unless an UNMAP or
+ * REMAP was processed since. */
+static bool fault_slot_addr(const struct region_ref *ref, size_t idx, uint64_t gen, uintptr_t *addr)
+{
+	if (atomic_load(&eng.ev_gen) == gen)
+		return true;
+	return region_addr_of(ref->arr, idx, addr);
+}
+
+/* A stored page: exclusive load, then install it. */
+static int fault_load(struct fault_ctx *h, const struct region_ref *ref, size_t idx,
+		      uintptr_t addr, uint32_t old, uint64_t gen)
+{
+	struct slot *s = &ref->arr->slots[idx];
+	uintptr_t target = addr;
+	bool zero, poisoned = false, installed = false;
+	int rc;
+
+	if (!atomic_compare_exchange_strong(&s->state, &old, SLOT_LOADING | (old & SLOT_WAITER)))
+		return SERVE_AGAIN;
+	struct zswap_entry e = s->e;
+	zero = zswap_entry_is_zero(&e);
+	rc = zswap_load_page(eng.store, &e, zero ? NULL : h->buf);
+	atomic_fetch_add_explicit(&eng.cnt.refaults, 1, memory_order_relaxed);
+	if (rc < 0)
+		poisoned = true;
+
+	for (long last = 0;;) {
+		long r;
+		if (poisoned)
+			r = uf_poison(eng.uffd, target, ZS_PAGE_SIZE);
+		else if (zero)
+			r = uf_zeropage(eng.uffd, target, ZS_PAGE_SIZE);
+		else
+			r = uf_copy(eng.uffd, target, h->buf, ZS_PAGE_SIZE);
+		if (r > 0) {
+			installed = true;
+			break;
+		}
+		if (r == -EEXIST || r == -ESRCH)
+			break;
+		/* EAGAIN: an event is pending. ENOENT/EINVAL: perhaps one was
+		 * processed since the lookup. Either way, see what the events say. */
+		if (r != -EAGAIN && r == last)
+			break;
+		last = r;
+		fault_wait_events(h);
+		if (atomic_load(&s->state) & SLOT_DROPPED)
+			break;	/* unmapped or zapped meanwhile: the data is void */
+		if (!fault_slot_addr(ref, idx, gen, &target))
+			break;
+		gen = atomic_load(&eng.ev_gen);
+	}
+	if (poisoned && installed) {
+		atomic_fetch_add(&eng.cnt.poisoned_pages, 1);
+		zlog("a stored page at %p could not be decompressed: poisoned (SIGBUS on access)",
+		     (void *)target);
+	} else if (!installed && !(atomic_load(&s->state) & SLOT_DROPPED)) {
+		if (poisoned) {
+			/* Without UFFDIO_POISON we cannot make the access fail: end
+			 * the process loudly rather than let it read zeros. */
+			zlog("a stored page at %p could not be decompressed and cannot be poisoned: aborting",
+			     (void *)target);
+			abort();
+		}
+		/* Keep the data: store it again, so nothing is lost. */
+		if (zero)
+			memset(h->buf, 0, ZS_PAGE_SIZE);
+		if (zswap_store_page(eng.store, h->buf, &s->e) == 0) {
+			uint32_t w = atomic_exchange(&s->state, SLOT_STORED);
+			if (w & SLOT_DROPPED)
+				region_drop_slot(eng.store, s);
+			uf_wake(eng.uffd, addr, ZS_PAGE_SIZE);
+			return SERVE_DONE;
+		}
+		zlog("a page at %p could not be put back nor stored again: its data is lost",
+		     (void *)target);
+	}
+	uint32_t w = atomic_exchange(&s->state, SLOT_RESIDENT);
+	if (target != addr || !installed)
+		uf_wake(eng.uffd, addr, ZS_PAGE_SIZE);
+	if ((w & SLOT_WAITER) && target != addr)
+		uf_wake(eng.uffd, target, ZS_PAGE_SIZE);
+	return SERVE_DONE;
+}
+
+static void fault_serve(struct fault_ctx *h, uintptr_t addr)
+{
+	addr &= ZS_PAGE_MASK;
+	for (;;) {
+		struct region_ref ref;
+		uint64_t gen = atomic_load(&eng.ev_gen);
+		int rc = SERVE_DONE;
+
+		region_rdlock();
+		if (!region_lookup_locked(addr, &ref, true) || !ref.arr) {
+			if (fault_zero_unmanaged(h, addr) == SERVE_DONE)
+				return;
+			continue;
+		}
+		region_unlock();
+
+		size_t idx = ref.first + ((addr - ref.start) >> ZS_PAGE_SHIFT);
+		struct slot *s = &ref.arr->slots[idx];
+		uint32_t old = atomic_load(&s->state);
+		switch (old & SLOT_STATE) {
+		case SLOT_RESIDENT:
+			rc = fault_zero_run(h, &ref, idx, addr);
+			break;
+		case SLOT_STORED:
+			rc = fault_load(h, &ref, idx, addr, old, gen);
+			break;
+		default:
+			/* In flight: its owner wakes the page when done. */
+			if (!(old & SLOT_WAITER) &&
+			    !atomic_compare_exchange_strong(&s->state, &old, old | SLOT_WAITER))
+				rc = SERVE_AGAIN;
+			break;
+		}
+		region_arr_put(ref.arr);
+		if (rc == SERVE_DONE)
+			return;
+	}
+}
+
+/* --- the handler threads ------------------------------------------------ */
+
+static void fault_wait_readable(void)
+{
+	struct pollfd p = { .fd = eng.uffd, .events = POLLIN };
+	struct timespec t0, t;
+
+	/* A fault usually comes with more behind it: poll without sleeping for a
+	 * moment, since a cross-CPU wake-up of a sleeping thread costs more than
+	 * the fault itself (docs/DESIGN.md). */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		if (poll(&p, 1, 0) > 0)
+			return;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < FAULT_SPIN_NS);
+	while (poll(&p, 1, -1) <= 0)
+		;
+}
+
+static void *fault_thread(void *arg)
+{
+	struct fault_ctx *h = arg;
+
+	prctl(PR_SET_NAME, "zswap-fault", 0, 0, 0);
+	for (;;) {
+		if (h->head == h->tail)
+			fault_wait_readable();
+		fault_read(h);
+		size_t end = h->tail;
+		if (h->head == end)
+			continue;
+		pthread_rwlock_rdlock(&eng.ev_lock);
+		while (h->head != end) {
+			struct fault_req *q = &h->ring[h->head++ % FAULT_RING];
+			atomic_fetch_add_explicit(&eng.cnt.faults, 1, memory_order_relaxed);
+			fault_serve(h, q->addr);
+		}
+		pthread_rwlock_unlock(&eng.ev_lock);
+	}
+	return NULL;
+}
+
+int fault_start(unsigned int nthreads)
+{
+	sigset_t all, old;
+	int rc = 0;
+
+	fault_helper.buf = prim_alloc(ZS_PAGE_SIZE);
+	fault_helper.buf_lock = &fault_helper_lock;
+	if (!fault_helper.buf)
+		return -ENOMEM;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);	/* handlers inherit: no program signal runs on them */
+	for (unsigned int i = 0; i < nthreads; i++) {
+		struct fault_ctx *h = prim_alloc(sizeof(*h));
+		void *stack = prim_alloc(FAULT_STACK);
+		pthread_attr_t attr;
+		pthread_t t;
+		if (!h || !stack) {
+			rc = -ENOMEM;
+			break;
+		}
+		h->handler = true;
+		h->buf = prim_alloc(ZS_PAGE_SIZE);
+		h->ring = prim_reserve(FAULT_RING * sizeof(*h->ring));
+		if (!h->buf || !h->ring) {
+			rc = -ENOMEM;
+			break;
+		}
+		pthread_attr_init(&attr);
+		pthread_attr_setstack(&attr, stack, FAULT_STACK);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		rc = -pthread_create(&t, &attr, fault_thread, h);
+		pthread_attr_destroy(&attr);
+		if (rc)
+			break;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
+void fault_load_range(uintptr_t start, uintptr_t end)
+{
+	struct region_ref refs[32];
+
+	pthread_mutex_lock(fault_helper.buf_lock);
+	pthread_rwlock_rdlock(&eng.ev_lock);
+restart:
+	for (uintptr_t cursor = start; cursor < end;) {
+		/* Under the read side the snapshot is the kernel's layout, until an
+		 * event is processed (ev_gen moves): then take it again. */
+		uint64_t gen = atomic_load(&eng.ev_gen);
+		size_t n = region_collect(start, end, &cursor, refs, 32);
+		bool stale = false;
+		for (size_t k = 0; k < n; k++) {
+			struct region_ref *ref = &refs[k];
+			uintptr_t a = ref->start > start ? ref->start : start;
+			uintptr_t b = ref->end < end ? ref->end : end;
+			for (uintptr_t p = a; p < b && !stale; p += ZS_PAGE_SIZE) {
+				size_t idx = ref->first + ((p - ref->start) >> ZS_PAGE_SHIFT);
+				uint32_t old = atomic_load(&ref->arr->slots[idx].state);
+				if ((old & SLOT_STATE) == SLOT_STORED)
+					fault_load(&fault_helper, ref, idx, p, old, gen);
+				stale = atomic_load(&eng.ev_gen) != gen;
+			}
+			region_arr_put(ref->arr);
+		}
+		if (stale)
+			goto restart;
+	}
+	pthread_rwlock_unlock(&eng.ev_lock);
+	pthread_mutex_unlock(fault_helper.buf_lock);
+}

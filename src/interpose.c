@@ -1,0 +1,108 @@
+/*
+ * interpose.c - the libc entry points libzswap replaces.
+ *
+ * Each one makes the real system call itself (raw syscall(): no dlsym, which
+ * may malloc and does not work before the constructor ran), with libc's
+ * semantics (errno, MAP_FAILED, mremap's optional fifth argument), and then
+ * tells the engine what changed. Until the constructor has run, and whenever
+ * the engine is off, they are plain system calls.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "engine.h"
+
+#define ZSWAP_EXPORT __attribute__((visibility("default")))
+
+ZSWAP_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	long r = syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+
+	if (r == -1)
+		return MAP_FAILED;
+	if (engine_running())
+		engine_mapped((uintptr_t)r, len, prot, flags, fd);
+	return (void *)r;
+}
+
+ZSWAP_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
+{
+	return mmap(addr, len, prot, flags, fd, (off_t)off);
+}
+
+ZSWAP_EXPORT int munmap(void *addr, size_t len)
+{
+	long r = syscall(SYS_munmap, addr, len);
+
+	if (r == 0 && engine_running())
+		engine_unmapped((uintptr_t)addr, len);
+	return (int)r;
+}
+
+ZSWAP_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
+{
+	void *new_addr = NULL;
+	long r;
+
+	if (flags & MREMAP_FIXED) {
+		va_list ap;
+		va_start(ap, flags);
+		new_addr = va_arg(ap, void *);
+		va_end(ap);
+	}
+	r = syscall(SYS_mremap, old, old_len, new_len, flags, new_addr);
+	if (r == -1)
+		return MAP_FAILED;
+	if (engine_running())
+		engine_remapped((uintptr_t)old, old_len, (uintptr_t)r, new_len, flags);
+	return (void *)r;
+}
+
+ZSWAP_EXPORT int madvise(void *addr, size_t len, int advice)
+{
+	if (engine_running()) {
+		/* Managed pages go to the pool; then the kernel sees the whole
+		 * call, for its errors and for the parts we do not manage. */
+		if (advice == MADV_PAGEOUT)
+			engine_pageout((uintptr_t)addr, len);
+		else if (advice == MADV_COLD && !((uintptr_t)addr & (ZS_PAGE_SIZE - 1)))
+			engine_cold((uintptr_t)addr, len);
+	}
+	return (int)syscall(SYS_madvise, addr, len, advice);
+}
+
+ZSWAP_EXPORT int mlock(const void *addr, size_t len)
+{
+	if (engine_running())
+		engine_locking((uintptr_t)addr, len);
+	return (int)syscall(SYS_mlock, addr, len);
+}
+
+ZSWAP_EXPORT int mlock2(const void *addr, size_t len, unsigned int flags)
+{
+	if (engine_running())
+		engine_locking((uintptr_t)addr, len);
+	return (int)syscall(SYS_mlock2, addr, len, flags);
+}
+
+ZSWAP_EXPORT int munlock(const void *addr, size_t len)
+{
+	long r = syscall(SYS_munlock, addr, len);
+
+	if (r == 0 && engine_running())
+		engine_unlocked((uintptr_t)addr, len);
+	return (int)r;
+}
+
+ZSWAP_EXPORT int mlockall(int flags)
+{
+	if (engine_running())
+		engine_lock_all(flags);
+	return (int)syscall(SYS_mlockall, flags);
+}

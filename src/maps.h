@@ -1,0 +1,30 @@
+/*
+ * maps.h - reading /proc/self/maps without malloc or stdio.
+ *
+ * Used when eviction is asked for memory no interposed mmap saw (glibc's heap
+ * and arenas, large malloc chunks): the mapping is adopted if it is private
+ * anonymous read-write memory the library does not own. The file is read with
+ * read(2) into a library buffer under a mutex; callers block signals.
+ */
+#ifndef ZSWAP_MAPS_H
+#define ZSWAP_MAPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct maps_vma {
+	uintptr_t start, end;
+	bool anon_rw_private;	/* rw-p, no file, not a stack or special mapping */
+	bool heap;		/* [heap] */
+};
+
+int maps_init(void);
+
+/* Find the mapping containing addr. 0, or -ENOENT when addr is not mapped
+ * (vma->end is then the start of the next mapping), or -errno. */
+int maps_find(uintptr_t addr, struct maps_vma *vma);
+
+/* True if [start, end) is entirely covered by private anonymous rw mappings. */
+bool maps_range_anon_rw(uintptr_t start, uintptr_t end);
+
+#endif

@@ -1,0 +1,66 @@
+/*
+ * uffd.h - the userfaultfd calls the engine makes, and nothing else.
+ *
+ * Contract:
+ *  - Every call is one ioctl (or open) on the descriptor given; none mallocs,
+ *    takes a lock or touches memory other than its arguments. All are safe on
+ *    the fault path and from any thread.
+ *  - Range operations return the number of bytes done (>= 0) or a negative
+ *    errno. The kernel reports partial progress as EAGAIN with a positive
+ *    count; that is returned here as the (short) positive count, so a
+ *    negative -EAGAIN always means "nothing done: an UNMAP/REMAP/REMOVE event
+ *    is pending (mmap_changing), read it and retry".
+ *  - -EEXIST: the first page is already present. -ENOENT: no registered
+ *    mapping there (gone, or a hole for UFFDIO_MOVE). -ESRCH: the process is
+ *    exiting. -EBUSY (MOVE): the page is shared or pinned.
+ */
+#ifndef ZSWAP_UFFD_H
+#define ZSWAP_UFFD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compat.h"
+
+/* What the engine cannot run without, and what it uses when offered. */
+#define UF_REQUIRED_FEATURES (UFFD_FEATURE_EVENT_REMAP | UFFD_FEATURE_EVENT_REMOVE | \
+			      UFFD_FEATURE_EVENT_UNMAP | UFFD_FEATURE_MOVE)
+#define UF_OPTIONAL_FEATURES (UFFD_FEATURE_POISON)
+
+struct uf_info {
+	uint64_t features;	/* negotiated */
+	const char *cause;	/* on failure: what went wrong, one phrase */
+	const char *fix;	/* on failure: what the user can do */
+	int err;		/* on failure: errno */
+};
+
+/* Open a userfaultfd (O_CLOEXEC|O_NONBLOCK, never UFFD_USER_MODE_ONLY)
+ * through the system call, else /dev/userfaultfd, and negotiate
+ * UF_REQUIRED_FEATURES plus whatever of UF_OPTIONAL_FEATURES the kernel
+ * offers; never SIGBUS, never user-mode-only. Returns the fd, or -1 with
+ * info->cause/fix/err filled. */
+int uf_open(struct uf_info *info);
+
+/* UFFDIO_REGISTER [start, start+len) in MODE_MISSING (or MODE_WP when wp).
+ * Returns 0 or -errno (-EBUSY: registered with another userfaultfd). */
+int uf_register(int fd, uintptr_t start, size_t len, int wp);
+int uf_unregister(int fd, uintptr_t start, size_t len);
+
+/* Resolve missing pages; each wakes the threads waiting on the range it
+ * filled. Return bytes done or -errno, as described above. */
+long uf_copy(int fd, uintptr_t dst, const void *src, size_t len);
+long uf_zeropage(int fd, uintptr_t dst, size_t len);
+long uf_poison(int fd, uintptr_t dst, size_t len);
+
+/* Move present anonymous pages from src to dst (dst registered with fd, its
+ * pages absent). Wakes waiters on dst. Bytes moved or -errno. */
+long uf_move(int fd, uintptr_t dst, uintptr_t src, size_t len);
+
+/* Wake threads waiting on [start, start+len). */
+int uf_wake(int fd, uintptr_t start, size_t len);
+
+/* True while an UNMAP/REMAP/REMOVE event is pending on fd (the kernel's
+ * mmap_changing), probed with a no-op UFFDIO_WRITEPROTECT at addr. */
+int uf_events_pending(int fd, uintptr_t addr);
+
+#endif

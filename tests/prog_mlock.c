@@ -1,0 +1,172 @@
+/*
+ * prog_mlock.c - mlock'ed memory is never evicted.
+ *
+ * Cases:
+ *   mlock      half of a mapping locked: eviction requests leave every locked
+ *              page in place; the unlocked half can be evicted on its own;
+ *              mlock of an evicted range brings it back (mlock populates)
+ *              intact; after munlock the range is evictable again;
+ *   onfault    mlock2(MLOCK_ONFAULT): pages become locked as they are
+ *              touched, and locked pages are never evicted;
+ *   mlockall   mlockall(MCL_CURRENT | MCL_FUTURE): nothing is evicted, a
+ *              mapping made afterwards included; after munlockall eviction
+ *              works again.
+ * The answers of madvise(MADV_PAGEOUT) over locked memory are printed: the
+ * same with and without the library (the kernel refuses locked ranges).
+ *
+ * usage: prog_mlock [--inactive-ok] CASE...
+ */
+#include "prog_common.h"
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+
+#ifndef MLOCK_ONFAULT
+#define MLOCK_ONFAULT 0x01
+#endif
+#ifndef MCL_ONFAULT
+#define MCL_ONFAULT 4
+#endif
+
+#define NPAGES 2048UL
+#define LEN (NPAGES * PC_PAGE)
+
+static void report(const char *what, int rc, int err)
+{
+	printf("%s: %d %s\n", what, rc, rc ? strerrorname_np(err) : "");
+}
+
+/* Ask for eviction over a range that holds locked pages; assert nothing
+ * locked left and at most `unlocked` pages were evicted. */
+static void pageout_locked(const char *what, char *p, size_t npages, size_t locked_first, size_t nlocked,
+			   bool use_api)
+{
+	struct zswap_stats a, b;
+
+	pc_stats(&a);
+	errno = 0;
+	int rc = use_api ? pc_pageout_api(p, npages * PC_PAGE) : pc_pageout(p, npages * PC_PAGE);
+	int err = errno;
+	pc_stats(&b);
+	if (!use_api)
+		report(what, rc, err);
+	else
+		pc_info("%s: zswap_pageout returned %d (errno %d)", what, rc, err);
+	if (pc_managed()) {
+		size_t present = pc_count_present(p + locked_first * PC_PAGE, nlocked);
+		PC_CHECK(present == nlocked, "%s: %zu of %zu locked pages were evicted", what, nlocked - present, nlocked);
+		PC_CHECK(b.evicted_pages - a.evicted_pages <= npages - nlocked,
+			 "%s: evicted_pages grew by %" PRIu64 ", but only %zu pages are unlocked", what,
+			 b.evicted_pages - a.evicted_pages, npages - nlocked);
+	}
+}
+
+static void case_mlock(void)
+{
+	char *p = pc_map(LEN);
+	size_t half = NPAGES / 2;
+
+	pc_fill_range(p, NPAGES, PC_TEXT, 1);
+	if (mlock(p + half * PC_PAGE, half * PC_PAGE) != 0)
+		pc_fail("mlock: %s", strerror(errno));
+	pageout_locked("MADV_PAGEOUT over a half-locked range", p, NPAGES, half, half, false);
+	pageout_locked("zswap_pageout over a half-locked range", p, NPAGES, half, half, true);
+	pageout_locked("MADV_PAGEOUT over the locked half", p + half * PC_PAGE, half, 0, half, false);
+	pc_expect_range("mlock: the whole range", p, NPAGES, PC_TEXT, 1);
+	/* The unlocked half alone is ordinary managed memory. */
+	size_t ev = pc_evict("mlock: the unlocked half", p, half, false);
+	if (pc_managed())
+		PC_CHECK(ev == half, "mlock: evicted %zu of the %zu unlocked pages", ev, half);
+	pc_expect_range("mlock: the whole range after evicting the unlocked half", p, NPAGES, PC_TEXT, 1);
+
+	/* mlock of evicted memory populates it: back, intact, locked. */
+	pc_evict("mlock: the unlocked half again", p, half, false);
+	if (mlock(p, half * PC_PAGE) != 0)
+		pc_fail("mlock of an evicted range: %s", strerror(errno));
+	if (pc_managed())
+		PC_CHECK(pc_count_present(p, NPAGES) == NPAGES, "mlock did not bring the evicted pages back");
+	pc_expect_stored("mlock of an evicted range", 0);
+	pc_expect_range("mlock: after locking evicted pages", p, NPAGES, PC_TEXT, 1);
+	pageout_locked("MADV_PAGEOUT over a locked range", p, NPAGES, 0, NPAGES, false);
+
+	/* After munlock: evictable again. */
+	if (munlock(p, LEN) != 0)
+		pc_fail("munlock: %s", strerror(errno));
+	ev = pc_evict("mlock: after munlock", p, NPAGES, false);
+	if (pc_managed())
+		PC_CHECK(ev == NPAGES, "after munlock only %zu of %zu pages were evicted", ev, NPAGES);
+	pc_expect_range("mlock: after munlock", p, NPAGES, PC_TEXT, 1);
+	munmap(p, LEN);
+}
+
+static void case_onfault(void)
+{
+	char *p = pc_map(LEN);
+	size_t half = NPAGES / 2;
+
+	pc_fill_range(p, half, PC_BINARY, 2);	/* the first half is populated */
+	if (syscall(SYS_mlock2, p, LEN, MLOCK_ONFAULT) != 0)
+		pc_fail("mlock2(MLOCK_ONFAULT): %s", strerror(errno));
+	pageout_locked("MADV_PAGEOUT over an MLOCK_ONFAULT range", p, NPAGES, 0, half, false);
+	pc_fill_range(p + half * PC_PAGE, half, PC_BINARY, 3);	/* faults lock the rest */
+	pageout_locked("MADV_PAGEOUT over an MLOCK_ONFAULT range, all touched", p, NPAGES, 0, NPAGES, false);
+	pc_expect_range("onfault: first half", p, half, PC_BINARY, 2);
+	pc_expect_range("onfault: second half", p + half * PC_PAGE, half, PC_BINARY, 3);
+	munlock(p, LEN);
+	munmap(p, LEN);
+}
+
+static void case_mlockall(void)
+{
+	char *p = pc_map(LEN);
+
+	pc_fill_range(p, NPAGES, PC_TEXT, 4);
+	if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0)
+		pc_fail("mlockall: %s", strerror(errno));
+	pageout_locked("MADV_PAGEOUT after mlockall", p, NPAGES, 0, NPAGES, false);
+	char *q = pc_map(LEN);	/* MCL_FUTURE: locked (and populated) at once */
+	pc_fill_range(q, NPAGES, PC_TEXT, 5);
+	pageout_locked("MADV_PAGEOUT of a mapping made after mlockall", q, NPAGES, 0, NPAGES, false);
+	pageout_locked("zswap_pageout of a mapping made after mlockall", q, NPAGES, 0, NPAGES, true);
+	pc_expect_range("mlockall: old mapping", p, NPAGES, PC_TEXT, 4);
+	pc_expect_range("mlockall: new mapping", q, NPAGES, PC_TEXT, 5);
+	if (munlockall() != 0)
+		pc_fail("munlockall: %s", strerror(errno));
+	size_t ev = pc_evict("after munlockall: old mapping", p, NPAGES, false);
+	if (pc_managed())
+		PC_CHECK(ev == NPAGES, "after munlockall %zu of %zu pages were evicted", ev, NPAGES);
+	pc_expect_range("after munlockall: old mapping", p, NPAGES, PC_TEXT, 4);
+	char *r = pc_map(LEN);	/* made after munlockall: managed as usual */
+	pc_fill_range(r, NPAGES, PC_TEXT, 6);
+	ev = pc_evict("after munlockall: a new mapping", r, NPAGES, false);
+	if (pc_managed())
+		PC_CHECK(ev == NPAGES, "a mapping made after munlockall: %zu of %zu pages evicted", ev, NPAGES);
+	pc_expect_range("after munlockall: a new mapping", r, NPAGES, PC_TEXT, 6);
+	munmap(p, LEN);
+	munmap(q, LEN);
+	munmap(r, LEN);
+}
+
+int main(int argc, char **argv)
+{
+	struct rlimit rl;
+
+	pc_init("prog_mlock", &argc, argv);
+	pc_info("mode %s", pc_mode_name());
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 4 * LEN &&
+	    geteuid() != 0)
+		pc_skip("RLIMIT_MEMLOCK is %lu bytes and not root", (unsigned long)rl.rlim_cur);
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "mlock") == 0)
+			case_mlock();
+		else if (strcmp(argv[i], "onfault") == 0)
+			case_onfault();
+		else if (strcmp(argv[i], "mlockall") == 0)
+			case_mlockall();
+		else
+			pc_fail("unknown case %s", argv[i]);
+		pc_expect_stored(argv[i], 0);
+		printf("%s ok\n", argv[i]);
+	}
+	return 0;
+}

@@ -1,0 +1,638 @@
+/*
+ * prog_syscalls.c - faults taken inside the kernel, signals, thread and
+ * process exit with faults in flight.
+ *
+ * Cases (argv; none: all but the exit ones):
+ *   read       read(2) from a file into an evicted buffer, at an unaligned
+ *              offset so the first and last pages are only partly overwritten
+ *   pread      the same with pread(2)
+ *   recv       recv(2) on a socketpair into an evicted buffer, the peer
+ *              sending from an evicted buffer; read(2) from a pipe likewise
+ *   write      write(2) and send(2) FROM an evicted buffer
+ *   futex      FUTEX_WAIT on a word inside an evicted page (private and
+ *              shared), the page evicted again while the waiter sleeps, woken
+ *              by another thread
+ *   signal     SIGUSR1 (SA_RESTART) sent again and again to a thread that
+ *              faults through evicted memory and reads a file into it; the
+ *              handler itself reads another evicted page
+ *   threadexit threads that exit (return, pthread_exit, asynchronous
+ *              cancellation) while they and others fault
+ *   exit       exit(0) from main while 4 threads fault (the script checks the
+ *              status and that the process ends)
+ *   exitthread exit(5) from one thread while the others fault
+ * Every syscall must succeed (never EFAULT) and every byte must be right.
+ *
+ * usage: prog_syscalls [--inactive-ok] [CASE...]
+ */
+#include "prog_common.h"
+
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+
+#define NPAGES 2048UL		/* 8 MiB */
+#define LEN (NPAGES * PC_PAGE)
+
+static char tmpdir[256] = "/tmp";
+
+/* A file of len bytes of text (seed), unlinked at once; returns its fd. */
+static int make_file(size_t len, uint64_t seed, unsigned char **contents)
+{
+	char path[320];
+	unsigned char *buf = malloc(len + PC_PAGE);
+	int fd;
+
+	if (!buf)
+		pc_fail("malloc");
+	for (size_t off = 0; off < len; off += PC_PAGE)
+		pc_fill(buf + off, PC_TEXT, pc_page_seed(seed, off / PC_PAGE));
+	snprintf(path, sizeof(path), "%s/prog_syscalls.XXXXXX", tmpdir);
+	fd = mkstemp(path);
+	if (fd < 0)
+		pc_fail("mkstemp %s: %s", path, strerror(errno));
+	unlink(path);
+	for (size_t off = 0; off < len;) {
+		ssize_t w = write(fd, buf + off, len - off);
+		if (w <= 0)
+			pc_fail("write file: %s", strerror(errno));
+		off += (size_t)w;
+	}
+	*contents = buf;
+	return fd;
+}
+
+/* Check a buffer after a syscall wrote n bytes at byte offset off: those bytes
+ * equal src, every other byte is still the filled pattern. */
+static void check_after_io(const char *what, const char *p, size_t off, size_t n, const unsigned char *src,
+			   enum pc_kind kind, uint64_t seed)
+{
+	static unsigned char expect[PC_PAGE];
+
+	if (memcmp(p + off, src, n) != 0) {
+		size_t i = 0;
+		while (p[off + i] == (char)src[i])
+			i++;
+		pc_fail("%s: byte %zu of %zu transferred bytes is wrong", what, i, n);
+	}
+	for (size_t pg = 0; pg < NPAGES; pg++) {
+		size_t a = pg * PC_PAGE, b = a + PC_PAGE;
+		pc_fill(expect, kind, pc_page_seed(seed, pg));
+		for (size_t i = a; i < b; i++) {
+			if (i >= off && i < off + n)
+				continue;
+			if ((unsigned char)p[i] != expect[i - a])
+				pc_fail("%s: byte %zu (page %zu) outside the transfer changed%s", what, i, pg,
+					pc_page_is_zero(p + a) ? " (page reads zeros)" : "");
+		}
+	}
+}
+
+static void case_read(bool use_pread)
+{
+	const char *what = use_pread ? "pread" : "read";
+	size_t flen = 3 * PC_MIB + 123, off = 5 * PC_PAGE + 100, foff = use_pread ? PC_PAGE + 7 : 0;
+	unsigned char *src;
+	int fd = make_file(flen + foff, 7, &src);
+	char *p = pc_map(LEN);
+
+	pc_fill_range(p, NPAGES, PC_RANDOM, 8);
+	pc_evict(what, p, NPAGES, false);
+	size_t done = 0;
+	while (done < flen) {
+		ssize_t r = use_pread ? pread(fd, p + off + done, flen - done, (off_t)(foff + done))
+				      : (lseek(fd, (off_t)done, SEEK_SET), read(fd, p + off + done, flen - done));
+		if (r < 0)
+			pc_fail("%s into an evicted buffer: %s", what, strerror(errno));
+		if (r == 0)
+			pc_fail("%s: unexpected end of file", what);
+		done += (size_t)r;
+	}
+	check_after_io(what, p, off, flen, src + foff, PC_RANDOM, 8);
+	pc_expect_stored(what, 0);
+	munmap(p, LEN);
+	free(src);
+	close(fd);
+	printf("%s ok\n", what);
+}
+
+struct sender {
+	int fd;
+	const char *buf;
+	size_t len;
+	bool use_send;
+};
+
+static void *sender_main(void *arg)
+{
+	struct sender *s = arg;
+
+	for (size_t off = 0; off < s->len;) {
+		size_t chunk = s->len - off < 65536 ? s->len - off : 65536;
+		ssize_t w = s->use_send ? send(s->fd, s->buf + off, chunk, 0) : write(s->fd, s->buf + off, chunk);
+		if (w < 0)
+			pc_fail("%s from an evicted buffer: %s", s->use_send ? "send" : "write", strerror(errno));
+		off += (size_t)w;
+	}
+	return NULL;
+}
+
+static void case_recv(void)
+{
+	int sv[2], pfd[2];
+	char *p = pc_map(LEN), *src = pc_map(LEN);
+	size_t n = 6 * PC_MIB + 5, off = 3 * PC_PAGE + 1;
+	pthread_t t;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0 || pipe(pfd) != 0)
+		pc_fail("socketpair/pipe: %s", strerror(errno));
+	pc_fill_range(p, NPAGES, PC_BINARY, 11);
+	pc_fill_range(src, NPAGES, PC_TEXT, 12);
+	pc_evict("recv: destination", p, NPAGES, false);
+	pc_evict("recv: source", src, NPAGES, false);
+
+	struct sender s = { sv[1], src + 9, n, true };
+	if (pthread_create(&t, NULL, sender_main, &s) != 0)
+		pc_fail("pthread_create");
+	for (size_t done = 0; done < n;) {
+		ssize_t r = recv(sv[0], p + off + done, n - done, MSG_WAITALL);
+		if (r <= 0)
+			pc_fail("recv into an evicted buffer: %s", r < 0 ? strerror(errno) : "EOF");
+		done += (size_t)r;
+	}
+	pthread_join(t, NULL);
+	pc_expect_range("recv: the source after sending", src, NPAGES, PC_TEXT, 12);
+	check_after_io("recv", p, off, n, (unsigned char *)src + 9, PC_BINARY, 11);
+
+	/* read(2) from a pipe into an evicted buffer, written from an evicted one. */
+	pc_fill_range(p, NPAGES, PC_BINARY, 11);
+	pc_evict("pipe: destination", p, NPAGES, false);
+	pc_evict("pipe: source", src, NPAGES, false);
+	s = (struct sender){ pfd[1], src + 9, n, false };
+	if (pthread_create(&t, NULL, sender_main, &s) != 0)
+		pc_fail("pthread_create");
+	for (size_t done = 0; done < n;) {
+		ssize_t r = read(pfd[0], p + off + done, n - done);
+		if (r <= 0)
+			pc_fail("read from a pipe into an evicted buffer: %s", r < 0 ? strerror(errno) : "EOF");
+		done += (size_t)r;
+	}
+	pthread_join(t, NULL);
+	check_after_io("pipe read", p, off, n, (unsigned char *)src + 9, PC_BINARY, 11);
+	pc_expect_range("pipe: the source", src, NPAGES, PC_TEXT, 12);
+	pc_expect_stored("recv", 0);
+	close(sv[0]);
+	close(sv[1]);
+	close(pfd[0]);
+	close(pfd[1]);
+	munmap(p, LEN);
+	munmap(src, LEN);
+	printf("recv ok\n");
+}
+
+static void case_write(void)
+{
+	unsigned char *junk;
+	int fd = make_file(PC_PAGE, 1, &junk);
+	char *p = pc_map(LEN);
+	size_t n = LEN - 3 * PC_PAGE - 11;
+	unsigned char *back = malloc(LEN);
+
+	free(junk);
+	if (!back || ftruncate(fd, 0) != 0)
+		pc_fail("setup: %s", strerror(errno));
+	pc_fill_range(p, NPAGES, PC_TEXT, 21);
+	pc_evict("write: source", p, NPAGES, false);
+	for (size_t off = 0; off < n;) {
+		ssize_t w = pwrite(fd, p + 3 * PC_PAGE + 11 + off, n - off, (off_t)off);
+		if (w <= 0)
+			pc_fail("write from an evicted buffer: %s", w < 0 ? strerror(errno) : "wrote 0");
+		off += (size_t)w;
+	}
+	for (size_t off = 0; off < n;) {
+		ssize_t r = pread(fd, back + off, n - off, (off_t)off);
+		if (r <= 0)
+			pc_fail("pread back: %s", r < 0 ? strerror(errno) : "EOF");
+		off += (size_t)r;
+	}
+	PC_CHECK(memcmp(back, p + 3 * PC_PAGE + 11, n) == 0, "write: the file differs from the evicted buffer written");
+	pc_expect_range("write: the source", p, NPAGES, PC_TEXT, 21);
+
+	/* writev from evicted pieces, the kernel gathering from several pages. */
+	pc_evict("writev: source", p, NPAGES, false);
+	struct iovec iov[3] = {
+		{ p + 100, PC_PAGE }, { p + 50 * PC_PAGE + 9, 3 * PC_PAGE }, { p + 2000 * PC_PAGE, 10 },
+	};
+	if (pwritev(fd, iov, 3, 0) != (ssize_t)(4 * PC_PAGE + 10))
+		pc_fail("pwritev from evicted buffers: %s", strerror(errno));
+	if (pread(fd, back, 4 * PC_PAGE + 10, 0) != (ssize_t)(4 * PC_PAGE + 10))
+		pc_fail("pread back");
+	PC_CHECK(memcmp(back, p + 100, PC_PAGE) == 0 && memcmp(back + PC_PAGE, p + 50 * PC_PAGE + 9, 3 * PC_PAGE) == 0 &&
+		 memcmp(back + 4 * PC_PAGE, p + 2000 * PC_PAGE, 10) == 0, "pwritev: the file differs");
+	pc_expect_range("writev: the source", p, NPAGES, PC_TEXT, 21);
+	pc_expect_stored("write", 0);
+	free(back);
+	close(fd);
+	munmap(p, LEN);
+	printf("write ok\n");
+}
+
+/* ---- futex ---- */
+
+struct waiter {
+	pthread_t t;
+	atomic_int *word;
+	int op;
+	pid_t tid;
+	atomic_int started, done;
+	int saw;
+	int errors;
+};
+
+static long futex(atomic_int *addr, int op, int val)
+{
+	return syscall(SYS_futex, addr, op, val, NULL, NULL, 0);
+}
+
+static void *waiter_main(void *arg)
+{
+	struct waiter *w = arg;
+
+	w->tid = (pid_t)syscall(SYS_gettid);
+	atomic_store(&w->started, 1);
+	/* The kernel reads the evicted word: the fault is taken inside futex(). */
+	for (;;) {
+		long rc = futex(w->word, w->op, 0);
+		if (rc != 0 && errno != EAGAIN && errno != EINTR) {
+			w->errors = errno;
+			break;
+		}
+		if (atomic_load(w->word) != 0)
+			break;
+	}
+	w->saw = atomic_load(w->word);
+	atomic_store(&w->done, 1);
+	return NULL;
+}
+
+/* True once the thread sleeps inside futex(2) (bounded wait: coverage only). */
+static bool sleeping_in_futex(pid_t tid)
+{
+	char path[64], buf[128];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	for (int i = 0; i < 5000; i++) {
+		FILE *f = fopen(path, "r");
+		long nr = -1;
+		if (f) {
+			if (fgets(buf, sizeof(buf), f))
+				nr = strtol(buf, NULL, 10);
+			fclose(f);
+		}
+		if (nr == SYS_futex) {
+			char st = 0;
+			snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+			f = fopen(path, "r");
+			if (f) {
+				if (fgets(buf, sizeof(buf), f)) {
+					char *rp = strrchr(buf, ')');
+					if (rp && rp[1])
+						st = rp[2];
+				}
+				fclose(f);
+			}
+			if (st == 'S')
+				return true;
+			snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+		}
+		pc_sleep_ms(1);
+	}
+	return false;
+}
+
+static void case_futex(void)
+{
+	char *p = pc_map(LEN);
+	const int ops[2] = { FUTEX_WAIT_PRIVATE, FUTEX_WAIT };
+	const size_t pages[2] = { 100, 1500 };
+	const size_t woff = 1000;	/* byte offset of the word in its page */
+
+	pc_fill_range(p, NPAGES, PC_TEXT, 31);
+	for (int k = 0; k < 2; k++)
+		memset(p + pages[k] * PC_PAGE + woff, 0, sizeof(int));
+	for (int k = 0; k < 2; k++) {
+		struct waiter w = { 0 };
+		char *pg = p + pages[k] * PC_PAGE;
+
+		w.word = (atomic_int *)(void *)(pg + woff);
+		w.op = ops[k];
+		pc_evict("futex", p, NPAGES, false);
+		if (pthread_create(&w.t, NULL, waiter_main, &w) != 0)
+			pc_fail("pthread_create");
+		while (!atomic_load(&w.started))
+			sched_yield();
+		bool slept = sleeping_in_futex(w.tid);
+		if (!slept)
+			pc_info("futex: the waiter was not seen asleep in futex(2) (coverage only)");
+		/* Evict the page again while the waiter sleeps on it. */
+		if (slept && pc_managed())
+			pc_evict("futex: the page under a sleeping waiter", pg, 1, false);
+		atomic_store(w.word, 1);	/* faults the page back */
+		while (!atomic_load(&w.done)) {
+			futex(w.word, k == 0 ? FUTEX_WAKE_PRIVATE : FUTEX_WAKE, 1);
+			sched_yield();
+		}
+		pthread_join(w.t, NULL);
+		PC_CHECK(w.errors == 0, "futex(%s) on an evicted word failed: %s", k ? "FUTEX_WAIT" : "FUTEX_WAIT_PRIVATE",
+			 strerror(w.errors));
+		PC_CHECK(w.saw == 1, "futex waiter saw %d, expected 1", w.saw);
+		atomic_store(w.word, 0);
+		pc_info("futex %s: waiter %s", k ? "shared" : "private", slept ? "slept and was woken" : "did not sleep");
+	}
+	for (int k = 0; k < 2; k++) {	/* put the text back where the words were */
+		static unsigned char orig[PC_PAGE];
+		pc_fill(orig, PC_TEXT, pc_page_seed(31, pages[k]));
+		memcpy(p + pages[k] * PC_PAGE + woff, orig + woff, sizeof(int));
+	}
+	pc_expect_range("futex: the pages around the words", p, NPAGES, PC_TEXT, 31);
+	pc_expect_stored("futex", 0);
+	munmap(p, LEN);
+	printf("futex ok\n");
+}
+
+/* ---- signals ---- */
+
+static char *sig_area;			/* evicted again and again, read by the handler */
+static atomic_int sig_count, sig_bad;
+static unsigned char sig_expect[PC_PAGE];
+
+static void on_usr1(int sig)
+{
+	int n = atomic_fetch_add(&sig_count, 1);
+	size_t pg = ((size_t)n * 37) % NPAGES;
+
+	(void)sig;
+	/* Touch an evicted page from the handler (faulting inside the handler). */
+	pc_fill(sig_expect, PC_BINARY, pc_page_seed(41, pg));
+	if (memcmp(sig_area + pg * PC_PAGE, sig_expect, PC_PAGE) != 0)
+		atomic_store(&sig_bad, n + 1);
+}
+
+static atomic_int sig_rounds, sig_stop;
+static pthread_barrier_t sig_bar;
+
+struct sig_worker {
+	char *area;
+	int fd;
+	const unsigned char *file;
+	size_t flen;
+};
+
+static void *sig_worker_main(void *arg)
+{
+	struct sig_worker *s = arg;
+
+	for (;;) {
+		pthread_barrier_wait(&sig_bar);		/* main evicted the area */
+		if (atomic_load(&sig_stop))
+			break;
+		/* User-mode faults through the whole area... */
+		pc_expect_range("signal: area read by the signalled thread", s->area, NPAGES, PC_TEXT, 42);
+		/* ...and faults inside read(2) into evicted pages. */
+		for (size_t done = 0; done < s->flen;) {
+			ssize_t r = pread(s->fd, s->area + 7 + done, s->flen - done, (off_t)done);
+			if (r < 0 && errno == EINTR)
+				continue;	/* SA_RESTART should make this rare */
+			if (r <= 0)
+				pc_fail("signal: pread into an evicted buffer: %s", r < 0 ? strerror(errno) : "EOF");
+			done += (size_t)r;
+		}
+		if (memcmp(s->area + 7, s->file, s->flen) != 0)
+			pc_fail("signal: pread data wrong");
+		pc_fill_range(s->area, NPAGES, PC_TEXT, 42);
+		atomic_fetch_add(&sig_rounds, 1);
+		pthread_barrier_wait(&sig_bar);
+	}
+	return NULL;
+}
+
+static void case_signal(void)
+{
+	struct sigaction sa;
+	pthread_t t;
+	unsigned char *file;
+	struct sig_worker s;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGUSR1, &sa, NULL) != 0)
+		pc_fail("sigaction: %s", strerror(errno));
+	sig_area = pc_map(LEN);
+	pc_fill_range(sig_area, NPAGES, PC_BINARY, 41);
+	s.area = pc_map(LEN);
+	s.flen = 2 * PC_MIB;
+	s.fd = make_file(s.flen, 43, (unsigned char **)&file);
+	s.file = file;
+	pc_fill_range(s.area, NPAGES, PC_TEXT, 42);
+	pthread_barrier_init(&sig_bar, NULL, 2);
+	if (pthread_create(&t, NULL, sig_worker_main, &s) != 0)
+		pc_fail("pthread_create");
+
+	/* At least 3 rounds and 200 signals, whichever comes last. The
+	 * handler's area is evicted while the handler may be reading it: no
+	 * assertion on those evictions, only on what the handler reads. */
+	int sent = 0;
+	for (int round = 0;; round++) {
+		if (round >= 3 && atomic_load(&sig_count) >= 200) {
+			atomic_store(&sig_stop, 1);
+			pthread_barrier_wait(&sig_bar);
+			break;
+		}
+		pc_evict("signal: the worker's area", s.area, NPAGES, false);
+		pc_pageout(sig_area, LEN);
+		pthread_barrier_wait(&sig_bar);
+		while (atomic_load(&sig_rounds) == round) {
+			pthread_kill(t, SIGUSR1);
+			sent++;
+			if (sent % 8 == 0)
+				pc_pageout(sig_area, LEN);
+			usleep(100);
+		}
+		pthread_barrier_wait(&sig_bar);
+	}
+	pthread_join(t, NULL);
+	signal(SIGUSR1, SIG_IGN);
+	PC_CHECK(atomic_load(&sig_bad) == 0, "signal handler %d read a wrong evicted page", atomic_load(&sig_bad) - 1);
+	pc_info("signal: %d signals sent, %d handled, %d rounds", sent, atomic_load(&sig_count), atomic_load(&sig_rounds));
+	PC_CHECK(atomic_load(&sig_count) >= 200, "only %d signals handled", atomic_load(&sig_count));
+	pc_expect_range("signal: the handler's area at the end", sig_area, NPAGES, PC_BINARY, 41);
+	pc_expect_range("signal: the worker's area at the end", s.area, NPAGES, PC_TEXT, 42);
+	pc_expect_stored("signal", 0);
+	close(s.fd);
+	free(file);
+	munmap(s.area, LEN);
+	munmap(sig_area, LEN);
+	printf("signal ok\n");
+}
+
+/* ---- threads exiting ---- */
+
+static char *te_area;
+
+struct te_arg {
+	size_t first, n;
+	int how;		/* 0 return, 1 pthread_exit half way, 2 wait to be cancelled */
+	atomic_int progress;
+};
+
+static void *te_main(void *arg)
+{
+	struct te_arg *a = arg;
+
+	if (a->how == 2) {
+		pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+		/* Fault through the area forever; main cancels us mid-way. */
+		for (size_t i = 0;; i = (i + 1) % NPAGES) {
+			volatile char c = te_area[i * PC_PAGE + 5];
+			(void)c;
+			atomic_fetch_add(&a->progress, 1);
+		}
+	}
+	for (size_t i = a->first; i < a->first + a->n; i++) {
+		volatile char c = te_area[i * PC_PAGE + 5];
+		(void)c;
+		if (a->how == 1 && i == a->first + a->n / 2)
+			pthread_exit(NULL);
+	}
+	return NULL;
+}
+
+static void case_threadexit(void)
+{
+	enum { NT = 8 };
+	te_area = pc_map(LEN);
+	pc_fill_range(te_area, NPAGES, PC_TEXT, 51);
+	for (int round = 0; round < 10; round++) {
+		pthread_t t[NT + 1];
+		struct te_arg a[NT + 1];
+
+		pc_evict("threadexit", te_area, NPAGES, false);
+		for (int i = 0; i <= NT; i++) {
+			a[i] = (struct te_arg){ .first = (size_t)i * (NPAGES / NT) % NPAGES, .n = NPAGES / NT,
+						.how = i == NT ? 2 : i % 2 };
+			atomic_init(&a[i].progress, 0);
+			if (pthread_create(&t[i], NULL, te_main, &a[i]) != 0)
+				pc_fail("pthread_create");
+		}
+		while (atomic_load(&a[NT].progress) < 300)
+			sched_yield();
+		pthread_cancel(t[NT]);
+		for (int i = 0; i <= NT; i++)
+			pthread_join(t[i], NULL);
+		pc_expect_range("threadexit: after the threads exited", te_area, NPAGES, PC_TEXT, 51);
+	}
+	pc_expect_stored("threadexit", 0);
+	munmap(te_area, LEN);
+	printf("threadexit ok\n");
+}
+
+/* ---- the process exiting with faults in flight ---- */
+
+static atomic_int ex_loops;
+
+static void *ex_main(void *arg)
+{
+	long id = (long)arg;
+	static unsigned char expect[5][PC_PAGE];	/* one per caller: 4 threads and main */
+
+	for (size_t i = (size_t)id * 97;; i = (i + 1) % NPAGES) {
+		pc_fill(expect[id], PC_TEXT, pc_page_seed(61, i));
+		if (memcmp(te_area + i * PC_PAGE, expect[id], PC_PAGE) != 0) {
+			pc_write_str(2, "prog_syscalls: FAIL: exit: a faulting thread read a wrong page\n");
+			_exit(1);
+		}
+		atomic_fetch_add(&ex_loops, 1);
+	}
+	return NULL;
+}
+
+static void *exit_thread(void *arg)
+{
+	exit((int)(long)arg);
+}
+
+static void case_exit(bool from_thread)
+{
+	pthread_t t[4];
+
+	te_area = pc_map(LEN);
+	pc_fill_range(te_area, NPAGES, PC_TEXT, 61);
+	pc_evict("exit", te_area, NPAGES, false);
+	for (long i = 0; i < 4; i++)
+		if (pthread_create(&t[i], NULL, ex_main, (void *)i) != 0)
+			pc_fail("pthread_create");
+	for (int round = 0; round < 5; round++) {
+		int target = atomic_load(&ex_loops) + 200;
+		while (atomic_load(&ex_loops) < target)
+			sched_yield();
+		pc_pageout(te_area, LEN);
+	}
+	printf(from_thread ? "exitthread: exiting with 5\n" : "exit: exiting with 0\n");
+	fflush(stdout);
+	if (from_thread) {
+		/* exit() from a thread other than main while the others fault;
+		 * main itself faults until the process ends. */
+		pthread_t ex;
+		if (pthread_create(&ex, NULL, exit_thread, (void *)5L) != 0)
+			pc_fail("pthread_create");
+		ex_main((void *)4L);
+	}
+	exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const all[] = { "read", "pread", "recv", "write", "futex", "signal", "threadexit" };
+	const char *env = getenv("TMPDIR");
+
+	pc_init("prog_syscalls", &argc, argv);
+	if (env && strlen(env) < sizeof(tmpdir))
+		snprintf(tmpdir, sizeof(tmpdir), "%s", env);
+	pc_info("mode %s", pc_mode_name());
+	const char *const *list = (const char *const *)argv + 1;
+	int n = argc - 1;
+	if (n == 0) {
+		list = all;
+		n = (int)(sizeof(all) / sizeof(all[0]));
+	}
+	for (int i = 0; i < n; i++) {
+		const char *c = list[i];
+		if (strcmp(c, "read") == 0)
+			case_read(false);
+		else if (strcmp(c, "pread") == 0)
+			case_read(true);
+		else if (strcmp(c, "recv") == 0)
+			case_recv();
+		else if (strcmp(c, "write") == 0)
+			case_write();
+		else if (strcmp(c, "futex") == 0)
+			case_futex();
+		else if (strcmp(c, "signal") == 0)
+			case_signal();
+		else if (strcmp(c, "threadexit") == 0)
+			case_threadexit();
+		else if (strcmp(c, "exit") == 0)
+			case_exit(false);
+		else if (strcmp(c, "exitthread") == 0)
+			case_exit(true);
+		else
+			pc_fail("unknown case %s", c);
+	}
+	return 0;
+}

@@ -1,0 +1,427 @@
+/*
+ * prog_vma.c - munmap, mremap and madvise over partly evicted ranges.
+ *
+ * Each case fills an 8 MiB mapping, evicts it all and reads back every third
+ * page, so the range mixes resident and evicted pages, then:
+ *   munmap      unmap the middle; the rest intact; a new mapping there reads
+ *               zeros (MAP_FIXED_NOREPLACE into the hole, and MAP_FIXED
+ *               straight over an evicted mapping, and a plain mmap);
+ *   reuse       unmap + map again at the same address, many times in a row,
+ *               writing and evicting the new mapping each time;
+ *   grow        mremap grows in place; old pages intact, new part zeros;
+ *   move        mremap moves (MREMAP_FIXED); data comes along; the old
+ *               address, mapped again, reads zeros;
+ *   movegrow    mremap(MREMAP_MAYMOVE) to a bigger size at a new address;
+ *   dontunmap   MREMAP_DONTUNMAP: data at the new address, the old range
+ *               stays mapped and reads zeros;
+ *   shrink      mremap shrinks; the head intact, the tail mapped again reads
+ *               zeros;
+ *   dontneed    MADV_DONTNEED over part: those pages read zeros, never stale;
+ *   free        MADV_FREE over part: each page reads zeros or its own data,
+ *               a page written after MADV_FREE keeps the new data;
+ *   remove      MADV_REMOVE on private anonymous memory: the same answer as
+ *               without the library (EINVAL), the data untouched.
+ * After each case the store must hold exactly the evicted pages still mapped
+ * (0 once everything is read back or gone).
+ *
+ * stdout: the results of calls whose answer a program can see (the same with
+ * and without the library).
+ * usage: prog_vma [--inactive-ok] CASE...   (no CASE: all of them)
+ */
+#include "prog_common.h"
+
+#define NPAGES 2048UL		/* 8 MiB */
+#define LEN (NPAGES * PC_PAGE)
+
+/* Fill, evict all, read back every third page: returns how many evicted pages
+ * are left in [p, p + NPAGES). */
+static size_t setup(char *p, enum pc_kind kind, uint64_t seed)
+{
+	size_t left = 0;
+
+	pc_fill_range(p, NPAGES, kind, seed);
+	pc_evict("setup", p, NPAGES, false);
+	for (size_t i = 0; i < NPAGES; i++) {
+		if (i % 3 == 0) {
+			volatile char c = p[i * PC_PAGE + 17];
+			(void)c;
+		} else {
+			left++;
+		}
+	}
+	if (pc_managed()) {
+		size_t present = pc_count_present(p, NPAGES);
+		PC_CHECK(present == NPAGES - left, "setup: %zu pages present, expected %zu", present, NPAGES - left);
+		pc_expect_stored("setup", left);
+	}
+	return pc_managed() ? left : 0;
+}
+
+/* Evicted pages in [from, to) of a range set up by setup(). */
+static size_t evicted_in(size_t from, size_t to)
+{
+	size_t n = 0;
+
+	if (!pc_managed())
+		return 0;
+	for (size_t i = from; i < to; i++)
+		n += i % 3 != 0;
+	return n;
+}
+
+/* Expected contents of page i of a range filled with seed, as a sub-range check. */
+static void expect_pages(const char *what, const char *p, size_t first, size_t n, enum pc_kind kind, uint64_t seed)
+{
+	static unsigned char expect[PC_PAGE];
+
+	for (size_t i = first; i < first + n; i++) {
+		pc_fill(expect, kind, pc_page_seed(seed, i));
+		if (memcmp(p + i * PC_PAGE, expect, PC_PAGE) != 0)
+			pc_fail("%s: page %zu (%p) is wrong: %s", what, i, (const void *)(p + i * PC_PAGE),
+				pc_describe(p + i * PC_PAGE, kind, pc_page_seed(seed, i)));
+	}
+}
+
+static void *map_at(void *addr, size_t len, int extra)
+{
+	return mmap(addr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | extra, -1, 0);
+}
+
+static void case_munmap(void)
+{
+	char *p = pc_map(LEN);
+
+	setup(p, PC_TEXT, 1);
+	/* Unmap the middle quarter (pages 768..1279). */
+	size_t lo = 768, n = 512;
+	if (munmap(p + lo * PC_PAGE, n * PC_PAGE) != 0)
+		pc_fail("munmap middle: %s", strerror(errno));
+	pc_expect_stored_max("munmap middle", evicted_in(0, lo) + evicted_in(lo + n, NPAGES));
+	expect_pages("munmap: below the hole", p, 0, lo, PC_TEXT, 1);
+	expect_pages("munmap: above the hole", p, lo + n, NPAGES - lo - n, PC_TEXT, 1);
+	pc_expect_stored("munmap: after reading back", 0);
+
+	/* A new mapping in the hole reads zeros. */
+	char *q = map_at(p + lo * PC_PAGE, n * PC_PAGE, MAP_FIXED_NOREPLACE);
+	if (q == MAP_FAILED)
+		pc_fail("mmap MAP_FIXED_NOREPLACE into the hole at %p: %s (something else was mapped there)",
+			(void *)(p + lo * PC_PAGE), strerror(errno));
+	PC_CHECK(q == p + lo * PC_PAGE, "MAP_FIXED_NOREPLACE returned %p, asked %p", (void *)q, (void *)(p + lo * PC_PAGE));
+	pc_expect_zero("munmap: new mapping in the hole", q, n);
+
+	/* MAP_FIXED straight over a partly evicted mapping replaces it. */
+	setup(p, PC_BINARY, 2);
+	q = map_at(p, LEN, MAP_FIXED);
+	if (q != p)
+		pc_fail("mmap MAP_FIXED over the mapping: %s", q == MAP_FAILED ? strerror(errno) : "moved");
+	pc_expect_stored("MAP_FIXED over an evicted mapping", 0);
+	pc_expect_zero("MAP_FIXED over an evicted mapping", p, NPAGES);
+	/* ...and the new mapping is managed like any other. */
+	pc_fill_range(p, NPAGES, PC_TEXT, 3);
+	pc_evict("new mapping", p, NPAGES, false);
+	pc_expect_range("new mapping, read back", p, NPAGES, PC_TEXT, 3);
+
+	/* Unmap all of it; whatever mmap returns next for the same size reads zeros. */
+	setup(p, PC_SAME, 4);
+	if (munmap(p, LEN) != 0)
+		pc_fail("munmap all: %s", strerror(errno));
+	pc_expect_stored("munmap all", 0);
+	q = pc_map(LEN);
+	pc_info("munmap: a new mmap of the same size returned %s address", q == p ? "the same" : "another");
+	pc_expect_zero("munmap all: the next mapping", q, NPAGES);
+	munmap(q, LEN);
+	printf("munmap ok\n");
+}
+
+static void case_reuse(void)
+{
+	char *p = pc_map(LEN);
+
+	for (int round = 0; round < 20; round++) {
+		enum pc_kind kind = round % 2 ? PC_TEXT : PC_RANDOM;
+
+		setup(p, kind, 10 + (uint64_t)round);
+		if (munmap(p, LEN) != 0)
+			pc_fail("round %d: munmap: %s", round, strerror(errno));
+		char *q = map_at(p, LEN, MAP_FIXED_NOREPLACE);
+		if (q == MAP_FAILED)
+			pc_fail("round %d: mmap MAP_FIXED_NOREPLACE at %p: %s", round, (void *)p, strerror(errno));
+		pc_expect_zero("reuse: new mapping at the old address", q, NPAGES);
+		pc_expect_stored("reuse: after munmap and reading the new mapping", 0);
+	}
+	/* The last new mapping is managed: write, evict, verify. */
+	pc_fill_range(p, NPAGES, PC_TEXT, 99);
+	pc_evict("reuse: last mapping", p, NPAGES, false);
+	pc_expect_range("reuse: last mapping", p, NPAGES, PC_TEXT, 99);
+	munmap(p, LEN);
+	printf("reuse ok\n");
+}
+
+static void case_grow(void)
+{
+	/* Reserve twice the size so the mapping can grow in place. */
+	char *p = pc_map(2 * LEN);
+	if (munmap(p + LEN, LEN) != 0)
+		pc_fail("munmap: %s", strerror(errno));
+	setup(p, PC_TEXT, 20);
+	size_t left = evicted_in(0, NPAGES);
+	char *q = mremap(p, LEN, LEN + LEN / 2, 0);
+	if (q == MAP_FAILED)
+		pc_fail("mremap grow in place: %s (was the space above the mapping taken?)", strerror(errno));
+	PC_CHECK(q == p, "mremap without MAYMOVE moved the mapping");
+	pc_expect_stored_max("grow", left);
+	pc_expect_zero("grow: the new part", p + LEN, NPAGES / 2);
+	expect_pages("grow: the old part", p, 0, NPAGES, PC_TEXT, 20);
+	pc_expect_stored("grow: after reading back", 0);
+	/* All of the grown mapping is managed. */
+	pc_fill_range(p, NPAGES + NPAGES / 2, PC_BINARY, 21);
+	pc_evict("grow: the grown mapping", p, NPAGES + NPAGES / 2, false);
+	pc_expect_range("grow: the grown mapping", p, NPAGES + NPAGES / 2, PC_BINARY, 21);
+	munmap(p, LEN + LEN / 2);
+	printf("grow ok\n");
+}
+
+static void case_move(void)
+{
+	char *p = pc_map(LEN);
+	char *dst = mmap(NULL, LEN, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (dst == MAP_FAILED)
+		pc_fail("mmap: %s", strerror(errno));
+	size_t left = setup(p, PC_TEXT, 30);
+	char *q = mremap(p, LEN, LEN, MREMAP_MAYMOVE | MREMAP_FIXED, dst);
+	if (q != dst)
+		pc_fail("mremap move: %s", q == MAP_FAILED ? strerror(errno) : "not where asked");
+	pc_expect_stored_max("move", left);
+	expect_pages("move: at the new address", dst, 0, NPAGES, PC_TEXT, 30);
+	pc_expect_stored("move: after reading back", 0);
+
+	/* The old address, mapped again, reads zeros. */
+	char *r = map_at(p, LEN, MAP_FIXED_NOREPLACE);
+	if (r == MAP_FAILED)
+		pc_fail("mmap at the old address %p: %s", (void *)p, strerror(errno));
+	pc_expect_zero("move: new mapping at the old address", r, NPAGES);
+
+	/* The moved mapping is still managed. */
+	pc_evict("move: evict the moved mapping", dst, NPAGES, false);
+	expect_pages("move: the moved mapping after a new eviction", dst, 0, NPAGES, PC_TEXT, 30);
+	/* Move it back over the new mapping at the old address (MREMAP_FIXED
+	 * replaces what is there). */
+	setup(dst, PC_RANDOM, 31);
+	q = mremap(dst, LEN, LEN, MREMAP_MAYMOVE | MREMAP_FIXED, p);
+	if (q != p)
+		pc_fail("mremap move back: %s", q == MAP_FAILED ? strerror(errno) : "not where asked");
+	expect_pages("move back", p, 0, NPAGES, PC_RANDOM, 31);
+	pc_expect_stored("move back: after reading back", 0);
+	munmap(p, LEN);
+	printf("move ok\n");
+}
+
+static void case_movegrow(void)
+{
+	char *p = pc_map(LEN);
+	char *blocker = map_at(p + LEN, PC_PAGE, MAP_FIXED_NOREPLACE);	/* forces a move */
+
+	size_t left = setup(p, PC_BINARY, 40);
+	char *q = mremap(p, LEN, 2 * LEN, MREMAP_MAYMOVE);
+	if (q == MAP_FAILED)
+		pc_fail("mremap MAYMOVE grow: %s", strerror(errno));
+	pc_info("movegrow: the mapping %s", q == p ? "grew in place" : "moved");
+	pc_expect_stored_max("movegrow", left);
+	expect_pages("movegrow: old contents", q, 0, NPAGES, PC_BINARY, 40);
+	pc_expect_zero("movegrow: new part", q + LEN, NPAGES);
+	pc_expect_stored("movegrow: after reading back", 0);
+	pc_fill_range(q, 2 * NPAGES, PC_TEXT, 41);
+	pc_evict("movegrow: the moved mapping", q, 2 * NPAGES, false);
+	pc_expect_range("movegrow: the moved mapping", q, 2 * NPAGES, PC_TEXT, 41);
+	munmap(q, 2 * LEN);
+	if (blocker != MAP_FAILED)
+		munmap(blocker, PC_PAGE);
+	printf("movegrow ok\n");
+}
+
+static void case_dontunmap(void)
+{
+	char *p = pc_map(LEN);
+	size_t left = setup(p, PC_TEXT, 50);
+	/* glibc reads a new_address argument for MREMAP_DONTUNMAP: pass NULL. */
+	char *q = mremap(p, LEN, LEN, MREMAP_MAYMOVE | MREMAP_DONTUNMAP, NULL);
+
+	if (q == MAP_FAILED) {
+		if (errno == EINVAL)
+			pc_skip("MREMAP_DONTUNMAP refused (EINVAL) by this kernel");
+		pc_fail("mremap MREMAP_DONTUNMAP: %s", strerror(errno));
+	}
+	PC_CHECK(q != p, "MREMAP_DONTUNMAP returned the same address");
+	pc_expect_stored_max("dontunmap", left);
+	expect_pages("dontunmap: at the new address", q, 0, NPAGES, PC_TEXT, 50);
+	/* The old range stays mapped and empty: zeros, never the old data. */
+	pc_expect_zero("dontunmap: the old range", p, NPAGES);
+	pc_expect_stored("dontunmap: after reading both", 0);
+	/* Both are usable and managed. */
+	pc_fill_range(p, NPAGES, PC_BINARY, 51);
+	pc_fill_range(q, NPAGES, PC_SAME, 52);
+	pc_evict("dontunmap: old range", p, NPAGES, false);
+	pc_evict("dontunmap: new range", q, NPAGES, false);
+	pc_expect_range("dontunmap: old range refilled", p, NPAGES, PC_BINARY, 51);
+	pc_expect_range("dontunmap: new range refilled", q, NPAGES, PC_SAME, 52);
+	munmap(p, LEN);
+	munmap(q, LEN);
+	printf("dontunmap ok\n");
+}
+
+static void case_shrink(void)
+{
+	char *p = pc_map(LEN);
+
+	setup(p, PC_TEXT, 60);
+	char *q = mremap(p, LEN, LEN / 2, 0);
+	if (q != p)
+		pc_fail("mremap shrink: %s", q == MAP_FAILED ? strerror(errno) : "moved");
+	pc_expect_stored_max("shrink", evicted_in(0, NPAGES / 2));
+	expect_pages("shrink: the head", p, 0, NPAGES / 2, PC_TEXT, 60);
+	pc_expect_stored("shrink: after reading back", 0);
+	char *r = map_at(p + LEN / 2, LEN / 2, MAP_FIXED_NOREPLACE);
+	if (r == MAP_FAILED)
+		pc_fail("mmap at the cut tail %p: %s", (void *)(p + LEN / 2), strerror(errno));
+	pc_expect_zero("shrink: the tail mapped again", r, NPAGES / 2);
+	munmap(p, LEN);
+	printf("shrink ok\n");
+}
+
+static void case_dontneed(void)
+{
+	char *p = pc_map(LEN);
+	size_t lo = 300, n = 1000;
+
+	setup(p, PC_TEXT, 70);
+	if (madvise(p + lo * PC_PAGE, n * PC_PAGE, MADV_DONTNEED) != 0)
+		pc_fail("madvise DONTNEED: %s", strerror(errno));
+	pc_expect_stored_max("dontneed", evicted_in(0, lo) + evicted_in(lo + n, NPAGES));
+	pc_expect_zero("dontneed: the discarded pages", p + lo * PC_PAGE, n);
+	expect_pages("dontneed: below", p, 0, lo, PC_TEXT, 70);
+	expect_pages("dontneed: above", p, lo + n, NPAGES - lo - n, PC_TEXT, 70);
+	pc_expect_stored("dontneed: after reading back", 0);
+	/* Discarded pages are still managed memory. */
+	pc_fill_range(p, NPAGES, PC_RANDOM, 71);
+	pc_evict("dontneed: refilled", p, NPAGES, false);
+	pc_expect_range("dontneed: refilled", p, NPAGES, PC_RANDOM, 71);
+	/* DONTNEED over a fully evicted range. */
+	pc_evict("dontneed: evict all", p, NPAGES, false);
+	if (madvise(p, LEN, MADV_DONTNEED) != 0)
+		pc_fail("madvise DONTNEED: %s", strerror(errno));
+	pc_expect_stored("dontneed all", 0);
+	pc_expect_zero("dontneed all", p, NPAGES);
+	munmap(p, LEN);
+	printf("dontneed ok\n");
+}
+
+static void case_free(void)
+{
+	char *p = pc_map(LEN);
+	size_t lo = 500, n = 900, zeros = 0;
+	static unsigned char expect[PC_PAGE];
+
+	setup(p, PC_BINARY, 80);
+	if (madvise(p + lo * PC_PAGE, n * PC_PAGE, MADV_FREE) != 0)
+		pc_fail("madvise FREE: %s", strerror(errno));
+	/* Freed pages read zeros or their own data, nothing else. */
+	for (size_t i = lo; i < lo + n; i++) {
+		const char *pg = p + i * PC_PAGE;
+		pc_fill(expect, PC_BINARY, pc_page_seed(80, i));
+		if (pc_page_is_zero(pg))
+			zeros++;
+		else if (memcmp(pg, expect, PC_PAGE) != 0)
+			pc_fail("free: page %zu reads neither zeros nor its own data: %s", i,
+				pc_describe(pg, PC_BINARY, pc_page_seed(80, i)));
+	}
+	pc_info("free: %zu of %zu freed pages read zeros", zeros, n);
+	expect_pages("free: below", p, 0, lo, PC_BINARY, 80);
+	expect_pages("free: above", p, lo + n, NPAGES - lo - n, PC_BINARY, 80);
+	pc_expect_stored("free: after reading everything", 0);
+	/* A page written after MADV_FREE keeps what was written. */
+	if (madvise(p, LEN, MADV_FREE) != 0)
+		pc_fail("madvise FREE: %s", strerror(errno));
+	pc_fill_range(p, NPAGES, PC_TEXT, 81);
+	pc_evict("free: rewritten", p, NPAGES, false);
+	pc_expect_range("free: rewritten after MADV_FREE", p, NPAGES, PC_TEXT, 81);
+	munmap(p, LEN);
+	printf("free ok\n");
+}
+
+static void case_remove(void)
+{
+	char *p = pc_map(LEN);
+
+	setup(p, PC_TEXT, 90);
+	errno = 0;
+	int rc = madvise(p + PC_PAGE * 10, PC_PAGE * 100, MADV_REMOVE);
+	int err = errno;
+	printf("madvise(MADV_REMOVE) on private anonymous memory: %d %s\n", rc, rc ? strerrorname_np(err) : "");
+	if (rc == 0) {
+		pc_expect_zero("remove: removed pages", p + PC_PAGE * 10, 100);
+		expect_pages("remove: below", p, 0, 10, PC_TEXT, 90);
+		expect_pages("remove: above", p, 110, NPAGES - 110, PC_TEXT, 90);
+	} else {
+		expect_pages("remove: refused, data untouched", p, 0, NPAGES, PC_TEXT, 90);
+	}
+	pc_expect_stored("remove: after reading back", 0);
+	munmap(p, LEN);
+
+	/* Where MADV_REMOVE applies (shared memory), nothing is managed and it
+	 * punches the hole as usual. */
+	char *s = mmap(NULL, LEN, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (s == MAP_FAILED)
+		pc_fail("mmap shared: %s", strerror(errno));
+	pc_fill_range(s, NPAGES, PC_TEXT, 91);
+	(void)pc_pageout(s, LEN);
+	rc = madvise(s + PC_PAGE * 10, PC_PAGE * 100, MADV_REMOVE);
+	printf("madvise(MADV_REMOVE) on shared memory: %d\n", rc);
+	if (rc == 0)
+		pc_expect_zero("remove: shared, removed pages", s + PC_PAGE * 10, 100);
+	expect_pages("remove: shared, below", s, 0, 10, PC_TEXT, 91);
+	expect_pages("remove: shared, above", s, 110, NPAGES - 110, PC_TEXT, 91);
+	munmap(s, LEN);
+	printf("remove ok\n");
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} cases[] = {
+	{ "munmap", case_munmap },
+	{ "reuse", case_reuse },
+	{ "grow", case_grow },
+	{ "move", case_move },
+	{ "movegrow", case_movegrow },
+	{ "dontunmap", case_dontunmap },
+	{ "shrink", case_shrink },
+	{ "dontneed", case_dontneed },
+	{ "free", case_free },
+	{ "remove", case_remove },
+};
+
+int main(int argc, char **argv)
+{
+	const size_t ncases = sizeof(cases) / sizeof(cases[0]);
+
+	pc_init("prog_vma", &argc, argv);
+	pc_info("mode %s", pc_mode_name());
+	for (size_t c = 0; c < ncases; c++) {
+		bool run = argc == 1;
+		for (int i = 1; i < argc; i++)
+			run |= strcmp(argv[i], cases[c].name) == 0;
+		if (!run)
+			continue;
+		cases[c].fn();
+		pc_expect_stored(cases[c].name, 0);
+	}
+	for (int i = 1; i < argc; i++) {
+		bool known = false;
+		for (size_t c = 0; c < ncases; c++)
+			known |= strcmp(argv[i], cases[c].name) == 0;
+		if (!known)
+			pc_fail("unknown case %s", argv[i]);
+	}
+	return 0;
+}

@@ -1,0 +1,11 @@
+#!/bin/sh
+# mlock'ed memory (mlock, mlock2 MLOCK_ONFAULT, mlockall) is never evicted;
+# mlock brings evicted pages back; after munlock eviction works again; calls
+# over locked memory answer what they answer without the library.
+. "${ZSWAP_SRCDIR:-$(dirname "$0")/..}/tests/eng_lib.sh"
+
+prog=$(eng_prog prog_mlock)
+for c in mlock onfault mlockall; do
+	eng_compare_run "mlock-$c" "$prog" "$c"
+done
+eng_finish

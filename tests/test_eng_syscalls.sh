@@ -1,0 +1,23 @@
+#!/bin/sh
+# Faults taken inside the kernel (read, pread, recv, write FROM evicted memory,
+# futex words), signals delivered to a thread faulting on evicted memory
+# (SA_RESTART, the handler faulting too), threads exiting and the process
+# exiting with faults in flight.
+. "${ZSWAP_SRCDIR:-$(dirname "$0")/..}/tests/eng_lib.sh"
+
+prog=$(eng_prog prog_syscalls)
+for c in read pread recv write futex signal threadexit; do
+	eng_compare_run "sys-$c" "$prog" "$c"
+done
+
+# exit(0) from main while 4 threads fault: status 0, the process ends (the
+# timeout of eng_run catches a hang). Repeated: the window is narrow.
+i=0
+while [ $i -lt 8 ]; do
+	eng_run "exit-$i" lib "$prog" exit
+	eng_expect_rc 0 && eng_expect_no_libzswap && eng_expect_stdout_has "exit: exiting with 0" || break
+	eng_run "exitthread-$i" lib "$prog" exitthread
+	eng_expect_rc 5 && eng_expect_no_libzswap && eng_expect_stdout_has "exitthread: exiting with 5" || break
+	i=$((i + 1))
+done
+eng_finish

@@ -1,0 +1,52 @@
+/*
+ * bench_util.h - small helpers shared by the benchmark programs (tools/bench_*.c).
+ *
+ * Benchmarks print one "RESULT key=value ..." line per measurement on stdout
+ * (tools/bench_engine.sh collects them); everything else goes to stderr.
+ * They never judge a figure: no timed assertion anywhere. They do exit
+ * non-zero when data came back wrong, because then no figure means anything.
+ */
+#ifndef ZSWAP_BENCH_UTIL_H
+#define ZSWAP_BENCH_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21		/* Linux 5.4; older libc headers lack it */
+#endif
+
+#define BENCH_PAGE 4096UL
+
+/* Monotonic nanoseconds (vDSO clock_gettime: tens of ns, measured by
+ * bench_timer_overhead_ns()). */
+uint64_t bench_now_ns(void);
+
+/* Median cost of one back-to-back pair of bench_now_ns() calls. */
+uint64_t bench_timer_overhead_ns(void);
+
+/* Percentiles of n latencies (ns). Sorts lat in place. */
+struct bench_pct {
+	double p50, p90, p99, p999, max, mean;	/* microseconds */
+};
+void bench_percentiles(uint32_t *lat, size_t n, struct bench_pct *out);
+
+/* Parse "256M", "1G", "4096" (powers of 1024). Exits with a message on error. */
+uint64_t bench_parse_size(const char *opt, const char *s);
+
+/* Parse a decimal integer in [min, max]. Exits with a message on error. */
+long bench_parse_long(const char *opt, const char *s, long min, long max);
+
+/* Pin the calling thread to one CPU; -1 leaves it alone. Exits on failure. */
+void bench_pin(int cpu);
+
+/* Print a message to stderr and exit(1). */
+void bench_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* 64-bit FNV-1a over len bytes. */
+uint64_t bench_hash(const void *p, size_t len);
+
+/* A fixed-seed generator (splitmix64), so every side gets the same data. */
+uint64_t bench_rand(uint64_t *state);
+
+#endif

@@ -1,0 +1,152 @@
+/*
+ * zswapctl.c - command-line front end: find the subcommand, run it.
+ *
+ * Adding a subcommand: write tools/zswapctl_<name>.c with its run function,
+ * declare it in zswapctl.h, add a row to zswapctl_cmds[] and the file to
+ * mk/tools.am, and document it in man/zswapctl.1.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zswapctl.h"
+
+static const struct zswapctl_cmd zswapctl_cmds[] = {
+	{
+		.name = "classes",
+		.synopsis = "[--order N]",
+		.summary = "print the size-class table of a fresh zsmalloc pool",
+		.help =
+		"Print the size classes of an empty pool whose zspages hold up to 2^N\n"
+		"pages, in the format of the kernel's debugfs file\n"
+		"/sys/kernel/debug/zsmalloc/<pool>/classes (one row per class that is\n"
+		"not merged into a larger one), then the huge-class watermark.\n"
+		"\n"
+		"  --order N   zspage order, 2..4 (default 2, as ZSWAP_ZSPAGE_ORDER)\n"
+		"  -h, --help  this text\n",
+		.run = zswapctl_classes,
+	},
+};
+
+#define ZSWAPCTL_NR_CMDS (sizeof(zswapctl_cmds) / sizeof(zswapctl_cmds[0]))
+
+static void zswapctl_usage(FILE *f)
+{
+	fprintf(f, "usage: zswapctl COMMAND [OPTIONS]\n"
+		   "       zswapctl COMMAND --help\n"
+		   "       zswapctl --help | --version\n\n"
+		   "Inspect libzswap, the kernel's zswap modelled inside one process.\n\n"
+		   "Commands:\n");
+	for (size_t i = 0; i < ZSWAPCTL_NR_CMDS; i++) {
+		const struct zswapctl_cmd *c = &zswapctl_cmds[i];
+
+		fprintf(f, "  %-10s %s\n", c->name, c->summary);
+	}
+	fprintf(f, "\nExit status: 0 on success, 1 on failure, 2 on a usage error.\n"
+		   "See zswapctl(1).\n");
+}
+
+int zswapctl_usage_error(const struct zswapctl_cmd *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("zswapctl: ", stderr);
+	if (cmd)
+		fprintf(stderr, "%s: ", cmd->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see 'zswapctl %s%s--help')\n", cmd ? cmd->name : "", cmd ? " " : "");
+	return ZSWAPCTL_EXIT_USAGE;
+}
+
+int zswapctl_cmd_help(const struct zswapctl_cmd *cmd)
+{
+	printf("usage: zswapctl %s %s\n\n%s", cmd->name, cmd->synopsis, cmd->help);
+	return 0;
+}
+
+bool zswapctl_parse_uint(const char *s, unsigned long min, unsigned long max,
+			 unsigned long *out, const char **cause)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s) {
+		*cause = "empty";
+		return false;
+	}
+	if (*s < '0' || *s > '9') {	/* strtoull would take "-1" and " 1" */
+		*cause = "not a number";
+		return false;
+	}
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end) {
+		*cause = "not a number";
+		return false;
+	}
+	if (errno == ERANGE || v > max) {
+		*cause = "too large";
+		return false;
+	}
+	if (v < min) {
+		*cause = "too small";
+		return false;
+	}
+	*out = (unsigned long)v;
+	return true;
+}
+
+bool zswapctl_option(int argc, char **argv, int *i, const char *name, const char **value)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+
+	if (strncmp(a, name, n) != 0)
+		return false;
+	if (a[n] == '=') {
+		*value = a + n + 1;
+		(*i)++;
+		return true;
+	}
+	if (a[n] != '\0')
+		return false;
+	*value = *i + 1 < argc ? argv[*i + 1] : NULL;
+	*i += *value ? 2 : 1;
+	return true;
+}
+
+int main(int argc, char **argv)
+{
+	const char *name = argc > 1 ? argv[1] : NULL;
+
+	if (!name)
+		return zswapctl_usage_error(NULL, "no command given");
+	if (!strcmp(name, "-h") || !strcmp(name, "--help") || !strcmp(name, "help")) {
+		zswapctl_usage(stdout);
+		return 0;
+	}
+	if (!strcmp(name, "--version")) {
+		printf("zswapctl (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < ZSWAPCTL_NR_CMDS; i++) {
+		const struct zswapctl_cmd *c = &zswapctl_cmds[i];
+		int rc;
+
+		if (strcmp(name, c->name) != 0)
+			continue;
+		rc = c->run(c, argc - 1, argv + 1);
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			fprintf(stderr, "zswapctl: %s: writing output: %s\n", c->name, strerror(errno));
+			return 1;
+		}
+		return rc;
+	}
+	return zswapctl_usage_error(NULL, "unknown command '%s'", name);
+}

@@ -1,0 +1,43 @@
+/*
+ * zswapctl.h - the subcommand table of zswapctl and what subcommands share.
+ *
+ * A subcommand is one entry in zswapctl_cmds[] (zswapctl.c) and one file
+ * tools/zswapctl_<name>.c defining its run function. Conventions: options are
+ * long (--name N or --name=N); -h/--help prints the subcommand's help on
+ * stdout and exits 0; a usage error prints one "zswapctl: ..." line on stderr
+ * and exits ZSWAPCTL_EXIT_USAGE; a runtime failure exits 1.
+ */
+#ifndef ZSWAP_ZSWAPCTL_H
+#define ZSWAP_ZSWAPCTL_H
+
+#include <stdbool.h>
+
+#define ZSWAPCTL_EXIT_USAGE 2
+
+struct zswapctl_cmd {
+	const char *name;
+	const char *synopsis;	/* arguments after the name, "" if none */
+	const char *summary;	/* one line for `zswapctl --help` */
+	const char *help;	/* the rest of `zswapctl NAME --help` */
+	int (*run)(const struct zswapctl_cmd *cmd, int argc, char **argv); /* argv[0]: name */
+};
+
+/* One "zswapctl: CMD: ..." line on stderr; returns ZSWAPCTL_EXIT_USAGE. */
+int zswapctl_usage_error(const struct zswapctl_cmd *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Print a subcommand's help on stdout; returns 0. */
+int zswapctl_cmd_help(const struct zswapctl_cmd *cmd);
+
+/* Parse a decimal integer in [min, max]. On failure *cause says why. */
+bool zswapctl_parse_uint(const char *s, unsigned long min, unsigned long max,
+			 unsigned long *out, const char **cause);
+
+/* Match option "--name" given as "--name VALUE" or "--name=VALUE". Returns
+ * false if argv[*i] is not that option; else sets *value (NULL when the value
+ * is missing) and advances *i past what it consumed. */
+bool zswapctl_option(int argc, char **argv, int *i, const char *name, const char **value);
+
+int zswapctl_classes(const struct zswapctl_cmd *cmd, int argc, char **argv);
+
+#endif
