@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
@@ -103,6 +104,21 @@ static const char *engine_errname(int e)
 	}
 }
 
+/* Test hook: ZSWAP_INJECT_DECOMPRESS_FAIL=N makes the next N loads fail as
+ * if the compressed data were corrupt (tests/test_eng_poison.sh). Read once,
+ * at start-up. */
+static void engine_test_hooks(void)
+{
+	static const char name[] = "ZSWAP_INJECT_DECOMPRESS_FAIL=";
+
+	for (char **e = environ; e && *e; e++) {
+		if (strncmp(*e, name, sizeof(name) - 1) == 0) {
+			unsigned long n = strtoul(*e + sizeof(name) - 1, NULL, 10);
+			zswap_store_inject_decompress_fail(eng.store, (unsigned int)n);
+		}
+	}
+}
+
 static void engine_init(void)
 {
 	int expected = ENGINE_UNINIT;
@@ -152,6 +168,7 @@ static void engine_init(void)
 		     engine_errname(-rc));
 		goto off_fd;
 	}
+	engine_test_hooks();
 	pthread_atfork(engine_fork_prepare, engine_fork_parent, engine_fork_child);
 	atomic_store_explicit(&eng.state, ENGINE_RUNNING, memory_order_release);
 	if (eng.opt.verbose)
@@ -316,12 +333,56 @@ void engine_unlocked(uintptr_t addr, size_t len)
 	engine_sigrestore(&old);
 }
 
-void engine_lock_all(int flags)
+static int engine_mlock_fn(const struct maps_vma *v, void *arg)
+{
+	(void)arg;
+	if (v->special || prim_is_own(v->start))
+		return 0;
+	return syscall(SYS_mlock, v->start, v->end - v->start) == 0 ? 0 : -errno;
+}
+
+/*
+ * mlockall(MCL_CURRENT) would lock and populate the library's own
+ * reservations too (the pool's address space is large and reserved, not
+ * committed): the program would be charged for them against RLIMIT_MEMLOCK
+ * and could be made to commit gigabytes. So the current mappings are locked
+ * one by one, the library's left out; MCL_FUTURE and MCL_ONFAULT (which
+ * populate nothing) go to the kernel as they are.
+ */
+int engine_mlockall(int flags)
 {
 	if (flags & MCL_FUTURE)
 		atomic_store(&eng.lock_future, true);
 	if (flags & MCL_CURRENT)
 		engine_unmanage(0, UINTPTR_MAX & ZS_PAGE_MASK, false);
+	if (!(flags & MCL_CURRENT) || (flags & MCL_ONFAULT))
+		return (int)syscall(SYS_mlockall, flags);
+	if ((flags & MCL_FUTURE) && syscall(SYS_mlockall, flags & ~MCL_CURRENT) != 0)
+		return -1;
+	sigset_t old;
+	engine_sigblock(&old);
+	int rc = maps_for_each(engine_mlock_fn, NULL);
+	engine_sigrestore(&old);
+	if (rc < 0) {
+		syscall(SYS_munlockall);
+		errno = -rc == EPERM || -rc == EAGAIN ? -rc : ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+int engine_munlockall(void)
+{
+	sigset_t old;
+	long r = syscall(SYS_munlockall);
+
+	if (r == 0) {
+		atomic_store(&eng.lock_future, false);
+		engine_sigblock(&old);
+		region_forget_unmanageable(0, UINTPTR_MAX & ZS_PAGE_MASK);
+		engine_sigrestore(&old);
+	}
+	return (int)r;
 }
 
 /* --- the public API ----------------------------------------------------- */
@@ -353,6 +414,14 @@ ZSWAP_EXPORT int zswap_stats(struct zswap_stats *st, size_t size)
 		return -1;
 	}
 	memset(&full, 0, sizeof(full));
+	/* munmap returns once its UNMAP event was read, perhaps before it was
+	 * processed: the read side orders this snapshot after that processing. */
+	bool running = engine_running();
+	sigset_t old;
+	if (running) {
+		engine_sigblock(&old);
+		pthread_rwlock_rdlock(&eng.ev_lock);
+	}
 	zswap_store_stats(eng.store, &full);
 	region_counts(&full.regions, &full.managed_bytes);
 	full.faults = atomic_load(&eng.cnt.faults);
@@ -365,6 +434,10 @@ ZSWAP_EXPORT int zswap_stats(struct zswap_stats *st, size_t size)
 	full.events_unmap = atomic_load(&eng.cnt.events_unmap);
 	full.events_remap = atomic_load(&eng.cnt.events_remap);
 	full.events_remove = atomic_load(&eng.cnt.events_remove);
+	if (running) {
+		pthread_rwlock_unlock(&eng.ev_lock);
+		engine_sigrestore(&old);
+	}
 	full.size = size < sizeof(full) ? size : sizeof(full);
 	memcpy(st, &full, full.size);
 	return 0;

@@ -78,6 +78,7 @@ int engine_pageout(uintptr_t addr, size_t len);
 void engine_cold(uintptr_t addr, size_t len);
 void engine_locking(uintptr_t addr, size_t len);
 void engine_unlocked(uintptr_t addr, size_t len);
-void engine_lock_all(int flags);
+int engine_mlockall(int flags);
+int engine_munlockall(void);
 
 #endif

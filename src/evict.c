@@ -42,6 +42,11 @@
 
 #define EVICT_BATCH 512			/* pages per batch: 2 MiB of staging */
 #define EVICT_STAGES 4
+#define EVICT_BUSY 64			/* runs of shared pages per batch given a second chance */
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
 
 struct evict_page {
 	struct slot_array *arr;		/* referenced */
@@ -56,6 +61,9 @@ struct evict_stage {
 	pthread_mutex_t lock;
 	uintptr_t base;			/* EVICT_BATCH pages, registered (WP) */
 	size_t n;			/* pages staged */
+	size_t nbusy;			/* pages MOVE found shared (EBUSY) */
+	bool busy_retry;		/* this batch is the second chance */
+	struct { uintptr_t start, end; } busy[EVICT_BUSY];
 	struct page_region vec[EVICT_BATCH];
 	struct evict_page pages[EVICT_BATCH];
 };
@@ -142,8 +150,9 @@ static bool evict_register(const struct region_ref *ref)
 	}
 	rc = uf_register(eng.uffd, ref->start, len, 0);
 	if (rc == -EBUSY) {
-		/* The program has its own userfaultfd there. */
-		region_set_unmanageable(ref->start, ref->end, false);
+		/* The program has its own userfaultfd there: leave the region
+		 * alone now, and try again at the next eviction (the program
+		 * may have unregistered it by then). */
 		return false;
 	}
 	if (rc < 0) {
@@ -210,8 +219,24 @@ static int evict_move_run(struct evict_stage *st, const struct region_ref *ref,
 			single = true;
 			continue;
 		}
-		/* EBUSY: shared with a child or pinned; ENOENT: gone meanwhile;
-		 * EINVAL: not movable (locked, protected). Leave it. */
+		/* EBUSY: shared (with a child, or still marked so after the
+		 * child left: a page is exclusive again only once written) or
+		 * pinned: try once more after breaking the sharing. ENOENT: gone
+		 * meanwhile; EINVAL: not movable (locked, protected). Leave it. */
+		uintptr_t at = addr + (done << ZS_PAGE_SHIFT);
+		if (r == -EBUSY && !st->busy_retry && st->nbusy && st->busy[st->nbusy - 1].end == at) {
+			st->busy[st->nbusy - 1].end = at + ZS_PAGE_SIZE;
+			evict_unclaim(&ref->arr->slots[idx + done]);
+			done++;
+			continue;
+		}
+		if (r == -EBUSY && !st->busy_retry && st->nbusy < EVICT_BUSY) {
+			st->busy[st->nbusy].start = at;
+			st->busy[st->nbusy++].end = at + ZS_PAGE_SIZE;
+			evict_unclaim(&ref->arr->slots[idx + done]);
+			done++;
+			continue;
+		}
 		if (r == -EEXIST) {
 			static _Atomic int said;
 			if (!atomic_exchange(&said, 1))
@@ -376,10 +401,13 @@ void evict_range(uintptr_t start, uintptr_t end)
 	atomic_fetch_add(&eng.cnt.evict_calls, 1);
 	pthread_rwlock_rdlock(&eng.evict_gate);
 	st = evict_stage_get();
+	st->busy_retry = false;
 	while (cur < end) {
 		struct region_ref ref;
 		uintptr_t next = cur;
 		int rc = 0;
+
+		st->nbusy = 0;
 
 		pthread_rwlock_rdlock(&eng.ev_lock);
 		if (!region_lookup(cur, &ref, true)) {
@@ -403,6 +431,17 @@ void evict_range(uintptr_t start, uintptr_t end)
 			evict_finish(st);
 		if (rc == -EAGAIN)
 			evict_pause();
+		if (st->nbusy) {
+			/* Make the shared pages exclusive the way a write would, but
+			 * without touching their contents (a concurrent writer's data
+			 * is never at risk), then take the batch once more. */
+			for (size_t i = 0; i < st->nbusy; i++)
+				syscall(SYS_madvise, st->busy[i].start, st->busy[i].end - st->busy[i].start,
+					MADV_POPULATE_WRITE);
+			st->busy_retry = true;
+			continue;
+		}
+		st->busy_retry = false;
 		cur = next > end ? end : next;
 	}
 	pthread_mutex_unlock(&st->lock);

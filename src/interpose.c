@@ -103,6 +103,13 @@ ZSWAP_EXPORT int munlock(const void *addr, size_t len)
 ZSWAP_EXPORT int mlockall(int flags)
 {
 	if (engine_running())
-		engine_lock_all(flags);
+		return engine_mlockall(flags);
 	return (int)syscall(SYS_mlockall, flags);
+}
+
+ZSWAP_EXPORT int munlockall(void)
+{
+	if (engine_running())
+		return engine_munlockall();
+	return (int)syscall(SYS_munlockall);
 }

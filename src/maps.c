@@ -84,6 +84,7 @@ static bool maps_parse_line(const char *p, const char *end, struct maps_vma *v)
 	bool no_path = plen == 0;
 	v->heap = plen == 6 && memcmp(q, "[heap]", 6) == 0;
 	bool named_anon = plen > 6 && memcmp(q, "[anon:", 6) == 0;
+	v->special = plen > 2 && q[0] == '[' && q[1] == 'v';
 	v->anon_rw_private = perm[0] == 'r' && perm[1] == 'w' && perm[3] == 'p' &&
 			     dev_zero && inode_zero && (no_path || v->heap || named_anon);
 	return true;
@@ -190,4 +191,14 @@ bool maps_range_anon_rw(uintptr_t start, uintptr_t end)
 	rc = maps_walk(maps_range_fn, &a);
 	pthread_mutex_unlock(&maps_lock);
 	return rc == 1;
+}
+
+int maps_for_each(int (*fn)(const struct maps_vma *vma, void *arg), void *arg)
+{
+	int rc;
+
+	pthread_mutex_lock(&maps_lock);
+	rc = maps_walk(fn, arg);
+	pthread_mutex_unlock(&maps_lock);
+	return rc == -ENOENT ? 0 : rc;
 }

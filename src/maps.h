@@ -16,6 +16,7 @@ struct maps_vma {
 	uintptr_t start, end;
 	bool anon_rw_private;	/* rw-p, no file, not a stack or special mapping */
 	bool heap;		/* [heap] */
+	bool special;		/* [vvar], [vdso], [vsyscall]...: not the program's memory */
 };
 
 int maps_init(void);
@@ -23,6 +24,11 @@ int maps_init(void);
 /* Find the mapping containing addr. 0, or -ENOENT when addr is not mapped
  * (vma->end is then the start of the next mapping), or -errno. */
 int maps_find(uintptr_t addr, struct maps_vma *vma);
+
+/* Call fn for every mapping in address order until it returns non-zero
+ * (which is returned; 0 after the last one, -errno if the file cannot be
+ * read). fn must not call back into maps_*. */
+int maps_for_each(int (*fn)(const struct maps_vma *vma, void *arg), void *arg);
 
 /* True if [start, end) is entirely covered by private anonymous rw mappings. */
 bool maps_range_anon_rw(uintptr_t start, uintptr_t end);

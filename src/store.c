@@ -72,7 +72,6 @@ struct store_ws {
 	pthread_mutex_t lock;
 	struct comp_ws comp;
 	uint8_t *buf;			/* COMP_BUF_SIZE bytes of compressed output */
-	uint32_t seq;			/* pool choice, ZSWAP_NR_POOLS mode */
 	uint32_t events;		/* pool size changes seen through this workspace */
 	struct store_counters c;
 } __attribute__((aligned(64)));
@@ -242,15 +241,14 @@ static bool store_grew_past_limit(struct zswap_store *s, struct store_ws *w, uns
 	return s->cfg.mem_limit && used > s->cfg.mem_limit;
 }
 
-/* The pool for the next store. The kernel hashed the entry's address; a
- * per-workspace sequence mixed with the workspace's index spreads stores
- * from concurrent threads over the pools just as well. */
-static unsigned int store_pick_pool(struct zswap_store *s, struct store_ws *w)
+/* The pool for the next store: the workspace's own. A thread keeps its
+ * workspace, so each storing thread fills its own pool: concurrent stores
+ * never meet on a class lock, and a lone thread's pages are not scattered
+ * over partly filled zspages in every pool (which a per-page hash, like the
+ * kernel's hash of the entry address, does: measured in docs/bench/pool.md). */
+static unsigned int store_pick_pool(const struct zswap_store *s, const struct store_ws *w)
 {
-	if (s->nr_pools == 1)
-		return 0;
-	uint64_t h = store_mix(((uint64_t)(w - s->ws) << 32) | w->seq++);
-	return (unsigned int)(((h & 0xffffffffULL) * s->nr_pools) >> 32);
+	return (unsigned int)(w - s->ws) % s->nr_pools;
 }
 
 static void store_entry_clear(struct zswap_entry *e)

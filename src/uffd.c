@@ -163,16 +163,3 @@ int uf_wake(int fd, uintptr_t start, size_t len)
 
 	return ioctl(fd, UFFDIO_WAKE, &r) < 0 ? -errno : 0;
 }
-
-int uf_events_pending(int fd, uintptr_t addr)
-{
-	/* mwriteprotect_range() checks mmap_changing before it looks at the
-	 * range: EAGAIN means an event is pending; on our MISSING-only
-	 * registrations it otherwise fails with ENOENT and changes nothing. */
-	struct uffdio_writeprotect w = {
-		.range = { .start = addr & ~(uintptr_t)4095, .len = 4096 },
-		.mode = 0,
-	};
-
-	return ioctl(fd, UFFDIO_WRITEPROTECT, &w) < 0 && errno == EAGAIN;
-}

@@ -59,8 +59,4 @@ long uf_move(int fd, uintptr_t dst, uintptr_t src, size_t len);
 /* Wake threads waiting on [start, start+len). */
 int uf_wake(int fd, uintptr_t start, size_t len);
 
-/* True while an UNMAP/REMAP/REMOVE event is pending on fd (the kernel's
- * mmap_changing), probed with a no-op UFFDIO_WRITEPROTECT at addr. */
-int uf_events_pending(int fd, uintptr_t addr);
-
 #endif

@@ -8,9 +8,12 @@
  *              intact; after munlock the range is evictable again;
  *   onfault    mlock2(MLOCK_ONFAULT): pages become locked as they are
  *              touched, and locked pages are never evicted;
- *   mlockall   mlockall(MCL_CURRENT | MCL_FUTURE): nothing is evicted, a
- *              mapping made afterwards included; after munlockall eviction
- *              works again.
+ *   mlockall   mlockall(MCL_CURRENT | MCL_FUTURE), bounded by RLIMIT_MEMLOCK
+ *              (see bound_locking): it must succeed as it does without the
+ *              library; nothing is evicted, a mapping made afterwards
+ *              included; after munlockall eviction works again;
+ *   mlockall-onfault  the same with MCL_ONFAULT (nothing is populated, so
+ *              no bound is needed): pages lock as they are touched.
  * The answers of madvise(MADV_PAGEOUT) over locked memory are printed: the
  * same with and without the library (the kernel refuses locked ranges).
  *
@@ -18,6 +21,7 @@
  */
 #include "prog_common.h"
 
+#include <linux/capability.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 
@@ -116,35 +120,100 @@ static void case_onfault(void)
 	munmap(p, LEN);
 }
 
-static void case_mlockall(void)
+/*
+ * mlockall populates and pins every mapping of the process; a library that
+ * reserves large ranges would have them all made resident (this test once
+ * had the OOM killer take 24 GiB). So the lock is bounded: RLIMIT_MEMLOCK at
+ * most 256 MiB (or lower if the hard limit is lower) and CAP_IPC_LOCK
+ * dropped, so the kernel enforces the limit for mlockall (on the whole
+ * address space) and for every later mapping. Returns the limit.
+ */
+static size_t bound_locking(void)
 {
-	char *p = pc_map(LEN);
+	struct rlimit rl;
 
-	pc_fill_range(p, NPAGES, PC_TEXT, 4);
-	if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0)
-		pc_fail("mlockall: %s", strerror(errno));
-	pageout_locked("MADV_PAGEOUT after mlockall", p, NPAGES, 0, NPAGES, false);
-	char *q = pc_map(LEN);	/* MCL_FUTURE: locked (and populated) at once */
-	pc_fill_range(q, NPAGES, PC_TEXT, 5);
-	pageout_locked("MADV_PAGEOUT of a mapping made after mlockall", q, NPAGES, 0, NPAGES, false);
-	pageout_locked("zswap_pageout of a mapping made after mlockall", q, NPAGES, 0, NPAGES, true);
-	pc_expect_range("mlockall: old mapping", p, NPAGES, PC_TEXT, 4);
-	pc_expect_range("mlockall: new mapping", q, NPAGES, PC_TEXT, 5);
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) != 0)
+		pc_fail("getrlimit: %s", strerror(errno));
+	if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 256 * PC_MIB)
+		rl.rlim_max = 256 * PC_MIB;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) != 0)
+		pc_fail("setrlimit RLIMIT_MEMLOCK: %s", strerror(errno));
+	if (geteuid() == 0) {
+		struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+		struct __user_cap_data_struct data[2];
+		if (syscall(SYS_capget, &hdr, data) != 0)
+			pc_fail("capget: %s", strerror(errno));
+		data[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
+		data[CAP_IPC_LOCK / 32].permitted &= ~(1u << (CAP_IPC_LOCK % 32));
+		data[CAP_IPC_LOCK / 32].inheritable &= ~(1u << (CAP_IPC_LOCK % 32));
+		if (syscall(SYS_capset, &hdr, data) != 0)
+			pc_fail("capset (dropping CAP_IPC_LOCK): %s", strerror(errno));
+	}
+	return rl.rlim_cur;
+}
+
+static long vm_size_mb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmSize: %ld kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb / 1024;
+}
+
+/* mlockall(MCL_CURRENT | MCL_FUTURE [| MCL_ONFAULT]) over mappings of
+ * npages each (small enough for the bounded lock limit). */
+static void case_mlockall(bool onfault, size_t npages)
+{
+	size_t len = npages * PC_PAGE;
+	char *p = pc_map(len);
+	int flags = MCL_CURRENT | MCL_FUTURE | (onfault ? MCL_ONFAULT : 0);
+	char what[160];
+
+	pc_fill_range(p, npages, PC_TEXT, 4);
+	if (!onfault) {
+		size_t limit = bound_locking();
+		pc_info("mlockall: RLIMIT_MEMLOCK %zu KiB, VmSize %ld MiB", limit >> 10, vm_size_mb());
+	}
+	errno = 0;
+	int rc = mlockall(flags);
+	report(onfault ? "mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)" : "mlockall(MCL_CURRENT | MCL_FUTURE)", rc, errno);
+	if (rc != 0)
+		pc_fail("mlockall failed: %s (VmSize of the process: %ld MiB; RLIMIT_MEMLOCK bounds the whole address space"
+			" for MCL_CURRENT)", strerror(errno), vm_size_mb());
+	snprintf(what, sizeof(what), "MADV_PAGEOUT after mlockall%s", onfault ? " (MCL_ONFAULT)" : "");
+	pageout_locked(what, p, npages, 0, npages, false);
+	errno = 0;
+	char *q = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	report("mmap after mlockall(MCL_FUTURE)", q == MAP_FAILED ? -1 : 0, errno);
+	if (q == MAP_FAILED)
+		pc_fail("mmap after mlockall: %s", strerror(errno));
+	pc_fill_range(q, npages, PC_TEXT, 5);	/* MCL_FUTURE: locked */
+	pageout_locked("MADV_PAGEOUT of a mapping made after mlockall", q, npages, 0, npages, false);
+	pageout_locked("zswap_pageout of a mapping made after mlockall", q, npages, 0, npages, true);
+	pc_expect_range("mlockall: old mapping", p, npages, PC_TEXT, 4);
+	pc_expect_range("mlockall: new mapping", q, npages, PC_TEXT, 5);
 	if (munlockall() != 0)
 		pc_fail("munlockall: %s", strerror(errno));
-	size_t ev = pc_evict("after munlockall: old mapping", p, NPAGES, false);
+	size_t ev = pc_evict("after munlockall: old mapping", p, npages, false);
 	if (pc_managed())
-		PC_CHECK(ev == NPAGES, "after munlockall %zu of %zu pages were evicted", ev, NPAGES);
-	pc_expect_range("after munlockall: old mapping", p, NPAGES, PC_TEXT, 4);
-	char *r = pc_map(LEN);	/* made after munlockall: managed as usual */
-	pc_fill_range(r, NPAGES, PC_TEXT, 6);
-	ev = pc_evict("after munlockall: a new mapping", r, NPAGES, false);
+		PC_CHECK(ev == npages, "after munlockall %zu of %zu pages were evicted", ev, npages);
+	pc_expect_range("after munlockall: old mapping", p, npages, PC_TEXT, 4);
+	char *r = pc_map(len);	/* made after munlockall: managed as usual */
+	pc_fill_range(r, npages, PC_TEXT, 6);
+	ev = pc_evict("after munlockall: a new mapping", r, npages, false);
 	if (pc_managed())
-		PC_CHECK(ev == NPAGES, "a mapping made after munlockall: %zu of %zu pages evicted", ev, NPAGES);
-	pc_expect_range("after munlockall: a new mapping", r, NPAGES, PC_TEXT, 6);
-	munmap(p, LEN);
-	munmap(q, LEN);
-	munmap(r, LEN);
+		PC_CHECK(ev == npages, "a mapping made after munlockall: %zu of %zu pages evicted", ev, npages);
+	pc_expect_range("after munlockall: a new mapping", r, npages, PC_TEXT, 6);
+	munmap(p, len);
+	munmap(q, len);
+	munmap(r, len);
 }
 
 int main(int argc, char **argv)
@@ -155,14 +224,16 @@ int main(int argc, char **argv)
 	pc_info("mode %s", pc_mode_name());
 	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 4 * LEN &&
 	    geteuid() != 0)
-		pc_skip("RLIMIT_MEMLOCK is %lu bytes and not root", (unsigned long)rl.rlim_cur);
+		pc_skip("RLIMIT_MEMLOCK is %lu bytes and not root (CAP_IPC_LOCK)", (unsigned long)rl.rlim_cur);
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "mlock") == 0)
 			case_mlock();
 		else if (strcmp(argv[i], "onfault") == 0)
 			case_onfault();
 		else if (strcmp(argv[i], "mlockall") == 0)
-			case_mlockall();
+			case_mlockall(false, 512);	/* 2 MiB: within an 8 MiB lock limit */
+		else if (strcmp(argv[i], "mlockall-onfault") == 0)
+			case_mlockall(true, NPAGES);
 		else
 			pc_fail("unknown case %s", argv[i]);
 		pc_expect_stored(argv[i], 0);

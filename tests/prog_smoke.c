@@ -7,6 +7,13 @@
  * zswap_stats() (found with dlsym) that the pages were stored and RSS fell,
  * reads everything back and verifies it, and checks that the store is empty
  * again (exclusive load). Exit 77 when the engine is not active here.
+ *
+ * With an argument it measures instead, and judges nothing (run it with and
+ * without LD_PRELOAD to compare):
+ *   prog_smoke refault [MiB]     per-page latency reading a just-paged-out range
+ *   prog_smoke pageout [MiB]     MADV_PAGEOUT cost per page
+ *   prog_smoke firsttouch [MiB]  first write to every page of a fresh mapping
+ *                                (under libzswap: registered, one page evicted first)
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -17,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "zswap.h"
@@ -72,10 +80,80 @@ static int check_page(const unsigned char *p, size_t idx)
 
 #define FAIL(...) do { fprintf(stderr, "prog_smoke: FAIL: " __VA_ARGS__); fputc('\n', stderr); exit(1); } while (0)
 
-int main(void)
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int measure(const char *what, size_t mib)
+{
+	size_t size = mib << 20, npages = size / PAGE;
+	unsigned char *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	const char *lib = p_active && p_active() ? "libzswap" : "kernel";
+
+	if (m == MAP_FAILED)
+		FAIL("mmap: %s", strerror(errno));
+	if (!strcmp(what, "firsttouch")) {
+		/* Under libzswap, one eviction registers the whole mapping. */
+		m[0] = 1;
+		madvise(m, PAGE, MADV_PAGEOUT);
+		double t0 = now_us();
+		for (size_t i = 0; i < npages; i++)
+			m[i * PAGE] = 1;
+		double t1 = now_us();
+		printf("firsttouch %s: %zu MiB in %.1f ms (%.3f us/page)\n", lib, mib,
+		       (t1 - t0) / 1e3, (t1 - t0) / (double)npages);
+		return 0;
+	}
+	for (size_t i = 0; i < npages; i++)
+		fill_page(m + i * PAGE, i);
+	double t0 = now_us();
+	madvise(m, size, MADV_PAGEOUT);
+	double t1 = now_us();
+	if (!strcmp(what, "pageout")) {
+		printf("pageout %s: %zu pages in %.1f ms (%.2f us/page)\n", lib, npages,
+		       (t1 - t0) / 1e3, (t1 - t0) / (double)npages);
+		return 0;
+	}
+	if (strcmp(what, "refault"))
+		FAIL("unknown measurement %s", what);
+	double *lat = mmap(NULL, npages * sizeof(double), PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	volatile unsigned char sink = 0;
+	double start = now_us();
+	for (size_t i = 0; i < npages; i++) {
+		double a = now_us();
+		sink ^= m[i * PAGE + 64];
+		lat[i] = now_us() - a;
+	}
+	double total = now_us() - start;
+	(void)sink;
+	qsort(lat, npages, sizeof(double), cmp_double);
+	printf("refault %s: %zu pages, p50 %.1f us, p90 %.1f us, p99 %.1f us, mean %.2f us/page\n",
+	       lib, npages, lat[npages / 2], lat[npages * 9 / 10], lat[npages * 99 / 100],
+	       total / (double)npages);
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	struct zswap_stats st, st2;
 	size_t npages = SIZE / PAGE;
+
+	if (argc > 1) {
+		p_active = (int (*)(void))dlsym(RTLD_DEFAULT, "zswap_active");
+		return measure(argv[1], argc > 2 ? strtoul(argv[2], NULL, 0) : 64);
+	}
 
 	p_stats = (int (*)(struct zswap_stats *, size_t))dlsym(RTLD_DEFAULT, "zswap_stats");
 	p_active = (int (*)(void))dlsym(RTLD_DEFAULT, "zswap_active");

@@ -5,7 +5,7 @@
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/..}/tests/eng_lib.sh"
 
 prog=$(eng_prog prog_mlock)
-for c in mlock onfault mlockall; do
+for c in mlock onfault mlockall mlockall-onfault; do
 	eng_compare_run "mlock-$c" "$prog" "$c"
 done
 eng_finish

@@ -7,7 +7,7 @@
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/..}/tests/eng_lib.sh"
 
 prog=$(eng_prog prog_spawn)
-for c in spawn system vfork fork forkthreads cloexec; do
+for c in spawn system vfork fork forkevict forkthreads cloexec; do
 	eng_compare_run "spawn-$c" "$prog" "$c"
 done
 eng_compare_run spawn-exec "$prog" exec

@@ -17,6 +17,7 @@ extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
 extern void *__libc_memalign(size_t, size_t);
 extern void __libc_free(void *);
+void *memalign(size_t a, size_t n);	/* <malloc.h> has it; keep this file to <stdlib.h> */
 
 _Atomic int tp_mcount_on;
 _Atomic unsigned long tp_mcount;

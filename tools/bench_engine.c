@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "zswap.h"
@@ -81,6 +82,33 @@ static void read_word(const char *path, char *buf, size_t cap)
 	if (fgets(buf, (int)cap, f))
 		buf[strcspn(buf, "\n")] = '\0';
 	fclose(f);
+}
+
+/* This process's swapped-out memory (VmSwap), in pages: unlike the global
+ * counters it cannot include anyone else's pages. */
+static long long vmswap_pages(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	long long kb = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmSwap: %lld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb < 0 ? -1 : kb / 4;
+}
+
+/* Involuntary context switches so far: a timed loop that was preempted
+ * (other work on this 2-CPU machine) shows it here. */
+static long nivcsw(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return ru.ru_nivcsw;
 }
 
 static void kstate_read(struct kstate *k)
@@ -257,9 +285,11 @@ static int bench_refault(const struct opts *o)
 	kstate_read(&k1);
 	lz_stats(&s1);
 	resident = resident_pages(map, npages);
+	long long swapped = vmswap_pages();
 
 	/* Read back, timing the first touch of each page. */
 	warm_init(&warm, o->warm);
+	long cs0 = nivcsw();
 	uint64_t r0 = bench_now_ns();
 	for (size_t i = 0; i < npages; i++) {
 		volatile uint64_t *p = (volatile uint64_t *)(map + order[i] * BENCH_PAGE);
@@ -270,6 +300,7 @@ static int bench_refault(const struct opts *o)
 		lat[i] = (uint32_t)(bench_now_ns() - a);
 	}
 	uint64_t wall_ns = bench_now_ns() - r0;
+	long cs = nivcsw() - cs0;
 	uint64_t read_ns = sum_ns(lat, npages);
 	warm_fini(&warm);
 	kstate_read(&k2);
@@ -306,14 +337,15 @@ static int bench_refault(const struct opts *o)
 
 		if (stored > 0 && pool > 0)
 			ratio = (double)stored * BENCH_PAGE / (double)pool;
-		printf(" stored_pages=%lld zswpout=%lld pswpout=%lld ratio=%.2f zswpin=%lld pswpin=%lld",
-		       stored, k1.zswpout - k0.zswpout, k1.pswpout - k0.pswpout, ratio,
+		printf(" stored_pages=%lld vmswap_pages=%lld zswpout=%lld pswpout=%lld ratio=%.2f"
+		       " zswpin=%lld pswpin=%lld",
+		       stored, swapped, k1.zswpout - k0.zswpout, k1.pswpout - k0.pswpout, ratio,
 		       k2.zswpin - k1.zswpin, k2.pswpin - k1.pswpin);
 	}
 	printf(" read_ms=%.1f wall_ms=%.1f p50_us=%.2f p90_us=%.2f p99_us=%.2f p999_us=%.2f max_us=%.1f mean_us=%.2f"
-	       " timer_ns=%llu bad_pages=%zu\n",
+	       " nivcsw=%ld timer_ns=%llu bad_pages=%zu\n",
 	       read_ns / 1e6, wall_ns / 1e6, pct.p50, pct.p90, pct.p99, pct.p999, pct.max, pct.mean,
-	       (unsigned long long)bench_timer_overhead_ns(), bad);
+	       cs, (unsigned long long)bench_timer_overhead_ns(), bad);
 	fflush(stdout);
 	munmap(map, o->size);
 	if (bad)
@@ -350,12 +382,14 @@ static int bench_firsttouch(const struct opts *o)
 	lz_stats(&s0);
 
 	warm_init(&warm, o->warm);
+	long cs0 = nivcsw();
 	for (size_t i = 0; i < npages; i++) {
 		warm_chunk(&warm, i);
 		uint64_t a = bench_now_ns();
 		memset(map + i * BENCH_PAGE, (int)(i & 0xff) | 1, BENCH_PAGE);
 		lat[i] = (uint32_t)(bench_now_ns() - a);
 	}
+	long cs = nivcsw() - cs0;
 	uint64_t total_ns = sum_ns(lat, npages);
 	warm_fini(&warm);
 	lz_stats(&s1);
@@ -383,7 +417,7 @@ static int bench_firsttouch(const struct opts *o)
 		       (unsigned long long)s1.evicted_pages,
 		       (unsigned long long)(s1.faults - s0.faults),
 		       (unsigned long long)(s1.zero_fill_pages - s0.zero_fill_pages));
-	printf(" bad_pages=%zu\n", bad);
+	printf(" nivcsw=%ld bad_pages=%zu\n", cs, bad);
 	fflush(stdout);
 	munmap(map, o->size + FT_TAIL);
 	if (bad)

@@ -16,9 +16,15 @@
 # runs, and the libzswap/kernel ratios computed run by run (each pair measured
 # seconds apart) with their median and spread.
 #
+# The machine is shared and has 2 CPUs: before each measurement the script
+# waits (up to --idle-wait seconds, default 30) for a moment when nothing else
+# is runnable, and every result records the involuntary context switches of
+# its timed loop (nivcsw): a preempted run shows it.
+#
 # Usage: tools/bench_engine.sh [--runs N] [--builddir DIR] [--out DIR]
 #                              [--refault-size 256M] [--firsttouch-size 1G]
 #                              [--only refault|firsttouch|rtt] [--no-kernel]
+#                              [--idle-wait SECONDS]
 # Needs root for the kernel side (swapon); swap is on only while a kernel-side
 # run is going, and scripts/kernel-zswap.sh always turns it off again.
 set -u
@@ -31,6 +37,7 @@ refault_size=256M
 ft_size=1G
 only=
 kernel=1
+idle_wait=30
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -41,6 +48,7 @@ while [ $# -gt 0 ]; do
 	--firsttouch-size) ft_size=${2:?}; shift 2 ;;
 	--only) only=${2:?}; shift 2 ;;
 	--no-kernel) kernel=0; shift ;;
+	--idle-wait) idle_wait=${2:?}; shift 2 ;;
 	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench_engine.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
 	esac
@@ -62,9 +70,32 @@ for v in $(env | sed -n 's/^\(ZSWAP_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; do
 say() { echo "bench_engine.sh: $*" >&2; }
 want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 
+# Wait until nothing else is runnable for half a second (the 4th field of
+# /proc/loadavg counts runnable threads, this shell included), at most
+# idle_wait seconds. Returns 1 when no quiet moment came.
+quiet() {
+	t=0 calm=0
+	while [ $t -lt $((idle_wait * 10)) ]; do
+		read -r _ _ _ rq _ < /proc/loadavg
+		if [ "${rq%/*}" -le 1 ]; then
+			calm=$((calm + 1))
+			[ $calm -ge 5 ] && return 0
+		else
+			calm=0
+		fi
+		sleep 0.1
+		t=$((t + 1))
+	done
+	return 1
+}
+
 # run LABEL RUN COMMAND...: keep the RESULT lines, tagged; show failures.
 run() {
 	label=$1 n=$2; shift 2
+	if [ "$idle_wait" -gt 0 ] && ! quiet; then
+		say "$label run $n: no quiet moment in ${idle_wait}s (other work running): measuring anyway"
+		echo "$label $n busy=1" >> "$out/busy.txt"
+	fi
 	if "$@" > "$out/last.out" 2> "$out/last.err"; then :; else
 		say "$label run $n failed (exit $?):"; tail -n 5 "$out/last.err" >&2
 	fi
@@ -136,6 +167,7 @@ while [ $i -le "$runs" ]; do
 		fi
 	fi
 	if want rtt && [ -x "$rtt" ]; then
+		[ "$idle_wait" -gt 0 ] && quiet
 		"$rtt" > "$out/last.out" 2> "$out/last.err"
 		sed -n 's/^RESULT \(.*handler=\([a-z]*\) placement=\([a-z-]*\).*\)/rtt-\2-\3 '"$i"' \1/p' \
 			"$out/last.out" | sed 's/^rtt-none-- /rtt-baseline-anon-fault /' >> "$raw"
@@ -182,29 +214,29 @@ function fmt(x) { return (x >= 100) ? sprintf("%.0f", x) : (x >= 10) ? sprintf("
 END {
 	print "## Per configuration: median (min..max) over " runs " runs"
 	print ""
-	print "| configuration | pageout us/page | refault p50 us | p90 us | p99 us | mean us | paged out | stored | ratio |"
-	print "|---|---|---|---|---|---|---|---|---|"
+	print "| configuration | pageout us/page | refault p50 us | p90 us | p99 us | mean us | paged out | stored | ratio | nivcsw |"
+	print "|---|---|---|---|---|---|---|---|---|---|"
 	for (i = 1; i <= nl; i++) if (names[i] ~ /^refault/) {
 		l = names[i]
 		print "| " l " | " stat(l, "pageout_us_per_page") " | " stat(l, "p50_us") " | " stat(l, "p90_us") \
 		      " | " stat(l, "p99_us") " | " stat(l, "mean_us") " | " stat(l, "paged_out") \
-		      " | " stat(l, "stored_pages") " | " stat(l, "ratio") " |"
+		      " | " stat(l, "stored_pages") " | " stat(l, "ratio") " | " stat(l, "nivcsw") " |"
 	}
 	print ""
-	print "| configuration | first touch us/page (total/pages) | p50 us | p99 us | total ms |"
-	print "|---|---|---|---|---|"
+	print "| configuration | first touch us/page (total/pages) | p50 us | p99 us | total ms | nivcsw |"
+	print "|---|---|---|---|---|---|"
 	for (i = 1; i <= nl; i++) if (names[i] ~ /^firsttouch/) {
 		l = names[i]
 		print "| " l " | " stat(l, "us_per_page") " | " stat(l, "p50_us") " | " stat(l, "p99_us") \
-		      " | " stat(l, "total_ms") " |"
+		      " | " stat(l, "total_ms") " | " stat(l, "nivcsw") " |"
 	}
 	print ""
-	print "| userfaultfd round trip | p50 us | p90 us | p99 us | resolving ioctl p50 us |"
-	print "|---|---|---|---|---|"
+	print "| userfaultfd round trip | p50 us | p90 us | p99 us | resolving ioctl p50 us | nivcsw |"
+	print "|---|---|---|---|---|---|"
 	for (i = 1; i <= nl; i++) if (names[i] ~ /^rtt/) {
 		l = names[i]
 		print "| " l " | " stat(l, "p50_us") " | " stat(l, "p90_us") " | " stat(l, "p99_us") \
-		      " | " stat(l, "ioctl_p50_us") " |"
+		      " | " stat(l, "ioctl_p50_us") " | " stat(l, "nivcsw") " |"
 	}
 	print ""
 	print "## Ratios, computed run by run: median (min..max)"
@@ -223,6 +255,12 @@ END {
 	print "- first touch, libzswap registered / no library: " ratio("firsttouch-libzswap-registered", pf, "us_per_page")
 	print "- first touch, control (no library, tail paged out) / no library: " ratio("firsttouch-plain-registered", pf, "us_per_page")
 }' "$raw" > "$out/summary.md"
+
+echo "loadavg at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/machine.txt"
+if [ -s "$out/busy.txt" ]; then
+	echo "measured with other work runnable (no quiet moment within ${idle_wait}s):" \
+	     "$(wc -l < "$out/busy.txt") of the measurements, listed in $out/busy.txt" >> "$out/summary.md"
+fi
 
 # kernel-zswap.sh restores the machine after every kernel-side run; check.
 if tail -n +2 /proc/swaps | grep -q .; then

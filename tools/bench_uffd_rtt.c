@@ -31,6 +31,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -142,9 +143,22 @@ static char *map_anon(size_t len)
 	return p;
 }
 
-/* Touch every page of map in order; per-page latencies after the warm-up. */
-static void touch_pages(char *map, size_t npages, uint32_t *lat)
+/* Involuntary context switches of the calling thread: preemption by other
+ * work on this 2-CPU machine shows up here. */
+static long nivcsw(void)
 {
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return ru.ru_nivcsw;
+}
+
+/* Touch every page of map in order; per-page latencies after the warm-up.
+ * Returns the faulting thread's involuntary context switches meanwhile. */
+static long touch_pages(char *map, size_t npages, uint32_t *lat)
+{
+	long cs0 = nivcsw();
+
 	for (size_t i = 0; i < npages; i++) {
 		volatile char *p = map + i * BENCH_PAGE;
 		uint64_t a = bench_now_ns();
@@ -154,6 +168,7 @@ static void touch_pages(char *map, size_t npages, uint32_t *lat)
 		if (i >= WARMUP)
 			lat[i - WARMUP] = (uint32_t)d;
 	}
+	return nivcsw() - cs0;
 }
 
 static void print_pct(const char *what, uint32_t *lat, size_t n)
@@ -173,11 +188,11 @@ static void run_baseline(size_t npages, int fault_cpu)
 	if (!lat)
 		bench_die("out of memory");
 	bench_pin(fault_cpu);
-	touch_pages(map, npages, lat);
+	long cs = touch_pages(map, npages, lat);
 	printf("RESULT bench=uffd_rtt handler=none placement=- resolve=kernel-anon-fault fault_cpu=%d"
 	       " faults=%zu", fault_cpu, npages - WARMUP);
 	print_pct("", lat, npages - WARMUP);
-	printf("\n");
+	printf(" nivcsw=%ld\n", cs);
 	fflush(stdout);
 	munmap(map, npages * BENCH_PAGE);
 	free(lat);
@@ -217,7 +232,7 @@ static int run_one(size_t npages, enum handler_mode hm, int fault_cpu, int handl
 	err = pthread_create(&th, NULL, handler, &r);
 	if (err)
 		bench_die("pthread_create: %s", strerror(err));
-	touch_pages(map, npages, lat);
+	long cs = touch_pages(map, npages, lat);
 
 	atomic_store_explicit(&r.stop, 1, memory_order_release);
 	/* A blocked handler sleeps in read(): a cancellation point. */
@@ -235,7 +250,7 @@ static int run_one(size_t npages, enum handler_mode hm, int fault_cpu, int handl
 	print_pct("", lat, npages - WARMUP);
 	size_t served = atomic_load(&r.served);
 	print_pct("ioctl_", r.resolve_ns + WARMUP, served > WARMUP ? served - WARMUP : 0);
-	printf("\n");
+	printf(" nivcsw=%ld\n", cs);
 	fflush(stdout);
 
 	close(r.uffd);

@@ -42,6 +42,16 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* CPU time of the calling thread: what (a) compares, so that other
+ * programs sharing the machine's two CPUs do not bias one side. */
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static double dmin(double a, double b)
 {
 	return a < b ? a : b;
@@ -115,7 +125,7 @@ static void bench_vs_lz4(const char *name, const struct sp_set *set)
 	void *state = aligned_alloc(64, ((size_t)LZ4_sizeofState() + 63) & ~(size_t)63);
 	struct zswap_entry *e = calloc(CHUNK, sizeof(*e));
 	static uint8_t out[SP_PAGE] __attribute__((aligned(64)));
-	double best[4] = { 1e9, 1e9, 1e9, 1e9 };
+	double best[4] = { 1e9, 1e9, 1e9, 1e9 }, best_wall[2] = { 1e9, 1e9 };
 	size_t cbytes = 0;
 
 	if (!cbuf || !clen || !state || !e) {
@@ -123,61 +133,67 @@ static void bench_vs_lz4(const char *name, const struct sp_set *set)
 		exit(1);
 	}
 	memset(cbuf, 0, CHUNK * bound);
-	printf("(a) %s, %zu pages, one thread, lz4, order 2, 1 pool, class locks: time per page\n\n",
+	printf("(a) %s, %zu pages, one thread, lz4, order 2, 1 pool, class locks: CPU time per page "
+	       "(the thread's own, system time included); last column the same ratio in wall time\n\n",
 	       name, n);
-	printf("| round | lz4 compress | lz4 decompress | store | load | store+load / compress+decompress |\n");
-	printf("|---|---|---|---|---|---|\n");
+	printf("| round | lz4 compress | lz4 decompress | store | load | store+load / compress+decompress | wall-time ratio |\n");
+	printf("|---|---|---|---|---|---|---|\n");
 	for (unsigned int r = 0; r < rounds; r++) {
 		/* One store for the round, as a program keeps one: its pool is
 		 * warm after the first chunk, as the compressor's buffer is. */
 		struct zswap_store *s = mk(ZSWAP_COMP_LZ4, 0, 2, ZS_LOCK_CLASS, 1);
-		double t[4] = { 0, 0, 0, 0 };
+		double t[4] = { 0, 0, 0, 0 }, w[2] = { 0, 0 };
 
 		cbytes = 0;
 		for (size_t c0 = 0; c0 < n; c0 += CHUNK) {
 			size_t c1 = c0 + CHUNK < n ? c0 + CHUNK : n;
 
 			for (int side = 0; side < 2; side++) {
-				double t0;
+				double t0, w0 = now();
 
 				if ((side ^ (int)(c0 / CHUNK)) & 1) {
-					t0 = now();
+					t0 = cpu_now();
 					for (size_t i = c0; i < c1; i++) {
 						clen[i - c0] = LZ4_compress_fast_extState(state, sp_page(set, i),
 							(char *)cbuf + (i - c0) * bound, SP_PAGE, (int)bound, 1);
 						cbytes += (size_t)clen[i - c0];
 					}
-					t[0] += now() - t0;
-					t0 = now();
+					t[0] += cpu_now() - t0;
+					t0 = cpu_now();
 					for (size_t i = c0; i < c1; i++)
 						if (LZ4_decompress_safe((char *)cbuf + (i - c0) * bound, (char *)out,
 									clen[i - c0], SP_PAGE) != SP_PAGE)
 							exit(2);
-					t[1] += now() - t0;
+					t[1] += cpu_now() - t0;
+					w[0] += now() - w0;
 				} else {
-					t0 = now();
+					t0 = cpu_now();
 					for (size_t i = c0; i < c1; i++)
 						if (zswap_store_page(s, sp_page(set, i), &e[i - c0]))
 							exit(3);
-					t[2] += now() - t0;
-					t0 = now();
+					t[2] += cpu_now() - t0;
+					t0 = cpu_now();
 					for (size_t i = c0; i < c1; i++)
 						if (zswap_load_page(s, &e[i - c0], out))
 							exit(4);
-					t[3] += now() - t0;
+					t[3] += cpu_now() - t0;
+					w[1] += now() - w0;
 				}
 			}
 		}
 		zswap_store_destroy(s);
-		printf("| %u | %.2f us | %.2f us | %.2f us | %.2f us | %.3f |\n", r + 1,
+		printf("| %u | %.2f us | %.2f us | %.2f us | %.2f us | %.3f | %.3f |\n", r + 1,
 		       t[0] * 1e6 / (double)n, t[1] * 1e6 / (double)n, t[2] * 1e6 / (double)n,
-		       t[3] * 1e6 / (double)n, (t[2] + t[3]) / (t[0] + t[1]));
+		       t[3] * 1e6 / (double)n, (t[2] + t[3]) / (t[0] + t[1]), w[1] / w[0]);
+		best_wall[0] = dmin(best_wall[0], w[0]);
+		best_wall[1] = dmin(best_wall[1], w[1]);
 		for (int i = 0; i < 4; i++)
 			best[i] = dmin(best[i], t[i]);
 	}
-	printf("| best | %.2f us | %.2f us | %.2f us | %.2f us | **%.3f** |\n\n",
+	printf("| best | %.2f us | %.2f us | %.2f us | %.2f us | **%.3f** | %.3f |\n\n",
 	       best[0] * 1e6 / (double)n, best[1] * 1e6 / (double)n, best[2] * 1e6 / (double)n,
-	       best[3] * 1e6 / (double)n, (best[2] + best[3]) / (best[0] + best[1]));
+	       best[3] * 1e6 / (double)n, (best[2] + best[3]) / (best[0] + best[1]),
+	       best_wall[1] / best_wall[0]);
 	printf("lz4 ratio on these pages: %.2f\n\n", (double)(n * SP_PAGE) / (double)cbytes);
 	free(cbuf);
 	free(clen);
@@ -262,35 +278,55 @@ static void bench_threads(const char *name, const struct sp_set *set)
 		{ "32 pools, class locks", ZS_LOCK_CLASS, 32 },
 	};
 	static const unsigned int threads[] = { 1, 2, 4, 8 };
-	const size_t nm = sizeof(modes) / sizeof(modes[0]);
-	double tp[4][4];
+	enum { NM = sizeof(modes) / sizeof(modes[0]), NT = sizeof(threads) / sizeof(threads[0]) };
+	double st[NT][NM], lt[NT][NM];
+	unsigned int saved = rounds;
 
-	printf("(b) %s, %zu pages, lz4, order 2: thousands of pages stored+loaded per second "
-	       "(store / load)\n\n", name, set->npages);
+	/* Rounds outermost, every configuration once per round: drift in the
+	 * machine's speed then touches all columns alike. */
+	for (size_t t = 0; t < NT; t++)
+		for (size_t m = 0; m < NM; m++)
+			st[t][m] = lt[t][m] = 1e9;
+	rounds = 1;
+	for (unsigned int r = 0; r < saved; r++)
+		for (size_t t = 0; t < NT; t++)
+			for (size_t m = 0; m < NM; m++) {
+				double ss, ls;
+
+				run_threads(set, modes[m].lock, modes[m].pools, threads[t], &ss, &ls);
+				st[t][m] = dmin(st[t][m], ss);
+				lt[t][m] = dmin(lt[t][m], ls);
+			}
+	rounds = saved;
+
+	printf("(b) %s, %zu pages, lz4, order 2: thousands of pages per second, "
+	       "store+load (store / load), best of %u\n\n", name, set->npages, rounds);
 	printf("| threads |");
-	for (size_t m = 0; m < nm; m++)
+	for (size_t m = 0; m < NM; m++)
 		printf(" %s |", modes[m].name);
 	printf(" class / pool lock |\n|---|");
-	for (size_t m = 0; m <= nm; m++)
+	for (size_t m = 0; m <= NM; m++)
 		printf("---|");
 	printf("\n");
-	for (size_t t = 0; t < 4; t++) {
-		printf("| %u |", threads[t]);
-		for (size_t m = 0; m < nm; m++) {
-			double ss, ls;
+	for (size_t t = 0; t < NT; t++) {
+		double tp[NM];
 
-			run_threads(set, modes[m].lock, modes[m].pools, threads[t], &ss, &ls);
-			tp[t][m] = (double)set->npages / (ss + ls) / 1e3;
-			printf(" %.0f (%.0f / %.0f) |", tp[t][m], (double)set->npages / ss / 1e3,
-			       (double)set->npages / ls / 1e3);
-			fflush(stdout);
+		printf("| %u |", threads[t]);
+		for (size_t m = 0; m < NM; m++) {
+			tp[m] = (double)set->npages / (st[t][m] + lt[t][m]) / 1e3;
+			printf(" %.0f (%.0f / %.0f) |", tp[m], (double)set->npages / st[t][m] / 1e3,
+			       (double)set->npages / lt[t][m] / 1e3);
 		}
-		printf(" %.3f |\n", tp[t][0] / tp[t][1]);
+		printf(" **%.3f** |\n", tp[0] / tp[1]);
 	}
 	printf("\n");
 }
 
-/* (c) what the pool takes for what it holds, per order. */
+/* (c) what the pool takes for what it holds, per order, and where the
+ * difference goes, from the class table: the handle header and rounding up
+ * to the class size; objects allocated in zspages but not in use (each
+ * class's last, partly filled zspage); zspage space no object fits in; and
+ * the pool's metadata. Each as a fraction of compr_data_size. */
 static void bench_memory(const char *name, const struct sp_set *set, enum zswap_comp comp, int level)
 {
 	struct zswap_entry *e = calloc(set->npages, sizeof(*e));
@@ -298,7 +334,9 @@ static void bench_memory(const char *name, const struct sp_set *set, enum zswap_
 
 	for (unsigned int order = 2; order <= 4; order++) {
 		struct zswap_store *s = mk(comp, level, order, ZS_LOCK_CLASS, 1);
+		struct zs_pool *pool = zswap_store_pool(s, 0);
 		struct zswap_stats st, half;
+		double used = 0, alloc = 0, pages = 0, compr;
 		unsigned long freed;
 
 		for (size_t i = 0; i < set->npages; i++)
@@ -306,19 +344,30 @@ static void bench_memory(const char *name, const struct sp_set *set, enum zswap_
 				exit(7);
 		memset(&st, 0, sizeof(st));
 		zswap_store_stats(s, &st);
+		for (unsigned int c = 0; c < ZS_SIZE_CLASSES; c++) {
+			struct zs_class_stat cs;
+
+			if (!zs_class_stat(pool, c, &cs))
+				continue;
+			used += (double)cs.obj_used * cs.size;
+			alloc += (double)cs.obj_allocated * cs.size;
+			pages += (double)cs.pages_used * SP_PAGE;
+		}
+		compr = (double)st.compr_data_size;
 		/* Fragment it: load every other page back, then compact. */
 		for (size_t i = 0; i < set->npages; i += 2)
 			zswap_load_page(s, &e[i], out);
 		freed = zswap_store_compact(s);
 		memset(&half, 0, sizeof(half));
 		zswap_store_stats(s, &half);
-		printf("| %s | %s%s%.0d | %u | %.2f | %llu | %llu | %llu | %.4f | %.4f | %.4f (%lu pages compacted) |\n",
+		printf("| %s | %s%s%.0d | %u | %.2f | %.1f | %.1f | %.4f | **%.4f** | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %.4f (%lu) |\n",
 		       name, comp_name(comp), level ? ":" : "", level, order,
 		       (double)st.orig_data_size / (double)st.mem_used_total,
-		       (unsigned long long)st.compr_data_size, (unsigned long long)st.pool_total_size,
-		       (unsigned long long)st.mem_used_total,
-		       (double)st.pool_total_size / (double)st.compr_data_size,
-		       (double)st.mem_used_total / (double)st.compr_data_size,
+		       compr / 1048576.0, (double)st.mem_used_total / 1048576.0,
+		       (double)st.pool_total_size / compr, (double)st.mem_used_total / compr,
+		       100.0 * (used - compr) / compr, 100.0 * (alloc - used) / compr,
+		       100.0 * (pages - alloc) / compr,
+		       100.0 * (double)(st.mem_used_total - st.pool_total_size) / compr,
 		       (double)half.mem_used_total / (double)half.compr_data_size, freed);
 		fflush(stdout);
 		zswap_store_destroy(s);
@@ -330,7 +379,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: zswap_bench_pool [--mb N] [--rounds R]\n"
 		"  --mb N      MiB of text pages and of binary pages (default 64)\n"
-		"  --rounds R  rounds per measurement, best kept (default 3)\n");
+		"  --rounds R  rounds per measurement, best kept (default 3)\n"
+		"  --sections S  which of a, b, c to run (default abc)\n");
 	exit(2);
 }
 
@@ -339,14 +389,16 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "mb", required_argument, NULL, 'm' },
 		{ "rounds", required_argument, NULL, 'r' },
+		{ "sections", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long mb = 64;
+	const char *sections = "abc";
 	struct sp_set text = { 0 }, bin = { 0 };
 	int c;
 
-	while ((c = getopt_long(argc, argv, "m:r:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:r:s:h", opts, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
@@ -360,12 +412,17 @@ int main(int argc, char **argv)
 			if (*end || rounds == 0 || rounds > 100)
 				usage();
 			break;
+		case 's':
+			sections = optarg;
+			if (strspn(sections, "abc") != strlen(sections) || !*sections)
+				usage();
+			break;
 		default:
 			usage();
 		}
 	}
 
-	printf("zswap_bench_pool --mb %lu --rounds %u\n\n", mb, rounds);
+	printf("zswap_bench_pool --mb %lu --rounds %u --sections %s\n\n", mb, rounds, sections);
 	machine();
 	if (sp_load_text(&text, mb << 20) || sp_load_binary(&bin, mb << 20))
 		return 1;
@@ -374,19 +431,29 @@ int main(int argc, char **argv)
 	verify(&text, ZSWAP_COMP_LZ4);
 	verify(&bin, ZSWAP_COMP_ZSTD);
 
-	bench_vs_lz4("text", &text);
-	bench_vs_lz4("binary", &bin);
-	bench_threads("text", &text);
+	if (strchr(sections, 'a')) {
+		bench_vs_lz4("text", &text);
+		bench_vs_lz4("binary", &bin);
+	}
+	if (strchr(sections, 'b'))
+		bench_threads("text", &text);
+	if (!strchr(sections, 'c'))
+		goto out;
 
 	printf("(c) pool memory, 1 pool, class locks. mem_used_total includes the pool's "
-	       "metadata; the last column after loading every other page back and compacting\n\n");
-	printf("| data | compressor | order | orig / mem_used | compr_data_size | pool_total_size | "
-	       "mem_used_total | pool / compr | **mem_used / compr** | mem_used / compr, half loaded |\n");
-	printf("|---|---|---|---|---|---|---|---|---|---|\n");
+	       "metadata. Overheads as %% of compr_data_size: header+rounding (8-byte handle "
+	       "header, object rounded up to its class), unused objects (allocated in zspages, "
+	       "not in use), zspage slack (zspage bytes no object fits in), metadata. Last "
+	       "column: after loading every other page back and compacting (pages freed)\n\n");
+	printf("| data | compressor | order | orig / mem_used | compr MiB | mem_used MiB | pool / compr | "
+	       "mem_used / compr | header+rounding | unused objects | zspage slack | metadata | "
+	       "mem_used / compr, half loaded |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	bench_memory("text", &text, ZSWAP_COMP_LZ4, 0);
 	bench_memory("binary", &bin, ZSWAP_COMP_LZ4, 0);
 	bench_memory("text", &text, ZSWAP_COMP_ZSTD, 3);
 	printf("\n");
+out:
 	sp_free(&text);
 	sp_free(&bin);
 	return 0;
