@@ -104,21 +104,6 @@ static const char *engine_errname(int e)
 	}
 }
 
-/* Test hook: ZSWAP_INJECT_DECOMPRESS_FAIL=N makes the next N loads fail as
- * if the compressed data were corrupt (tests/test_eng_poison.sh). Read once,
- * at start-up. */
-static void engine_test_hooks(void)
-{
-	static const char name[] = "ZSWAP_INJECT_DECOMPRESS_FAIL=";
-
-	for (char **e = environ; e && *e; e++) {
-		if (strncmp(*e, name, sizeof(name) - 1) == 0) {
-			unsigned long n = strtoul(*e + sizeof(name) - 1, NULL, 10);
-			zswap_store_inject_decompress_fail(eng.store, (unsigned int)n);
-		}
-	}
-}
-
 static void engine_init(void)
 {
 	int expected = ENGINE_UNINIT;
@@ -168,7 +153,9 @@ static void engine_init(void)
 		     engine_errname(-rc));
 		goto off_fd;
 	}
-	engine_test_hooks();
+	/* Test hook (ZSWAP_INJECT_DECOMPRESS_FAIL): tests/test_eng_poison.sh. */
+	if (eng.opt.inject_decompress_fail)
+		zswap_store_inject_decompress_fail(eng.store, eng.opt.inject_decompress_fail);
 	pthread_atfork(engine_fork_prepare, engine_fork_parent, engine_fork_child);
 	atomic_store_explicit(&eng.state, ENGINE_RUNNING, memory_order_release);
 	if (eng.opt.verbose)

@@ -78,6 +78,10 @@ const struct opt_def opt_table[OPT__COUNT] = {
 	[OPT_VERBOSE] = {
 		OPT_VERBOSE, "ZSWAP_VERBOSE", OPT_UINT, "0", 0, 2, NULL, "",
 		"0: problems only; 1: also start-up and limits; 2: also every region", 0 },
+	[OPT_INJECT_DECOMPRESS_FAIL] = {
+		OPT_INJECT_DECOMPRESS_FAIL, "ZSWAP_INJECT_DECOMPRESS_FAIL", OPT_UINT, "0", 0, 1000000,
+		NULL, "loads",
+		"testing: the next N loads of stored pages fail as if their data were corrupt", 0 },
 };
 
 /*
@@ -414,6 +418,7 @@ static void opt_set(enum opt_id id, const struct opt_val *val, struct opt_values
 	case OPT_FAULT_AROUND:	v->fault_around = (unsigned int)val->u; break;
 	case OPT_READAHEAD:	v->readahead = (unsigned int)val->u; break;
 	case OPT_VERBOSE:	v->verbose = (unsigned int)val->u; break;
+	case OPT_INJECT_DECOMPRESS_FAIL: v->inject_decompress_fail = (unsigned int)val->u; break;
 	case OPT__COUNT:	break;
 	}
 }
@@ -433,6 +438,7 @@ static void opt_get(enum opt_id id, const struct opt_values *v, struct opt_val *
 	case OPT_FAULT_AROUND:	val->u = v->fault_around; break;
 	case OPT_READAHEAD:	val->u = v->readahead; break;
 	case OPT_VERBOSE:	val->u = v->verbose; break;
+	case OPT_INJECT_DECOMPRESS_FAIL: val->u = v->inject_decompress_fail; break;
 	case OPT__COUNT:	val->u = 0; break;
 	}
 }

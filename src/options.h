@@ -45,6 +45,7 @@ enum opt_id {
 	OPT_FAULT_AROUND,	/* ZSWAP_FAULT_AROUND */
 	OPT_READAHEAD,		/* ZSWAP_READAHEAD */
 	OPT_VERBOSE,		/* ZSWAP_VERBOSE */
+	OPT_INJECT_DECOMPRESS_FAIL,	/* ZSWAP_INJECT_DECOMPRESS_FAIL (testing) */
 	OPT__COUNT
 };
 
@@ -74,6 +75,7 @@ struct opt_values {
 	unsigned int fault_around;	/* pages */
 	unsigned int readahead;		/* pages */
 	unsigned int verbose;
+	unsigned int inject_decompress_fail;	/* loads made to fail, for tests */
 };
 
 /* The table, OPT__COUNT rows in enum opt_id order. */

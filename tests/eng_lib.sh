@@ -10,7 +10,8 @@
 #   MODE: lib (LD_PRELOAD=libzswap.so), plain (no library), nobody-lib and
 #   nobody-plain (the same as user nobody, through setpriv). Sets ENG_RC,
 #   ENG_OUT and ENG_ERR (files holding the run's stdout and stderr). Every run
-#   is bounded by a timeout: a hang is a failure, reported as such.
+#   is bounded by a timeout (ENG_TIMEOUT, 60 s): a hang is a failure, reported
+#   as such.
 # eng_fail MESSAGE     record a failure (the test goes on, exits 1 at the end)
 # eng_skip MESSAGE     exit 77 with the reason on stderr
 # eng_finish           exit 0, or 1 if anything failed
@@ -19,7 +20,7 @@ set -u
 
 eng_name=$(basename "$0" .sh)
 ENG_FAILED=0
-ENG_TIMEOUT=${ENG_TIMEOUT:-120}
+ENG_TIMEOUT=${ENG_TIMEOUT:-60}
 
 eng_say() {
 	printf '%s: %s\n' "$eng_name" "$*" >&2
@@ -113,8 +114,10 @@ eng_run() {
 		eng_say "ERROR: eng_run: unknown mode $eng_mode"
 		exit 99 ;;
 	esac
-	if [ "$ENG_RC" = 124 ] || [ "$ENG_RC" = 137 ]; then
-		eng_fail "$ENG_LABEL: did not finish within ${ENG_TIMEOUT}s (hang), rc $ENG_RC: $*"
+	if [ "$ENG_RC" = 124 ]; then
+		eng_fail "$ENG_LABEL: did not finish within ${ENG_TIMEOUT}s (hang): $*"
+	elif [ "$ENG_RC" = 137 ]; then
+		eng_fail "$ENG_LABEL: killed by SIGKILL (the OOM killer, or the timeout's kill 5s after ${ENG_TIMEOUT}s): $*"
 	fi
 	return 0
 }

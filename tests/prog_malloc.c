@@ -196,7 +196,7 @@ static void evict_heap(const char *what, bool use_api, size_t live_bytes)
 	for (size_t i = 0; i < n; i++) {
 		bytes += r[i].hi - r[i].lo;
 		if (pc_managed())
-			present += pc_count_present((void *)r[i].lo, (r[i].hi - r[i].lo) / PC_PAGE);
+			present += pc_count_resident((void *)r[i].lo, (r[i].hi - r[i].lo) / PC_PAGE);
 	}
 	for (size_t i = 0; i < n; i++) {
 		int rc = use_api ? pc_pageout_api((void *)r[i].lo, r[i].hi - r[i].lo)

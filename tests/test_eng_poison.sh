@@ -3,10 +3,10 @@
 # (again on every touch), never a wrong or zero page; the other pages are
 # intact; decompress_fail and poisoned_pages count it.
 #
-# The failure is injected from outside through an environment hook. The
-# engine offers none yet (the store has zswap_store_inject_decompress_fail()
-# but no switch reaches it from a preloaded run): the test looks for the hook
-# named below and skips, saying what is missing, until it exists.
+# The failure is injected from outside through the test hook
+# ZSWAP_INJECT_DECOMPRESS_FAIL=N (the next N loads fail as if the compressed
+# data were corrupt). A library without the hook names the variable as
+# unknown: the test then skips, saying what is missing.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/..}/tests/eng_lib.sh"
 
 # The hook this test asks for: make the next N page loads fail as if the
