@@ -323,7 +323,7 @@ void engine_unlocked(uintptr_t addr, size_t len)
 static int engine_mlock_fn(const struct maps_vma *v, void *arg)
 {
 	(void)arg;
-	if (v->special || prim_is_own(v->start))
+	if (v->special || prim_overlaps(v->start, v->end))
 		return 0;
 	return syscall(SYS_mlock, v->start, v->end - v->start) == 0 ? 0 : -errno;
 }

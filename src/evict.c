@@ -129,7 +129,7 @@ static bool evict_adopt(uintptr_t cur, uintptr_t *skip_to)
 		return false;
 	}
 	*skip_to = v.end;
-	if (!v.anon_rw_private || prim_is_own(v.start) || evict_is_own_stack(v.start, v.end) ||
+	if (!v.anon_rw_private || prim_overlaps(v.start, v.end) || evict_is_own_stack(v.start, v.end) ||
 	    v.end - v.start < eng.opt.min_region)
 		return false;
 	return region_insert(v.start, v.end, REGION_ADOPTED) == 0;

@@ -6,6 +6,18 @@
  * slot is published by storing its end after its start, and freed by zeroing
  * the end first. Ranges are few (pool reservations, handle tables, region
  * metadata), so a linear scan is cheap.
+ *
+ * Every range is mapped MAP_NORESERVE. The kernel merges adjacent anonymous
+ * mappings whose flags are equal into one VMA: a library mapping merged with
+ * a program mapping once made the engine adopt that VMA from /proc/self/maps
+ * and evict the fault handler's own stack (it then waited on itself). Program
+ * mappings rarely carry VM_NORESERVE, so ours merge with each other (few
+ * VMAs) but not with theirs; and since a program's MAP_NORESERVE mapping may
+ * still merge with ours, the engine never adopts a VMA that overlaps any
+ * library range (prim_overlaps). Guard pages would also stop the merge but
+ * cost two VMAs per range (seen: 1,110 mappings for 256 regions), and naming
+ * the VMAs (PR_SET_VMA_ANON_NAME) needs CONFIG_ANON_VMA_NAME, which this
+ * kernel lacks.
  */
 #include "config.h"
 #include "prim.h"
@@ -34,10 +46,10 @@ static size_t prim_round(size_t len)
 
 /* Raw syscalls: the program may interpose mmap/munmap (so may we), and the
  * library's own memory must never pass through those wrappers. */
-static void *prim_mmap(size_t len, int flags)
+static void *prim_mmap(size_t len)
 {
 	long r = syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (r < 0 && r > -4096) {
 		errno = (int)-r;
 		return NULL;
@@ -89,7 +101,7 @@ void *prim_alloc(size_t len)
 	void *p;
 
 	len = prim_round(len);
-	p = prim_mmap(len, 0);
+	p = prim_mmap(len);
 	if (p)
 		prim_track(p, len);
 	return p;
@@ -100,7 +112,7 @@ void *prim_reserve(size_t len)
 	void *p;
 
 	len = prim_round(len);
-	p = prim_mmap(len, MAP_NORESERVE);
+	p = prim_mmap(len);
 	if (p)
 		prim_track(p, len);
 	return p;
@@ -129,6 +141,18 @@ bool prim_is_own(uintptr_t addr)
 	for (size_t i = 0; i < n && i < PRIM_MAX_RANGES; i++) {
 		uintptr_t end = atomic_load(&prim_ranges[i].end);
 		if (end && addr < end && addr >= atomic_load(&prim_ranges[i].start))
+			return true;
+	}
+	return false;
+}
+
+bool prim_overlaps(uintptr_t start, uintptr_t end)
+{
+	size_t n = atomic_load(&prim_nr_ranges);
+
+	for (size_t i = 0; i < n && i < PRIM_MAX_RANGES; i++) {
+		uintptr_t e = atomic_load(&prim_ranges[i].end);
+		if (e && start < e && end > atomic_load(&prim_ranges[i].start))
 			return true;
 	}
 	return false;

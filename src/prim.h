@@ -28,8 +28,9 @@ void *prim_alloc(size_t len);
 /* Unmap a range obtained from prim_alloc() or prim_reserve(), whole. */
 void prim_free(void *addr, size_t len);
 
-/* Reserve len bytes of address space (MAP_NORESERVE, read-write: pages are
- * backed on first touch), recorded as library-owned. NULL on failure. */
+/* Reserve len bytes of address space (read-write, backed on first touch),
+ * recorded as library-owned. NULL on failure. (Both calls map MAP_NORESERVE:
+ * see prim.c for why; they differ in intent, not in flags.) */
 void *prim_reserve(size_t len);
 
 /* Give the pages of [addr, addr+len) back to the OS (MADV_DONTNEED): the
@@ -38,6 +39,9 @@ int prim_decommit(void *addr, size_t len);
 
 /* True if addr lies in a range prim_alloc()/prim_reserve() handed out. Lock-free. */
 bool prim_is_own(uintptr_t addr);
+
+/* True if [start, end) overlaps any library-owned range. Lock-free. */
+bool prim_overlaps(uintptr_t start, uintptr_t end);
 
 /* Number of library-owned ranges and their total size (for statistics). */
 size_t prim_own_bytes(void);

@@ -20,7 +20,15 @@
  *   free        MADV_FREE over part: each page reads zeros or its own data,
  *               a page written after MADV_FREE keeps the new data;
  *   remove      MADV_REMOVE on private anonymous memory: the same answer as
- *               without the library (EINVAL), the data untouched.
+ *               without the library (EINVAL), the data untouched;
+ *   churn       one thread faults through an evicted mapping over and over
+ *               while another maps, unmaps, moves and discards other memory
+ *               (each event makes in-flight UFFDIO_COPY fail with EAGAIN,
+ *               which the library must retry, never drop);
+ *   thp         a 2 MiB-aligned mapping with MADV_HUGEPAGE (transparent huge
+ *               pages are in madvise mode here): evicted and read back;
+ *   many        256 mappings of 1 MiB, each evicted and read back (the
+ *               library must not split them into a VMA per page).
  * After each case the store must hold exactly the evicted pages still mapped
  * (0 once everything is read back or gone).
  *
@@ -29,6 +37,10 @@
  * usage: prog_vma [--inactive-ok] CASE...   (no CASE: all of them)
  */
 #include "prog_common.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 
 #define NPAGES 2048UL		/* 8 MiB */
 #define LEN (NPAGES * PC_PAGE)
@@ -385,6 +397,154 @@ static void case_remove(void)
 	printf("remove ok\n");
 }
 
+/* ---- churn ---- */
+
+static char *churn_area;
+static atomic_int churn_stop, churn_bad;
+static atomic_ulong churn_reads;
+
+static void *churn_reader(void *arg)
+{
+	static unsigned char expect[PC_PAGE];
+
+	(void)arg;
+	while (!atomic_load(&churn_stop)) {
+		for (size_t i = 0; i < NPAGES && !atomic_load(&churn_stop); i++) {
+			pc_fill(expect, PC_TEXT, pc_page_seed(200, i));
+			if (memcmp(churn_area + i * PC_PAGE, expect, PC_PAGE) != 0) {
+				atomic_store(&churn_bad, 1);
+				pc_fail("churn: the reader found page %zu wrong: %s", i,
+					pc_describe(churn_area + i * PC_PAGE, PC_TEXT, pc_page_seed(200, i)));
+			}
+			atomic_fetch_add(&churn_reads, 1);
+		}
+	}
+	return NULL;
+}
+
+static void case_churn(void)
+{
+	pthread_t t;
+
+	churn_area = pc_map(LEN);
+	pc_fill_range(churn_area, NPAGES, PC_TEXT, 200);
+	pc_evict("churn: the reader's mapping", churn_area, NPAGES, false);
+	if (pthread_create(&t, NULL, churn_reader, NULL) != 0)
+		pc_fail("pthread_create");
+	for (int round = 0; round < 60; round++) {
+		/* Keep the reader faulting. */
+		pc_pageout(churn_area, LEN);
+		/* Events: a new mapping, evicted, partly discarded, moved, unmapped. */
+		size_t n = 512;
+		char *q = pc_map(n * PC_PAGE);
+		pc_fill_range(q, n, PC_BINARY, 300 + (uint64_t)round);
+		pc_pageout(q, n * PC_PAGE);
+		if (madvise(q + 100 * PC_PAGE, 50 * PC_PAGE, MADV_DONTNEED) != 0)
+			pc_fail("madvise: %s", strerror(errno));
+		char *r = mremap(q, n * PC_PAGE, 2 * n * PC_PAGE, MREMAP_MAYMOVE);
+		if (r == MAP_FAILED)
+			pc_fail("mremap: %s", strerror(errno));
+		expect_pages("churn: moved mapping, below the hole", r, 0, 100, PC_BINARY, 300 + (uint64_t)round);
+		pc_expect_zero("churn: moved mapping, the discarded pages", r + 100 * PC_PAGE, 50);
+		expect_pages("churn: moved mapping, above the hole", r, 150, n - 150, PC_BINARY, 300 + (uint64_t)round);
+		pc_expect_zero("churn: moved mapping, the grown part", r + n * PC_PAGE, n);
+		if (munmap(r, 2 * n * PC_PAGE) != 0)
+			pc_fail("munmap: %s", strerror(errno));
+		/* Make sure the reader got going before the next round. */
+		unsigned long target = atomic_load(&churn_reads) + 64;
+		while (atomic_load(&churn_reads) < target && !atomic_load(&churn_bad))
+			sched_yield();
+	}
+	atomic_store(&churn_stop, 1);
+	pthread_join(t, NULL);
+	pc_info("churn: the reader checked %lu pages", atomic_load(&churn_reads));
+	pc_expect_range("churn: the reader's mapping at the end", churn_area, NPAGES, PC_TEXT, 200);
+	munmap(churn_area, LEN);
+	printf("churn ok\n");
+}
+
+/* ---- transparent huge pages ---- */
+
+static long anon_huge_kb(void)
+{
+	char line[256];
+	long kb = 0;
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+static void case_thp(void)
+{
+	size_t huge = 2 * PC_MIB;
+	char *raw = pc_map(LEN + huge);
+	char *p = (char *)(((uintptr_t)raw + huge - 1) & ~(uintptr_t)(huge - 1));
+
+	if (madvise(p, LEN, MADV_HUGEPAGE) != 0)
+		pc_info("thp: MADV_HUGEPAGE: %s (testing with small pages)", strerror(errno));
+	long before = anon_huge_kb();
+	pc_fill_range(p, NPAGES, PC_TEXT, 400);
+	pc_info("thp: AnonHugePages %ld -> %ld kB after filling", before, anon_huge_kb());
+	pc_evict("thp: evict huge-page-backed memory", p, NPAGES, false);
+	pc_expect_range("thp: read back", p, NPAGES, PC_TEXT, 400);
+	/* Evict half of a huge page's range: the rest stays. */
+	pc_evict("thp: evict part of a huge page", p + 100 * PC_PAGE, 200, false);
+	pc_expect_range("thp: read back after a partial eviction", p, NPAGES, PC_TEXT, 400);
+	pc_expect_stored("thp", 0);
+	munmap(raw, LEN + huge);
+	printf("thp ok\n");
+}
+
+/* ---- many regions ---- */
+
+static size_t map_count(void)
+{
+	char line[512];
+	size_t n = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		n++;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static void case_many(void)
+{
+	enum { NMAPS = 256, PER = 256 };	/* 256 x 1 MiB */
+	static char *m[NMAPS];
+	size_t before = map_count();
+
+	for (int i = 0; i < NMAPS; i++) {
+		/* A guard page between them keeps the kernel from merging them. */
+		char *g = mmap(NULL, (PER + 1) * PC_PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (g == MAP_FAILED)
+			pc_fail("mmap: %s", strerror(errno));
+		m[i] = mmap(g, PER * PC_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		if (m[i] != g)
+			pc_fail("mmap MAP_FIXED: %s", strerror(errno));
+		pc_fill_range(m[i], PER, i % 2 ? PC_TEXT : PC_SAME, 500 + (uint64_t)i);
+	}
+	for (int i = 0; i < NMAPS; i++)
+		pc_evict("many: evict", m[i], PER, false);
+	size_t during = map_count();
+	for (int i = 0; i < NMAPS; i++)
+		pc_expect_range("many: read back", m[i], PER, i % 2 ? PC_TEXT : PC_SAME, 500 + (uint64_t)i);
+	pc_info("many: /proc/self/maps has %zu lines before, %zu with %d evicted mappings", before, during, NMAPS);
+	PC_CHECK(during <= before + 3 * NMAPS, "many: %zu mappings for %d evicted mappings (from %zu): registration"
+		 " splits them", during, NMAPS, before);
+	pc_expect_stored("many", 0);
+	for (int i = 0; i < NMAPS; i++)
+		munmap(m[i], (PER + 1) * PC_PAGE);
+	printf("many ok\n");
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -399,6 +559,9 @@ static const struct {
 	{ "dontneed", case_dontneed },
 	{ "free", case_free },
 	{ "remove", case_remove },
+	{ "churn", case_churn },
+	{ "thp", case_thp },
+	{ "many", case_many },
 };
 
 int main(int argc, char **argv)

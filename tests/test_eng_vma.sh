@@ -8,7 +8,7 @@
 
 prog=$(eng_prog prog_vma)
 # One run per case, so that one broken case does not hide the others.
-for c in munmap reuse grow move movegrow dontunmap shrink dontneed free remove; do
+for c in munmap reuse grow move movegrow dontunmap shrink dontneed free remove churn thp many; do
 	eng_compare_run "vma-$c" "$prog" "$c"
 done
 eng_finish

@@ -322,8 +322,8 @@ static int bench_refault(const struct opts *o)
 	if (zs_stats) {
 		if (s1.compr_data_size)
 			ratio = (double)s1.orig_data_size / (double)s1.compr_data_size;
-		printf(" stored_pages=%llu evicted=%llu skipped=%llu ratio=%.2f refaults=%llu faults=%llu",
-		       (unsigned long long)s1.stored_pages,
+		printf(" own_stored=%llu stored_pages=%llu evicted=%llu skipped=%llu ratio=%.2f refaults=%llu faults=%llu",
+		       (unsigned long long)s1.stored_pages, (unsigned long long)s1.stored_pages,
 		       (unsigned long long)(s1.evicted_pages - s0.evicted_pages),
 		       (unsigned long long)(s1.evict_skipped_pages - s0.evict_skipped_pages),
 		       ratio,
@@ -337,9 +337,9 @@ static int bench_refault(const struct opts *o)
 
 		if (stored > 0 && pool > 0)
 			ratio = (double)stored * BENCH_PAGE / (double)pool;
-		printf(" stored_pages=%lld vmswap_pages=%lld zswpout=%lld pswpout=%lld ratio=%.2f"
+		printf(" own_stored=%lld stored_pages=%lld zswpout=%lld pswpout=%lld ratio=%.2f"
 		       " zswpin=%lld pswpin=%lld",
-		       stored, swapped, k1.zswpout - k0.zswpout, k1.pswpout - k0.pswpout, ratio,
+		       swapped, stored, k1.zswpout - k0.zswpout, k1.pswpout - k0.pswpout, ratio,
 		       k2.zswpin - k1.zswpin, k2.pswpin - k1.pswpin);
 	}
 	printf(" read_ms=%.1f wall_ms=%.1f p50_us=%.2f p90_us=%.2f p99_us=%.2f p999_us=%.2f max_us=%.1f mean_us=%.2f"

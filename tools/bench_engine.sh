@@ -17,7 +17,7 @@
 # seconds apart) with their median and spread.
 #
 # The machine is shared and has 2 CPUs: before each measurement the script
-# waits (up to --idle-wait seconds, default 30) for a moment when nothing else
+# waits (up to --idle-wait seconds, default 10) for a moment when nothing else
 # is runnable, and every result records the involuntary context switches of
 # its timed loop (nivcsw): a preempted run shows it.
 #
@@ -37,7 +37,7 @@ refault_size=256M
 ft_size=1G
 only=
 kernel=1
-idle_wait=30
+idle_wait=10
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -214,13 +214,13 @@ function fmt(x) { return (x >= 100) ? sprintf("%.0f", x) : (x >= 10) ? sprintf("
 END {
 	print "## Per configuration: median (min..max) over " runs " runs"
 	print ""
-	print "| configuration | pageout us/page | refault p50 us | p90 us | p99 us | mean us | paged out | stored | ratio | nivcsw |"
-	print "|---|---|---|---|---|---|---|---|---|---|"
+	print "| configuration | pageout us/page | refault p50 us | p90 us | p99 us | mean us | paged out | stored (own) | stored (global) | ratio | nivcsw |"
+	print "|---|---|---|---|---|---|---|---|---|---|---|"
 	for (i = 1; i <= nl; i++) if (names[i] ~ /^refault/) {
 		l = names[i]
 		print "| " l " | " stat(l, "pageout_us_per_page") " | " stat(l, "p50_us") " | " stat(l, "p90_us") \
 		      " | " stat(l, "p99_us") " | " stat(l, "mean_us") " | " stat(l, "paged_out") \
-		      " | " stat(l, "stored_pages") " | " stat(l, "ratio") " | " stat(l, "nivcsw") " |"
+		      " | " stat(l, "own_stored") " | " stat(l, "stored_pages") " | " stat(l, "ratio") " | " stat(l, "nivcsw") " |"
 	}
 	print ""
 	print "| configuration | first touch us/page (total/pages) | p50 us | p99 us | total ms | nivcsw |"

@@ -228,7 +228,7 @@ int main(int argc, char **argv)
 		case 'o':
 			if (!opt_parse_one(c == 'c' ? OPT_COMPRESSOR : OPT_ZSPAGE_ORDER, optarg, &v,
 					   why, sizeof(why))) {
-				fprintf(stderr, "zswap_demo: --%s '%s': expected %s\n",
+				fprintf(stderr, "zswap_demo: --%s '%s': %s\n",
 					c == 'c' ? "compressor" : "order", optarg, why);
 				exit(2);
 			}
