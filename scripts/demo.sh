@@ -38,4 +38,5 @@ run_limited() {
 	echo "(no memory cgroup available here: running without the limit)"
 	"$@"
 }
-run_limited env LD_PRELOAD="$b/.libs/libzswap.so" "$b/tools/demo_pager" --mb "$data_mb"
+# The demo's own ZSWAP_DEMO_* knobs are not libzswap options: keep them from it.
+run_limited env -u ZSWAP_DEMO_MB -u ZSWAP_DEMO_PAGER_MB -u ZSWAP_DEMO_LIMIT_MB LD_PRELOAD="$b/.libs/libzswap.so" "$b/tools/demo_pager" --mb "$data_mb"
