@@ -46,8 +46,8 @@ struct zswap_stats {
 	/* zram mm_stat, in its order */
 	uint64_t orig_data_size;		/* bytes: uncompressed size of what is stored */
 	uint64_t compr_data_size;		/* bytes: compressed size of what is stored */
-	uint64_t mem_used_total;		/* bytes: memory the pool takes, metadata included */
-	uint64_t mem_limit;			/* bytes: pool limit, 0 for none */
+	uint64_t mem_used_total;		/* bytes: pool pages, as zram's (zs_get_total_pages) */
+	uint64_t mem_limit;			/* bytes: limit on pool pages + metadata, 0 for none */
 	uint64_t mem_used_max;			/* bytes: high-water mark of mem_used_total */
 	uint64_t same_pages;			/* same-filled pages stored now */
 	uint64_t pages_compacted;		/* pool pages freed by compaction, since start */
@@ -66,6 +66,9 @@ struct zswap_stats {
 	uint64_t events_unmap;			/* userfaultfd UNMAP events */
 	uint64_t events_remap;			/* userfaultfd REMAP events */
 	uint64_t events_remove;			/* userfaultfd REMOVE events */
+
+	/* the pool, beyond zram's columns */
+	uint64_t pool_metadata_bytes;		/* bytes: handle tables, zspage descriptors (not in mem_used_total) */
 };
 
 /* Compress the managed pages of [addr, addr + len) into the pool and drop

@@ -104,6 +104,38 @@ static const char *engine_errname(int e)
 	}
 }
 
+#define ENGINE_HANDLER_STACK (256 * 1024)
+
+/* Start nthreads fault handler threads, each on a stack the library mapped
+ * (never the program's memory) and with every signal blocked (they inherit
+ * the mask): no program signal handler ever runs on them. 0 or -errno. */
+static int engine_start_handlers(unsigned int nthreads)
+{
+	sigset_t old;
+	int rc = fault_init();
+
+	if (rc < 0)
+		return rc;
+	engine_sigblock(&old);
+	for (unsigned int i = 0; i < nthreads && rc == 0; i++) {
+		void *ctx = fault_ctx_create();
+		void *stack = prim_alloc(ENGINE_HANDLER_STACK);
+		pthread_attr_t attr;
+		pthread_t t;
+		if (!ctx || !stack) {
+			rc = -ENOMEM;
+			break;
+		}
+		pthread_attr_init(&attr);
+		pthread_attr_setstack(&attr, stack, ENGINE_HANDLER_STACK);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		rc = -pthread_create(&t, &attr, fault_thread, ctx);
+		pthread_attr_destroy(&attr);
+	}
+	engine_sigrestore(&old);
+	return rc;
+}
+
 static void engine_init(void)
 {
 	int expected = ENGINE_UNINIT;
@@ -146,7 +178,7 @@ static void engine_init(void)
 		zlog("cannot start (%s); running without libzswap", engine_errname(-rc));
 		goto off_fd;
 	}
-	if ((rc = fault_start(eng.opt.fault_threads ? eng.opt.fault_threads : 1)) < 0) {
+	if ((rc = engine_start_handlers(eng.opt.fault_threads ? eng.opt.fault_threads : 1)) < 0) {
 		/* Threads already started block in poll(); nothing is ever
 		 * registered, so they are never woken. */
 		zlog("cannot start the fault handler threads (%s); running without libzswap",
@@ -246,6 +278,38 @@ int engine_pageout(uintptr_t addr, size_t len)
 	evict_range(addr, addr + len);
 	engine_sigrestore(&old);
 	return 0;
+}
+
+/*
+ * madvise(MADV_DONTNEED / _LOCKED / FREE / REMOVE) from the program: the
+ * kernel raises REMOVE, waits for it to be read, then zaps; in between an
+ * eviction could move the doomed page out and so keep its old contents. The
+ * event therefore marks the range's resident slots ZAP (never evicted), and
+ * once this call returns its zap is done: the marks can go, provided no
+ * other REMOVE was processed meanwhile (its zap may still be due). Otherwise
+ * they stay until each page is filled again by a fault: safe, and costs only
+ * the eviction of pages MADV_FREE left in place. Calls the interposer never
+ * sees (raw syscalls, glibc's internal ones) leave the marks the same way.
+ */
+long engine_discard(void *addr, size_t len, int advice)
+{
+	uint64_t seq = atomic_load(&eng.remove_seq);
+	long r = syscall(SYS_madvise, addr, len, advice);
+	sigset_t old;
+
+	if (r != 0 || !len)
+		return r;
+	engine_sigblock(&old);
+	/* The read side orders this after our own event's processing (read
+	 * before madvise returned, processed under the write side). */
+	pthread_rwlock_rdlock(&eng.ev_lock);
+	if (atomic_load(&eng.remove_seq) - seq == 1) {
+		uintptr_t start = (uintptr_t)addr & ZS_PAGE_MASK;
+		region_clear_zap(start, ((uintptr_t)addr + len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK);
+	}
+	pthread_rwlock_unlock(&eng.ev_lock);
+	engine_sigrestore(&old);
+	return r;
 }
 
 void engine_cold(uintptr_t addr, size_t len)

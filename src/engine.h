@@ -53,6 +53,7 @@ struct engine {
 	pthread_rwlock_t ev_lock;
 	pthread_rwlock_t evict_gate;
 	_Atomic uint64_t ev_gen;	/* bumped by every processed UNMAP/REMAP */
+	_Atomic uint64_t remove_seq;	/* bumped by every processed REMOVE of program memory */
 	_Atomic bool lock_future;	/* mlockall(MCL_FUTURE): manage nothing new */
 	struct engine_counters cnt;
 };
@@ -75,6 +76,7 @@ void engine_mapped(uintptr_t addr, size_t len, int prot, int flags, int fd);
 void engine_unmapped(uintptr_t addr, size_t len);
 void engine_remapped(uintptr_t old, size_t old_len, uintptr_t new, size_t new_len, int flags);
 int engine_pageout(uintptr_t addr, size_t len);
+long engine_discard(void *addr, size_t len, int advice);
 void engine_cold(uintptr_t addr, size_t len);
 void engine_locking(uintptr_t addr, size_t len);
 void engine_unlocked(uintptr_t addr, size_t len);

@@ -84,7 +84,7 @@ int evict_init(void)
 		int rc = uf_register(eng.uffd, (uintptr_t)base, EVICT_BATCH * ZS_PAGE_SIZE, 1);
 		if (rc < 0)
 			return rc;
-		pthread_mutex_init(&st->lock, NULL);
+		st->lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 		st->base = (uintptr_t)base;
 	}
 	return 0;
@@ -192,7 +192,7 @@ static int evict_move_run(struct evict_stage *st, const struct region_ref *ref,
 	while (done < n) {
 		size_t len = single ? 1 : n - done;
 		long r = uf_move(eng.uffd, st->base + (st->n << ZS_PAGE_SHIFT),
-				 addr + (done << ZS_PAGE_SHIFT), len << ZS_PAGE_SHIFT);
+				 addr + (done << ZS_PAGE_SHIFT), len << ZS_PAGE_SHIFT, UF_DONTWAKE);
 		if (r > 0) {
 			size_t k = (size_t)r >> ZS_PAGE_SHIFT;
 			for (size_t i = 0; i < k; i++) {
@@ -277,7 +277,8 @@ static int evict_stage_pages(struct evict_stage *st, const struct region_ref *re
 	for (long v = 0; v < nr; v++) {
 		uintptr_t p = st->vec[v].start, vend = st->vec[v].end;
 		while (p < vend) {
-			/* Claim a run of RESIDENT slots. */
+			/* Claim a run of RESIDENT slots (COLD or not; never ZAP: a
+			 * REMOVE's zap may still be due, region.h). */
 			size_t idx = ref->first + ((p - ref->start) >> ZS_PAGE_SHIFT), n = 0;
 			while (p + (n << ZS_PAGE_SHIFT) < vend) {
 				struct slot *s = &ref->arr->slots[idx + n];
@@ -323,7 +324,9 @@ static void evict_put_back(struct evict_stage *st, size_t k)
 		uintptr_t to;
 		if ((atomic_load(&s->state) & SLOT_DROPPED) || !evict_page_addr(pg, &to))
 			break;	/* unmapped meanwhile: nothing to put back */
-		long r = uf_move(eng.uffd, to, st->base + (k << ZS_PAGE_SHIFT), ZS_PAGE_SIZE);
+		/* Without waking: WAITERs are woken by evict_finish once the
+		 * slot is RESIDENT again. */
+		long r = uf_move(eng.uffd, to, st->base + (k << ZS_PAGE_SHIFT), ZS_PAGE_SIZE, UF_DONTWAKE);
 		if (r == -EAGAIN) {
 			pthread_rwlock_unlock(&eng.ev_lock);
 			evict_pause();

@@ -38,7 +38,6 @@
 
 #define FAULT_READ_BATCH 32
 #define FAULT_RING 65536		/* pending faults per thread: one per blocked program thread */
-#define FAULT_STACK (256 * 1024)
 #define FAULT_SPIN_NS 0		/* see fault_wait_readable() */
 
 struct fault_req {
@@ -94,6 +93,7 @@ static void fault_event(const struct uffd_msg *m)
 			atomic_fetch_add(&eng.ev_gen, 1);
 			atomic_fetch_add(&eng.cnt.events_unmap, 1);
 		} else {
+			atomic_fetch_add(&eng.remove_seq, 1);
 			atomic_fetch_add(&eng.cnt.events_remove, 1);
 		}
 		break;
@@ -168,7 +168,7 @@ static void fault_unservable(uintptr_t addr, long err)
  * table read lock is held by the caller and released here. */
 static int fault_zero_unmanaged(struct fault_ctx *h, uintptr_t addr)
 {
-	long r = uf_zeropage(eng.uffd, addr, ZS_PAGE_SIZE);
+	long r = uf_zeropage(eng.uffd, addr, ZS_PAGE_SIZE, 0);	/* no state to publish: wake now */
 
 	region_unlock();
 	if (r == -EAGAIN) {
@@ -185,12 +185,14 @@ static int fault_zero_unmanaged(struct fault_ctx *h, uintptr_t addr)
 }
 
 /* A never-populated page: claim it and the never-populated pages after it,
- * fill the run with one UFFDIO_ZEROPAGE, release. */
+ * fill the run with one UFFDIO_ZEROPAGE (or COPY of zeros), release, wake.
+ * The fill does not wake: a woken thread that at once asked for eviction
+ * would find the run still LOADING and skip it. */
 static int fault_zero_run(struct fault_ctx *h, const struct region_ref *ref, size_t idx, uintptr_t addr,
 			  bool write)
 {
 	size_t max = eng.opt.fault_around ? eng.opt.fault_around : 1;
-	size_t left = (ref->end - addr) >> ZS_PAGE_SHIFT, n = 0;
+	size_t left = (ref->end - addr) >> ZS_PAGE_SHIFT, n = 0, done;
 	bool wake = false;
 
 	if (max > left)
@@ -198,34 +200,45 @@ static int fault_zero_run(struct fault_ctx *h, const struct region_ref *ref, siz
 	if (max > FAULT_AROUND_MAX)
 		max = FAULT_AROUND_MAX;
 	for (; n < max; n++) {
+		/* ZAP: a REMOVE covered it; filling it now is as good as after
+		 * the zap (the zap would then take our zeros). */
 		struct slot *s = &ref->arr->slots[idx + n];
 		uint32_t old = atomic_load_explicit(&s->state, memory_order_relaxed);
-		if ((old & ~SLOT_COLD) != SLOT_RESIDENT ||
-		    !atomic_compare_exchange_strong(&s->state, &old, SLOT_LOADING))
+		if ((old & ~(SLOT_COLD | SLOT_ZAP)) != SLOT_RESIDENT ||
+		    !atomic_compare_exchange_strong(&s->state, &old, SLOT_LOADING | (old & (SLOT_COLD | SLOT_ZAP))))
 			break;
 	}
 	if (!n)
 		return SERVE_AGAIN;	/* its state changed: dispatch again */
 
-	long r = (FAULT_FILL_COPY && write) ? uf_copy(eng.uffd, addr, fault_zero_buf, n << ZS_PAGE_SHIFT)
-					    : uf_zeropage(eng.uffd, addr, n << ZS_PAGE_SHIFT);
+	long r = (FAULT_FILL_COPY && write) ? uf_copy(eng.uffd, addr, fault_zero_buf, n << ZS_PAGE_SHIFT, UF_DONTWAKE)
+					    : uf_zeropage(eng.uffd, addr, n << ZS_PAGE_SHIFT, UF_DONTWAKE);
 
-	for (size_t i = 0; i < n; i++)
-		if (atomic_exchange(&ref->arr->slots[idx + i].state, SLOT_RESIDENT) & SLOT_WAITER)
+	/* Filled pages are fresh (no COLD, no ZAP); the others (present
+	 * already: the fill stopped at the first) keep their flags. */
+	done = r > 0 ? (size_t)r >> ZS_PAGE_SHIFT : 0;
+	for (size_t i = 0; i < n; i++) {
+		_Atomic uint32_t *st = &ref->arr->slots[idx + i].state;
+		uint32_t keep = i < done ? 0 : (SLOT_COLD | SLOT_ZAP);
+		uint32_t old = atomic_load(st);
+		while (!atomic_compare_exchange_weak(st, &old, SLOT_RESIDENT | (old & keep)))
+			;
+		if (old & SLOT_WAITER)
 			wake = true;
+	}
 	if (r == -EAGAIN) {
+		/* Nothing filled. Threads parked on the run (WAITER) retry
+		 * their access and fault again; the first one is served again. */
+		if (wake)
+			uf_wake(eng.uffd, addr, n << ZS_PAGE_SHIFT);
 		fault_wait_events(h);
 		return SERVE_AGAIN;
 	}
 	if (r > 0)
-		atomic_fetch_add_explicit(&eng.cnt.zero_fill_pages, (uint64_t)r >> ZS_PAGE_SHIFT,
-					  memory_order_relaxed);
-	else if (r == -EEXIST)
-		wake = true;
-	else if (r != -ESRCH)
+		atomic_fetch_add_explicit(&eng.cnt.zero_fill_pages, done, memory_order_relaxed);
+	else if (r != -EEXIST && r != -ESRCH)
 		fault_unservable(addr, r);
-	if (wake)
-		uf_wake(eng.uffd, addr, n << ZS_PAGE_SHIFT);
+	uf_wake(eng.uffd, addr, n << ZS_PAGE_SHIFT);
 	return SERVE_DONE;
 }
 
@@ -291,24 +304,29 @@ static void fault_readahead(struct fault_ctx *h, const struct region_ref *ref, s
 			/* Leave this one to its own fault, which poisons it. */
 			zlog("a stored page at %p could not be decompressed: poisoned (SIGBUS on access)",
 			     (void *)(addr + ((k + 1) << ZS_PAGE_SHIFT)));
-			if (uf_poison(eng.uffd, addr + ((k + 1) << ZS_PAGE_SHIFT), ZS_PAGE_SIZE) > 0)
+			uintptr_t at = addr + ((k + 1) << ZS_PAGE_SHIFT);
+			if (uf_poison(eng.uffd, at, ZS_PAGE_SIZE, UF_DONTWAKE) > 0)
 				atomic_fetch_add(&eng.cnt.poisoned_pages, 1);
-			atomic_exchange(&s->state, SLOT_RESIDENT);
+			if (atomic_exchange(&s->state, SLOT_RESIDENT) & SLOT_WAITER)
+				uf_wake(eng.uffd, at, ZS_PAGE_SIZE);
 			break;
 		}
 	}
 	if (!k)
 		return;
 	atomic_fetch_add_explicit(&eng.cnt.refaults, k, memory_order_relaxed);
-	long r = uf_copy(eng.uffd, addr + ZS_PAGE_SIZE, h->buf + ZS_PAGE_SIZE, k << ZS_PAGE_SHIFT);
+	long r = uf_copy(eng.uffd, addr + ZS_PAGE_SIZE, h->buf + ZS_PAGE_SIZE, k << ZS_PAGE_SHIFT, UF_DONTWAKE);
 	size_t done = r > 0 ? (size_t)r >> ZS_PAGE_SHIFT : 0;
+	bool wake = false;
 	for (size_t i = 0; i < k; i++) {
 		struct slot *s = &ref->arr->slots[idx + 1 + i];
 		if (i < done)
-			atomic_exchange(&s->state, SLOT_RESIDENT);	/* COPY woke the range */
+			wake |= atomic_exchange(&s->state, SLOT_RESIDENT) & SLOT_WAITER;
 		else
 			fault_restore(h, ref, idx + 1 + i, i + 1, addr + ((i + 1) << ZS_PAGE_SHIFT));
 	}
+	if (wake)
+		uf_wake(eng.uffd, addr + ZS_PAGE_SIZE, done << ZS_PAGE_SHIFT);
 }
 
 /* A stored page: exclusive load, then install it. */
@@ -317,6 +335,7 @@ static int fault_load(struct fault_ctx *h, const struct region_ref *ref, size_t 
 {
 	struct slot *s = &ref->arr->slots[idx];
 	uintptr_t target = addr;
+	const uint64_t gen0 = gen;
 	bool zero, poisoned = false, installed = false;
 	int rc;
 
@@ -330,13 +349,15 @@ static int fault_load(struct fault_ctx *h, const struct region_ref *ref, size_t 
 		poisoned = true;
 
 	for (long last = 0;;) {
+		/* Installed without waking: the slot must be RESIDENT before
+		 * the faulting thread runs on (see fault_zero_run). */
 		long r;
 		if (poisoned)
-			r = uf_poison(eng.uffd, target, ZS_PAGE_SIZE);
+			r = uf_poison(eng.uffd, target, ZS_PAGE_SIZE, UF_DONTWAKE);
 		else if (zero)
-			r = uf_zeropage(eng.uffd, target, ZS_PAGE_SIZE);
+			r = uf_zeropage(eng.uffd, target, ZS_PAGE_SIZE, UF_DONTWAKE);
 		else
-			r = uf_copy(eng.uffd, target, h->buf, ZS_PAGE_SIZE);
+			r = uf_copy(eng.uffd, target, h->buf, ZS_PAGE_SIZE, UF_DONTWAKE);
 		if (r > 0) {
 			installed = true;
 			break;
@@ -380,13 +401,15 @@ static int fault_load(struct fault_ctx *h, const struct region_ref *ref, size_t 
 		zlog("a page at %p could not be put back nor stored again: its data is lost",
 		     (void *)target);
 	}
-	uint32_t w = atomic_exchange(&s->state, SLOT_RESIDENT);
-	if (installed && !poisoned && h->handler && target == addr)
-		fault_readahead(h, ref, idx, addr);
-	if (target != addr || !installed)
+	atomic_exchange(&s->state, SLOT_RESIDENT);
+	/* Wake whoever waits at either address: the faulting thread (at addr,
+	 * or at target if it faulted there again), and WAITERs. A thread woken
+	 * where nothing was installed retries its access and faults again. */
+	uf_wake(eng.uffd, target, ZS_PAGE_SIZE);
+	if (target != addr)
 		uf_wake(eng.uffd, addr, ZS_PAGE_SIZE);
-	if ((w & SLOT_WAITER) && target != addr)
-		uf_wake(eng.uffd, target, ZS_PAGE_SIZE);
+	if (installed && !poisoned && h->handler && target == addr && atomic_load(&eng.ev_gen) == gen0)
+		fault_readahead(h, ref, idx, addr);
 	return SERVE_DONE;
 }
 
@@ -452,7 +475,7 @@ static void fault_wait_readable(void)
 		;
 }
 
-static void *fault_thread(void *arg)
+void *fault_thread(void *arg)
 {
 	struct fault_ctx *h = arg;
 
@@ -475,45 +498,27 @@ static void *fault_thread(void *arg)
 	return NULL;
 }
 
-int fault_start(unsigned int nthreads)
+int fault_init(void)
 {
-	sigset_t all, old;
-	int rc = 0;
-
 	fault_zero_buf = prim_reserve(FAULT_AROUND_MAX << ZS_PAGE_SHIFT);
 	fault_helper.buf = prim_alloc(ZS_PAGE_SIZE);
 	fault_helper.buf_lock = &fault_helper_lock;
-	if (!fault_helper.buf || !fault_zero_buf)
-		return -ENOMEM;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);	/* handlers inherit: no program signal runs on them */
-	for (unsigned int i = 0; i < nthreads; i++) {
-		struct fault_ctx *h = prim_alloc(sizeof(*h));
-		void *stack = prim_alloc(FAULT_STACK);
-		pthread_attr_t attr;
-		pthread_t t;
-		if (!h || !stack) {
-			rc = -ENOMEM;
-			break;
-		}
-		h->handler = true;
-		/* The faulting page and the pages read ahead after it. */
-		h->buf = prim_alloc((1 + eng.opt.readahead) << ZS_PAGE_SHIFT);
-		h->ring = prim_reserve(FAULT_RING * sizeof(*h->ring));
-		if (!h->buf || !h->ring) {
-			rc = -ENOMEM;
-			break;
-		}
-		pthread_attr_init(&attr);
-		pthread_attr_setstack(&attr, stack, FAULT_STACK);
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		rc = -pthread_create(&t, &attr, fault_thread, h);
-		pthread_attr_destroy(&attr);
-		if (rc)
-			break;
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return rc;
+	return fault_helper.buf && fault_zero_buf ? 0 : -ENOMEM;
+}
+
+void *fault_ctx_create(void)
+{
+	struct fault_ctx *h = prim_alloc(sizeof(*h));
+
+	if (!h)
+		return NULL;
+	h->handler = true;
+	/* The faulting page and the pages read ahead after it. */
+	h->buf = prim_alloc((1 + eng.opt.readahead) << ZS_PAGE_SHIFT);
+	h->ring = prim_reserve(FAULT_RING * sizeof(*h->ring));
+	if (!h->buf || !h->ring)
+		return NULL;	/* start-up fails: what was mapped stays, unused */
+	return h;
 }
 
 void fault_load_range(uintptr_t start, uintptr_t end)

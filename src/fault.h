@@ -11,8 +11,17 @@
 
 #include <stdint.h>
 
-/* Create nthreads handler threads. 0 or -errno. */
-int fault_start(unsigned int nthreads);
+/* Allocate what every handler shares (the zero buffer, the helper context
+ * of fault_load_range). Start-up only. 0 or -ENOMEM. */
+int fault_init(void);
+
+/* A handler thread's private context (its page buffer and fault ring), from
+ * prim. Start-up only. NULL on ENOMEM. */
+void *fault_ctx_create(void);
+
+/* The body of a handler thread (engine.c creates them, on library-owned
+ * stacks, with every signal blocked): serves faults and events forever. */
+void *fault_thread(void *ctx);
 
 /* Load back every stored page of [start, end) from the calling (program)
  * thread, as a fault would. The caller holds eng.evict_gate for writing, so

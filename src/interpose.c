@@ -64,6 +64,10 @@ ZSWAP_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, 
 	return (void *)r;
 }
 
+#ifndef MADV_DONTNEED_LOCKED
+#define MADV_DONTNEED_LOCKED 24
+#endif
+
 ZSWAP_EXPORT int madvise(void *addr, size_t len, int advice)
 {
 	if (engine_running()) {
@@ -73,6 +77,9 @@ ZSWAP_EXPORT int madvise(void *addr, size_t len, int advice)
 			engine_pageout((uintptr_t)addr, len);
 		else if (advice == MADV_COLD && !((uintptr_t)addr & (ZS_PAGE_SIZE - 1)))
 			engine_cold((uintptr_t)addr, len);
+		else if (advice == MADV_DONTNEED || advice == MADV_DONTNEED_LOCKED || advice == MADV_FREE ||
+			 advice == MADV_REMOVE)
+			return (int)engine_discard(addr, len, advice);
 	}
 	return (int)syscall(SYS_madvise, addr, len, advice);
 }

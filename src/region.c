@@ -314,26 +314,33 @@ void region_forget_unmanageable(uintptr_t start, uintptr_t end)
 	pthread_rwlock_unlock(&tbl_lock);
 }
 
-void region_drop_slot(struct zswap_store *store, struct slot *s)
+/* Drop one slot: its entry is freed, a resident slot becomes RESIDENT | mark
+ * (COLD cleared), an in-flight one is marked DROPPED for its owner. */
+static void region_drop_slot_mark(struct zswap_store *store, struct slot *s, uint32_t mark)
 {
 	uint32_t old = atomic_load(&s->state);
 
 	for (;;) {
 		uint32_t st = old & SLOT_STATE;
 		if (st == SLOT_RESIDENT) {
-			if (!(old & SLOT_COLD) ||
-			    atomic_compare_exchange_weak(&s->state, &old, SLOT_RESIDENT))
+			if (old == (SLOT_RESIDENT | mark) ||
+			    atomic_compare_exchange_weak(&s->state, &old, SLOT_RESIDENT | mark))
 				return;
 		} else if (st == SLOT_STORED) {
 			/* Only the thread that moves a slot out of STORED may use
-			 * its entry: copy it, then claim. */
+			 * its entry: copy it, then claim. The page is not present:
+			 * the zap has nothing to take, no ZAP needed. */
 			struct zswap_entry e = s->e;
 			if (atomic_compare_exchange_weak(&s->state, &old, SLOT_RESIDENT)) {
 				zswap_invalidate(store, &e);
 				return;
 			}
 		} else {
-			/* In flight: its owner sees DROPPED and discards. */
+			/* In flight: its owner sees DROPPED and discards. (An
+			 * evictor moved the page out before the event was read, so
+			 * the zap has nothing to take; a handler fills a page only
+			 * under eng.ev_lock read, never between event and zap of a
+			 * page it claimed before.) */
 			if ((old & SLOT_DROPPED) ||
 			    atomic_compare_exchange_weak(&s->state, &old, old | SLOT_DROPPED))
 				return;
@@ -341,8 +348,13 @@ void region_drop_slot(struct zswap_store *store, struct slot *s)
 	}
 }
 
+void region_drop_slot(struct zswap_store *store, struct slot *s)
+{
+	region_drop_slot_mark(store, s, 0);
+}
+
 /* Drop the slots of [start, end) in every registered region (lock held). */
-static void tbl_drop_slots(struct zswap_store *store, uintptr_t start, uintptr_t end)
+static void tbl_drop_slots(struct zswap_store *store, uintptr_t start, uintptr_t end, uint32_t mark)
 {
 	for (size_t i = tbl_search(start); i < tbl_n && tbl[i]->start < end; i++) {
 		struct region *r = tbl[i];
@@ -352,16 +364,36 @@ static void tbl_drop_slots(struct zswap_store *store, uintptr_t start, uintptr_t
 		uintptr_t b = r->end < end ? r->end : end;
 		size_t idx = r->first + ((a - r->start) >> ZS_PAGE_SHIFT);
 		for (uintptr_t p = a; p < b; p += ZS_PAGE_SIZE, idx++)
-			region_drop_slot(store, &r->arr->slots[idx]);
+			region_drop_slot_mark(store, &r->arr->slots[idx], mark);
 	}
 }
 
-void region_drop_range(struct zswap_store *store, uintptr_t start, uintptr_t end, bool remove)
+void region_drop_range(struct zswap_store *store, uintptr_t start, uintptr_t end, bool unmap)
 {
 	pthread_rwlock_wrlock(&tbl_lock);
-	tbl_drop_slots(store, start, end);
-	if (remove)
+	tbl_drop_slots(store, start, end, unmap ? 0 : SLOT_ZAP);
+	if (unmap)
 		tbl_cut(start, end, false, false);
+	pthread_rwlock_unlock(&tbl_lock);
+}
+
+void region_clear_zap(uintptr_t start, uintptr_t end)
+{
+	pthread_rwlock_rdlock(&tbl_lock);
+	for (size_t i = tbl_search(start); i < tbl_n && tbl[i]->start < end; i++) {
+		struct region *r = tbl[i];
+		if (!r->arr)
+			continue;
+		uintptr_t a = r->start > start ? r->start : start;
+		uintptr_t b = r->end < end ? r->end : end;
+		size_t idx = r->first + ((a - r->start) >> ZS_PAGE_SHIFT);
+		for (uintptr_t p = a; p < b; p += ZS_PAGE_SIZE, idx++) {
+			struct slot *s = &r->arr->slots[idx];
+			uint32_t old = atomic_load(&s->state);
+			while ((old & SLOT_ZAP) && !atomic_compare_exchange_weak(&s->state, &old, old & ~SLOT_ZAP))
+				;
+		}
+	}
 	pthread_rwlock_unlock(&tbl_lock);
 }
 
@@ -372,7 +404,7 @@ void region_relocate(struct zswap_store *store, uintptr_t from, size_t len, uint
 
 	pthread_rwlock_wrlock(&tbl_lock);
 	/* Whatever the table still had at the destination was replaced. */
-	tbl_drop_slots(store, to, to + len);
+	tbl_drop_slots(store, to, to + len, 0);
 	tbl_cut(to, to + len, false, false);
 	tbl_split_bounds(from, end);
 	/* Move whole regions, a bounded batch at a time (no allocation). */

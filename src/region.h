@@ -26,7 +26,13 @@
  *
  * Flags: WAITER (a fault arrived while in flight: the owner must wake the
  * page), COLD (MADV_COLD: first in line for reclaim), DROPPED (an UNMAP or
- * REMOVE event hit the page while in flight: the owner discards its data).
+ * REMOVE event hit the page while in flight: the owner discards its data),
+ * ZAP (a REMOVE event covered this resident page: the kernel sends REMOVE
+ * before it zaps, and lets UFFDIO_MOVE through again as soon as the event is
+ * read, so the page may still be there, doomed; evicting it then would save
+ * the old contents from the zap. Never evicted while set; cleared when a
+ * fault fills the page (after the zap, or zapped with it) and by the
+ * interposed madvise once its own zap is known to be done).
  * The entry is written only by the slot's owner: the evictor while EVICTING,
  * and read/consumed only by whoever moves the slot out of STORED.
  *
@@ -52,6 +58,7 @@
 #define SLOT_WAITER	(1u << 2)
 #define SLOT_COLD	(1u << 3)
 #define SLOT_DROPPED	(1u << 4)
+#define SLOT_ZAP	(1u << 5)
 
 struct slot {
 	_Atomic uint32_t state;
@@ -109,9 +116,13 @@ int region_insert(uintptr_t start, uintptr_t end, uint32_t flags);
 bool region_forget_unregistered(uintptr_t start, uintptr_t end);
 
 /* An UNMAP or REMOVE event: drop every entry in [start, end) (in-flight slots
- * are marked DROPPED for their owner), and with remove, take the range out of
- * the table. */
-void region_drop_range(struct zswap_store *store, uintptr_t start, uintptr_t end, bool remove);
+ * are marked DROPPED for their owner). UNMAP (unmap true) takes the range out
+ * of the table; REMOVE marks the resident slots ZAP instead. */
+void region_drop_range(struct zswap_store *store, uintptr_t start, uintptr_t end, bool unmap);
+
+/* The kernel's zap of [start, end) is known to be done and no other REMOVE
+ * event was processed since: clear ZAP there (caller holds eng.ev_lock read). */
+void region_clear_zap(uintptr_t start, uintptr_t end);
 
 /* A REMAP event: the regions in [from, from+len) now live at [to, to+len). */
 void region_relocate(struct zswap_store *store, uintptr_t from, size_t len, uintptr_t to);

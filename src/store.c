@@ -21,16 +21,17 @@
  * same_filled_pages, ...) are kept as signed deltas: a page stored through one
  * workspace and loaded through another adds +1 and -1 to different slots.
  *
- * Memory use. mem_used_total is the pools' zspage pages plus their metadata.
- * Summing it (zs_get_metadata_bytes walks every size class) is too slow for
- * every store, so the store keeps a running total of pool pages instead:
- * after each zs_malloc and zs_free it compares the pool's page count with
- * the count it saw last (one read, usually equal) and adds the difference,
- * taken with an exchange so concurrent threads never count a change twice.
- * Metadata (handle tables, zspage descriptors) only grows, slowly; it is
- * re-read every STORE_META_EVERY growth events per workspace and by
- * zswap_store_stats(). mem_used_max and the mem_limit checks use that
- * running total; mem_used_total in the statistics is summed exactly.
+ * Memory use. mem_used_total is the pools' pages only, as zram's mm_stat
+ * (zs_get_total_pages() * PAGE_SIZE: the kernel keeps zspage metadata in
+ * struct page and handles in a kmem cache, and counts neither);
+ * mem_used_max is its high-water mark. The pools' own metadata (handle
+ * tables, zspage descriptors) is reported apart, as pool_metadata_bytes.
+ * mem_limit bounds pool pages plus metadata: what the process pays. So that
+ * the store path need not sum every pool, the store keeps running totals of
+ * both: after each zs_malloc and zs_free it compares the pool's page count
+ * and metadata (two reads, usually equal to what it saw last) with what it
+ * saw last and adds the difference, taken with an exchange so concurrent
+ * threads never count a change twice. The statistics sum the pools exactly.
  *
  * Entries are the caller's (struct zswap_entry); the store never keeps
  * per-page state and never allocates after zswap_store_create().
@@ -51,7 +52,6 @@
 #define STORE_MAX_POOLS		64
 #define STORE_MAX_WORKSPACES	1024
 #define STORE_WORDS		(ZS_PAGE_SIZE / sizeof(uint64_t))
-#define STORE_META_EVERY	32	/* pool growth events between metadata re-reads */
 
 /* Written only by the thread holding the workspace; read by anyone. */
 struct store_counters {
@@ -72,7 +72,6 @@ struct store_ws {
 	pthread_mutex_t lock;
 	struct comp_ws comp;
 	uint8_t *buf;			/* COMP_BUF_SIZE bytes of compressed output */
-	uint32_t events;		/* pool size changes seen through this workspace */
 	struct store_counters c;
 } __attribute__((aligned(64)));
 
@@ -84,11 +83,16 @@ struct zswap_store {
 	size_t block_len;		/* the prim block holding all of this */
 	struct store_ws *ws;
 	struct zs_pool *pools[STORE_MAX_POOLS];
-	_Atomic unsigned long pages_seen[STORE_MAX_POOLS];
-	_Atomic int64_t pages_total;	/* sum of pages_seen: pool pages, all pools */
-	_Atomic uint64_t meta_bytes;	/* pools' metadata when last read */
-	_Atomic uint64_t mem_used_max;
-	_Atomic unsigned int inject_fail;
+	_Atomic unsigned int inject_fail;	/* read by every load: not beside the totals */
+
+	/* Running totals, written whenever any pool grows or shrinks: on lines
+	 * of their own, apart from the read-mostly fields above that every
+	 * store and load reads. */
+	_Atomic int64_t pages_total __attribute__((aligned(64))); /* sum of pages_seen */
+	_Atomic int64_t meta_total;	/* sum of meta_seen: the pools' metadata bytes */
+	_Atomic uint64_t mem_used_max;	/* high-water mark of pages_total, in bytes */
+	_Atomic unsigned long pages_seen[STORE_MAX_POOLS] __attribute__((aligned(64)));
+	_Atomic size_t meta_seen[STORE_MAX_POOLS];
 };
 
 /* The workspace this thread used last, for the store it used it with. */
@@ -174,6 +178,7 @@ static void store_fill(void *dst, uint64_t v)
 		p[i] = v;
 }
 
+/* The pools' metadata, summed exactly: for the statistics. */
 static uint64_t store_meta_bytes(const struct zswap_store *s)
 {
 	uint64_t total = 0;
@@ -183,23 +188,30 @@ static uint64_t store_meta_bytes(const struct zswap_store *s)
 	return total;
 }
 
-/* Exact, and slow: for the statistics. */
+/* mem_used_total as zram defines it, summed exactly: pool pages only. */
 static uint64_t store_mem_used(const struct zswap_store *s)
 {
-	uint64_t total = store_meta_bytes(s);
+	uint64_t total = 0;
 
 	for (unsigned int i = 0; i < s->nr_pools; i++)
 		total += (uint64_t)zs_get_total_pages(s->pools[i]) * ZS_PAGE_SIZE;
 	return total;
 }
 
-/* Cheap: the running total, for the store path. */
-static uint64_t store_mem_used_fast(const struct zswap_store *s)
+/* The running total of pool pages, in bytes. */
+static uint64_t store_pool_bytes_fast(const struct zswap_store *s)
 {
 	int64_t pages = atomic_load_explicit(&s->pages_total, memory_order_relaxed);
 
-	return (pages > 0 ? (uint64_t)pages * ZS_PAGE_SIZE : 0) +
-	       atomic_load_explicit(&s->meta_bytes, memory_order_relaxed);
+	return pages > 0 ? (uint64_t)pages * ZS_PAGE_SIZE : 0;
+}
+
+/* What mem_limit bounds, from the running totals: pool pages + metadata. */
+static uint64_t store_charged_fast(const struct zswap_store *s)
+{
+	int64_t meta = atomic_load_explicit(&s->meta_total, memory_order_relaxed);
+
+	return store_pool_bytes_fast(s) + (meta > 0 ? (uint64_t)meta : 0);
 }
 
 static void store_update_max(struct zswap_store *s, uint64_t used)
@@ -212,33 +224,37 @@ static void store_update_max(struct zswap_store *s, uint64_t used)
 		;
 }
 
-/* Fold a change in pool idx's size into pages_total. Returns the change
- * (0 almost always: one read of the pool's counter). */
-static long store_pool_sync(struct zswap_store *s, unsigned int idx)
+/* Fold a change in pool idx's pages and metadata into the running totals.
+ * Returns true if either grew (two reads, almost always both unchanged). */
+static bool store_pool_sync(struct zswap_store *s, unsigned int idx)
 {
 	unsigned long pages = zs_get_total_pages(s->pools[idx]), old;
+	size_t meta = zs_get_metadata_bytes(s->pools[idx]), old_meta;
+	bool grew = false;
 
-	if (atomic_load_explicit(&s->pages_seen[idx], memory_order_relaxed) == pages)
-		return 0;
-	old = atomic_exchange_explicit(&s->pages_seen[idx], pages, memory_order_relaxed);
-	atomic_fetch_add_explicit(&s->pages_total, (int64_t)(pages - old), memory_order_relaxed);
-	return (long)(pages - old);
+	if (atomic_load_explicit(&s->pages_seen[idx], memory_order_relaxed) != pages) {
+		old = atomic_exchange_explicit(&s->pages_seen[idx], pages, memory_order_relaxed);
+		atomic_fetch_add_explicit(&s->pages_total, (int64_t)(pages - old),
+					  memory_order_relaxed);
+		grew = pages > old;
+	}
+	if (atomic_load_explicit(&s->meta_seen[idx], memory_order_relaxed) != meta) {
+		old_meta = atomic_exchange_explicit(&s->meta_seen[idx], meta, memory_order_relaxed);
+		atomic_fetch_add_explicit(&s->meta_total, (int64_t)(meta - old_meta),
+					  memory_order_relaxed);
+		grew = grew || meta > old_meta;
+	}
+	return grew;
 }
 
 /* After an allocation from pool idx: if the pool grew, raise mem_used_max
  * and say whether mem_limit is now exceeded. */
-static bool store_grew_past_limit(struct zswap_store *s, struct store_ws *w, unsigned int idx)
+static bool store_grew_past_limit(struct zswap_store *s, unsigned int idx)
 {
-	uint64_t used;
-
-	if (store_pool_sync(s, idx) <= 0)
+	if (!store_pool_sync(s, idx))
 		return false;
-	/* With a limit to enforce, exactness is worth the walk every time. */
-	if (s->cfg.mem_limit || ++w->events % STORE_META_EVERY == 0)
-		atomic_store_explicit(&s->meta_bytes, store_meta_bytes(s), memory_order_relaxed);
-	used = store_mem_used_fast(s);
-	store_update_max(s, used);
-	return s->cfg.mem_limit && used > s->cfg.mem_limit;
+	store_update_max(s, store_pool_bytes_fast(s));
+	return s->cfg.mem_limit && store_charged_fast(s) > s->cfg.mem_limit;
 }
 
 /* The pool for the next store: the workspace's own. A thread keeps its
@@ -278,7 +294,7 @@ int zswap_store_page(struct zswap_store *s, const void *page, struct zswap_entry
 		cnt_add(&w->c.same, 1);
 		goto stored;
 	}
-	if (s->cfg.mem_limit && store_mem_used_fast(s) >= s->cfg.mem_limit) {
+	if (s->cfg.mem_limit && store_charged_fast(s) >= s->cfg.mem_limit) {
 		cnt_add(&w->c.pool_limit_hit, 1);
 		ret = -ENOSPC;
 		goto out;
@@ -305,7 +321,7 @@ int zswap_store_page(struct zswap_store *s, const void *page, struct zswap_entry
 		ret = -ENOMEM;
 		goto out;
 	}
-	if (store_grew_past_limit(s, w, idx)) {
+	if (store_grew_past_limit(s, idx)) {
 		zs_free(s->pools[idx], handle);
 		store_pool_sync(s, idx);
 		cnt_add(&w->c.pool_limit_hit, 1);
@@ -411,7 +427,7 @@ void zswap_store_stats(struct zswap_store *s, struct zswap_stats *st)
 	struct store_counters sum;
 	int64_t *out = (int64_t *)&sum;
 	const size_t nfields = sizeof(sum) / sizeof(int64_t);
-	uint64_t used = store_mem_used(s), compacted = 0;
+	uint64_t used = store_mem_used(s), meta = store_meta_bytes(s), compacted = 0;
 
 	memset(&sum, 0, sizeof(sum));
 	for (unsigned int i = 0; i < s->nr_ws; i++) {
@@ -428,13 +444,10 @@ void zswap_store_stats(struct zswap_store *s, struct zswap_stats *st)
 		compacted += zs_get_pages_compacted(s->pools[i]);
 		store_pool_sync(s, i);
 	}
-	atomic_store_explicit(&s->meta_bytes, store_meta_bytes(s), memory_order_relaxed);
 	store_update_max(s, used);
 
 	st->stored_pages = (uint64_t)sum.stored;
-	st->pool_total_size = 0;
-	for (unsigned int i = 0; i < s->nr_pools; i++)
-		st->pool_total_size += (uint64_t)zs_get_total_pages(s->pools[i]) * ZS_PAGE_SIZE;
+	st->pool_total_size = used;	/* zswap's debugfs counts the same pages */
 	st->same_filled_pages = (uint64_t)sum.same;
 	st->stored_incompressible_pages = (uint64_t)sum.raw;
 	st->reject_compress_poor = (uint64_t)sum.reject_compress_poor;
@@ -454,6 +467,7 @@ void zswap_store_stats(struct zswap_store *s, struct zswap_stats *st)
 	st->same_pages = (uint64_t)sum.same;
 	st->pages_compacted = compacted;
 	st->huge_pages = (uint64_t)sum.raw;
+	st->pool_metadata_bytes = meta;
 }
 
 unsigned long zswap_store_compact(struct zswap_store *s)
@@ -558,7 +572,6 @@ struct zswap_store *zswap_store_create(const struct zswap_store_config *cfg)
 		s->huge_size = ZS_PAGE_SIZE;
 	for (unsigned int i = 0; i < s->nr_pools; i++)
 		store_pool_sync(s, i);
-	atomic_store(&s->meta_bytes, store_meta_bytes(s));
 	atomic_store(&s->mem_used_max, store_mem_used(s));
 	return s;
 

@@ -125,33 +125,45 @@ static long uf_result(int rc, int64_t field)
 	return field < 0 ? (long)field : -(long)errno;
 }
 
-long uf_copy(int fd, uintptr_t dst, const void *src, size_t len)
+long uf_copy(int fd, uintptr_t dst, const void *src, size_t len, int flags)
 {
-	struct uffdio_copy c = { .dst = dst, .src = (uintptr_t)src, .len = len, .mode = 0 };
+	struct uffdio_copy c = {
+		.dst = dst, .src = (uintptr_t)src, .len = len,
+		.mode = (flags & UF_DONTWAKE) ? UFFDIO_COPY_MODE_DONTWAKE : 0,
+	};
 	int rc = ioctl(fd, UFFDIO_COPY, &c);
 
 	return uf_result(rc, c.copy);
 }
 
-long uf_zeropage(int fd, uintptr_t dst, size_t len)
+long uf_zeropage(int fd, uintptr_t dst, size_t len, int flags)
 {
-	struct uffdio_zeropage z = { .range = { .start = dst, .len = len }, .mode = 0 };
+	struct uffdio_zeropage z = {
+		.range = { .start = dst, .len = len },
+		.mode = (flags & UF_DONTWAKE) ? UFFDIO_ZEROPAGE_MODE_DONTWAKE : 0,
+	};
 	int rc = ioctl(fd, UFFDIO_ZEROPAGE, &z);
 
 	return uf_result(rc, z.zeropage);
 }
 
-long uf_poison(int fd, uintptr_t dst, size_t len)
+long uf_poison(int fd, uintptr_t dst, size_t len, int flags)
 {
-	struct uffdio_poison p = { .range = { .start = dst, .len = len }, .mode = 0 };
+	struct uffdio_poison p = {
+		.range = { .start = dst, .len = len },
+		.mode = (flags & UF_DONTWAKE) ? UFFDIO_POISON_MODE_DONTWAKE : 0,
+	};
 	int rc = ioctl(fd, UFFDIO_POISON, &p);
 
 	return uf_result(rc, p.updated);
 }
 
-long uf_move(int fd, uintptr_t dst, uintptr_t src, size_t len)
+long uf_move(int fd, uintptr_t dst, uintptr_t src, size_t len, int flags)
 {
-	struct uffdio_move m = { .dst = dst, .src = src, .len = len, .mode = 0 };
+	struct uffdio_move m = {
+		.dst = dst, .src = src, .len = len,
+		.mode = (flags & UF_DONTWAKE) ? UFFDIO_MOVE_MODE_DONTWAKE : 0,
+	};
 	int rc = ioctl(fd, UFFDIO_MOVE, &m);
 
 	return uf_result(rc, m.move);

@@ -46,15 +46,21 @@ int uf_open(struct uf_info *info);
 int uf_register(int fd, uintptr_t start, size_t len, int wp);
 int uf_unregister(int fd, uintptr_t start, size_t len);
 
-/* Resolve missing pages; each wakes the threads waiting on the range it
- * filled. Return bytes done or -errno, as described above. */
-long uf_copy(int fd, uintptr_t dst, const void *src, size_t len);
-long uf_zeropage(int fd, uintptr_t dst, size_t len);
-long uf_poison(int fd, uintptr_t dst, size_t len);
+/* flags of the range operations: UF_DONTWAKE leaves the threads waiting on
+ * the range asleep; the caller wakes them (uf_wake) once it has published
+ * the pages' new state, so a woken thread never finds them still in flight. */
+#define UF_DONTWAKE 1
+
+/* Resolve missing pages; without UF_DONTWAKE each wakes the threads waiting
+ * on the range it filled. Return bytes done or -errno, as described above. */
+long uf_copy(int fd, uintptr_t dst, const void *src, size_t len, int flags);
+long uf_zeropage(int fd, uintptr_t dst, size_t len, int flags);
+long uf_poison(int fd, uintptr_t dst, size_t len, int flags);
 
 /* Move present anonymous pages from src to dst (dst registered with fd, its
- * pages absent). Wakes waiters on dst. Bytes moved or -errno. */
-long uf_move(int fd, uintptr_t dst, uintptr_t src, size_t len);
+ * pages absent); without UF_DONTWAKE, wakes waiters on dst. Bytes moved or
+ * -errno. */
+long uf_move(int fd, uintptr_t dst, uintptr_t src, size_t len, int flags);
 
 /* Wake threads waiting on [start, start+len). */
 int uf_wake(int fd, uintptr_t start, size_t len);

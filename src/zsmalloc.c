@@ -9,10 +9,10 @@
  *   arena        up to 64 GiB of address space. Zspages are runs of
  *                pages_per_zspage contiguous 4 KiB pages carved from it by a
  *                bump pointer. A run is never split or merged: once carved it
- *                keeps its length and its descriptor for the pool's life, and
- *                an emptied run is decommitted (MADV_DONTNEED: RSS falls) and
- *                parked on the free list for its length, for any class of that
- *                length to reuse.
+ *                keeps its length and its descriptor for the pool's life. An
+ *                emptied run is parked for any class of that length to reuse,
+ *                on one of two lists per length: "warm" (still committed: the
+ *                reserve) or "cold" (decommitted with MADV_DONTNEED: RSS fell).
  *   descriptors  struct zspage[], one per run ever carved, indexed by the
  *                zspage id. Its base, npages and id never change once written,
  *                which is what lets zs_map_object() read them without a lock.
@@ -50,6 +50,18 @@
  * aligned 64-bit word. Since zspages are virtually contiguous, no object
  * ever straddles a mapping boundary: zs_map_object never copies (the kernel
  * must, for objects spanning two physical pages).
+ *
+ * The reserve. Decommitting every emptied run and faulting its pages in
+ * again when the run is reused cost ~10% of a store+load (one madvise, with a
+ * TLB-shootdown IPI when the process runs on several CPUs, plus one page
+ * fault per page). So up to ZS_RESERVE_MIN_PAGES or 1/2^ZS_RESERVE_SHIFT of
+ * the pool's pages, whichever is larger, of emptied runs stay committed on
+ * the warm lists and are reused first; a run emptied beyond that is
+ * decommitted, and when the pool shrinks the reserve is trimmed to the new
+ * bound, so RSS still falls when a sizeable amount is freed. zs_compact()
+ * empties the reserve: whoever compacts wants memory back. Reserve pages are
+ * not pool pages (zs_get_total_pages()), as the kernel's freed zspage pages
+ * are not; zs_get_reserve_pages() tells how many there are.
  *
  * Objects [0, bump) of a zspage have been handed out at least once; objects
  * past bump are untouched, so a fresh zspage costs no initialisation writes
@@ -98,6 +110,10 @@
 
 #define ZS_ARENA_MAX_BYTES	(64UL << 30)
 #define ZS_ARENA_MIN_BYTES	(1UL << 30)
+
+/* Emptied runs kept committed: at most max(1 MiB, pool pages / 64). */
+#define ZS_RESERVE_MIN_PAGES	((1UL << 20) / ZS_PAGE_SIZE)
+#define ZS_RESERVE_SHIFT	6
 
 #define ZS_OBJ_TAG		1UL
 #define ZS_HANDLE_CLASS_SHIFT	1
@@ -188,16 +204,25 @@ struct zs_pool {
 	size_t descs_bytes;
 	_Atomic uint32_t desc_top;
 
-	/* free runs, one list and lock per run length */
-	struct zspage *free_runs[ZS_MAX_PAGES_PER_ZSPAGE + 1];
+	/* free runs, two lists and one lock per run length. Written whenever a
+	 * zspage is made or emptied, so on lines of their own: the read-mostly
+	 * fields above (descs, arena) are read by every map and free. */
+	struct zspage *warm_runs[ZS_MAX_PAGES_PER_ZSPAGE + 1]	/* committed: the reserve */
+		__attribute__((aligned(64)));
+	struct zspage *cold_runs[ZS_MAX_PAGES_PER_ZSPAGE + 1];	/* decommitted */
 	pthread_mutex_t run_lock[ZS_MAX_PAGES_PER_ZSPAGE + 1];
+	_Atomic unsigned long reserve_pages;	/* pages of the runs on warm lists */
 
 	_Atomic uint64_t *handle_space;
 	size_t handle_space_bytes;
 
-	_Atomic unsigned long pages_allocated;
+	_Atomic unsigned long pages_allocated __attribute__((aligned(64)));
 	_Atomic unsigned long pages_compacted;
 	size_t pool_bytes;
+	/* Pages of handle tables and descriptors touched so far (they only
+	 * grow), in bytes: counted as they are first used, so that
+	 * zs_get_metadata_bytes() is one read. */
+	_Atomic size_t meta_bytes;
 };
 
 /* ---- geometry ---------------------------------------------------------- */
@@ -339,7 +364,7 @@ static inline uint64_t *zs_obj_header(const struct size_class *class,
 }
 
 /* Take a slot from the class's handle table; ZS_SLOT_NONE when it is full. */
-static uint32_t zs_slot_alloc(struct size_class *class)
+static uint32_t zs_slot_alloc(struct zs_pool *pool, struct size_class *class)
 {
 	uint32_t slot = class->slot_free;
 
@@ -354,6 +379,9 @@ static uint32_t zs_slot_alloc(struct size_class *class)
 	if (slot >= class->slot_cap)
 		return ZS_SLOT_NONE;
 	atomic_store_explicit(&class->slot_top, slot + 1, memory_order_relaxed);
+	/* The first slot of a page of the table: that page becomes metadata. */
+	if ((slot * sizeof(uint64_t)) % ZS_PAGE_SIZE == 0)
+		atomic_fetch_add_explicit(&pool->meta_bytes, ZS_PAGE_SIZE, memory_order_relaxed);
 	return slot;
 }
 
@@ -453,22 +481,55 @@ static struct zspage *zs_find_fullest(struct size_class *class)
 
 /* ---- runs: the arena's free lists ------------------------------------- */
 
-/* A run of npages pages with its descriptor: a parked one, else carved. */
+static size_t zs_page_round(size_t n)
+{
+	return (n + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
+}
+
+/* How many pages of emptied runs may stay committed, for the pool's size now. */
+static unsigned long zs_reserve_limit(const struct zs_pool *pool)
+{
+	unsigned long p = atomic_load_explicit(&pool->pages_allocated, memory_order_relaxed);
+
+	p >>= ZS_RESERVE_SHIFT;
+	return p > ZS_RESERVE_MIN_PAGES ? p : ZS_RESERVE_MIN_PAGES;
+}
+
+static void zs_run_push(struct zspage **list, struct zspage *z)
+{
+	z->prev = NULL;
+	z->next = *list;
+	*list = z;
+}
+
+static struct zspage *zs_run_pop(struct zspage **list)
+{
+	struct zspage *z = *list;
+
+	if (z) {
+		*list = z->next;
+		z->next = NULL;
+	}
+	return z;
+}
+
+/* A run of npages pages with its descriptor: a committed one from the
+ * reserve, else a decommitted one, else carved from the arena. */
 static struct zspage *zs_run_get(struct zs_pool *pool, unsigned int npages)
 {
 	struct zspage *z;
-	size_t top;
+	size_t top, desc_before, desc_after;
 	uint32_t id;
 
 	pthread_mutex_lock(&pool->run_lock[npages]);
-	z = pool->free_runs[npages];
+	z = zs_run_pop(&pool->warm_runs[npages]);
 	if (z)
-		pool->free_runs[npages] = z->next;
+		atomic_fetch_sub_explicit(&pool->reserve_pages, npages, memory_order_relaxed);
+	else
+		z = zs_run_pop(&pool->cold_runs[npages]);
 	pthread_mutex_unlock(&pool->run_lock[npages]);
-	if (z) {
-		z->next = NULL;
+	if (z)
 		return z;
-	}
 
 	top = atomic_load_explicit(&pool->arena_top, memory_order_relaxed);
 	do {
@@ -480,6 +541,12 @@ static struct zspage *zs_run_get(struct zs_pool *pool, unsigned int npages)
 	/* At most one descriptor per arena page, so the table cannot run out first. */
 	id = atomic_fetch_add_explicit(&pool->desc_top, 1, memory_order_relaxed);
 	ZS_CHECK(id < pool->arena_pages);
+	/* Ids are unique, so each page of the table is counted once. */
+	desc_before = zs_page_round((size_t)id * sizeof(struct zspage));
+	desc_after = zs_page_round((size_t)(id + 1) * sizeof(struct zspage));
+	if (desc_after != desc_before)
+		atomic_fetch_add_explicit(&pool->meta_bytes, desc_after - desc_before,
+					  memory_order_relaxed);
 	z = &pool->descs[id];
 	z->base = pool->arena + top * ZS_PAGE_SIZE;
 	z->id = id;
@@ -487,17 +554,55 @@ static struct zspage *zs_run_get(struct zs_pool *pool, unsigned int npages)
 	return z;
 }
 
-/* Give an emptied run's pages back to the OS and park it for reuse. */
+/* Decommit committed runs, the longest first, until the reserve is at most
+ * limit pages. No lock is held across the madvise. */
+static void zs_reserve_trim(struct zs_pool *pool, unsigned long limit)
+{
+	for (unsigned int n = ZS_MAX_PAGES_PER_ZSPAGE; n >= 1; n--) {
+		while (atomic_load_explicit(&pool->reserve_pages, memory_order_relaxed) > limit) {
+			struct zspage *z;
+
+			pthread_mutex_lock(&pool->run_lock[n]);
+			z = zs_run_pop(&pool->warm_runs[n]);
+			if (z)
+				atomic_fetch_sub_explicit(&pool->reserve_pages, n, memory_order_relaxed);
+			pthread_mutex_unlock(&pool->run_lock[n]);
+			if (!z)
+				break;
+			prim_decommit(z->base, (size_t)n * ZS_PAGE_SIZE);
+			pthread_mutex_lock(&pool->run_lock[n]);
+			zs_run_push(&pool->cold_runs[n], z);
+			pthread_mutex_unlock(&pool->run_lock[n]);
+		}
+	}
+}
+
+/* Park an emptied run for reuse: committed while the reserve has room for
+ * it, else decommitted (RSS falls); then trim the reserve if the pool has
+ * shrunk below what it was sized for. Called with no lock held. */
 static void zs_run_put(struct zs_pool *pool, struct zspage *z)
 {
 	unsigned int npages = z->npages;
+	unsigned long limit = zs_reserve_limit(pool);
+	unsigned long r = atomic_load_explicit(&pool->reserve_pages, memory_order_relaxed);
 
+	/* Claim room first, so concurrent frees never overfill the reserve. */
+	while (r + npages <= limit) {
+		if (atomic_compare_exchange_weak_explicit(&pool->reserve_pages, &r, r + npages,
+							  memory_order_relaxed,
+							  memory_order_relaxed)) {
+			pthread_mutex_lock(&pool->run_lock[npages]);
+			zs_run_push(&pool->warm_runs[npages], z);
+			pthread_mutex_unlock(&pool->run_lock[npages]);
+			return;
+		}
+	}
 	prim_decommit(z->base, (size_t)npages * ZS_PAGE_SIZE);
 	pthread_mutex_lock(&pool->run_lock[npages]);
-	z->prev = NULL;
-	z->next = pool->free_runs[npages];
-	pool->free_runs[npages] = z;
+	zs_run_push(&pool->cold_runs[npages], z);
 	pthread_mutex_unlock(&pool->run_lock[npages]);
+	if (r > limit)
+		zs_reserve_trim(pool, limit);
 }
 
 /* Make a run a fresh, empty zspage of class (under the class lock). */
@@ -674,7 +779,7 @@ unsigned long zs_malloc(struct zs_pool *pool, size_t size)
 	class = pool->size_class[zs_class_index(size + ZS_HANDLE_SIZE)];
 
 	zs_lock(class);
-	slot = zs_slot_alloc(class);
+	slot = zs_slot_alloc(pool, class);
 	if (slot == ZS_SLOT_NONE)
 		goto nomem;
 	zspage = zs_find_fullest(class);
@@ -924,6 +1029,8 @@ unsigned long zs_compact(struct zs_pool *pool)
 			continue;
 		freed += zs_compact_class(pool, class);
 	}
+	/* Compaction is a request for memory: the reserve goes too. */
+	zs_reserve_trim(pool, 0);
 	atomic_fetch_add_explicit(&pool->pages_compacted, freed, memory_order_relaxed);
 	return freed;
 }
@@ -950,27 +1057,14 @@ unsigned long zs_get_pages_compacted(const struct zs_pool *pool)
 	return atomic_load_explicit(&pool->pages_compacted, memory_order_relaxed);
 }
 
-static size_t zs_page_round(size_t n)
-{
-	return (n + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
-}
-
 size_t zs_get_metadata_bytes(const struct zs_pool *pool)
 {
-	size_t bytes = pool->pool_bytes;
+	return pool->pool_bytes + atomic_load_explicit(&pool->meta_bytes, memory_order_relaxed);
+}
 
-	bytes += zs_page_round((size_t)atomic_load_explicit(&pool->desc_top, memory_order_relaxed) *
-			       sizeof(struct zspage));
-	for (unsigned int i = 0; i < ZS_SIZE_CLASSES; i++) {
-		const struct size_class *class = &pool->classes[i];
-
-		if (pool->size_class[i] != class)
-			continue;
-		bytes += zs_page_round((size_t)atomic_load_explicit(&class->slot_top,
-								    memory_order_relaxed) *
-				       sizeof(uint64_t));
-	}
-	return bytes;
+unsigned long zs_get_reserve_pages(const struct zs_pool *pool)
+{
+	return atomic_load_explicit(&pool->reserve_pages, memory_order_relaxed);
 }
 
 unsigned int zs_get_order(const struct zs_pool *pool)

@@ -82,9 +82,17 @@ unsigned long zs_get_total_pages(const struct zs_pool *pool);
 /* Pages freed by compaction since the pool was created. */
 unsigned long zs_get_pages_compacted(const struct zs_pool *pool);
 
-/* Bytes of metadata the pool keeps besides zspages (handle tables, zspage
- * descriptors): counted in mem_used_total. */
+/* Bytes of metadata the pool keeps besides zspages: the pages of its handle
+ * tables and zspage descriptors touched so far (they never shrink) and the
+ * pool structure. Not pool pages: the kernel keeps the equivalent in struct
+ * page and a kmem cache and does not count it in zs_get_total_pages().
+ * O(1): one read. */
 size_t zs_get_metadata_bytes(const struct zs_pool *pool);
+
+/* Pages of emptied zspages kept committed for reuse (the reserve: at most
+ * max(1 MiB, zs_get_total_pages() / 64) once a free settles it; emptied by
+ * zs_compact()). Neither pool pages nor metadata, yet resident. */
+unsigned long zs_get_reserve_pages(const struct zs_pool *pool);
 
 /* The order the pool was created with. */
 unsigned int zs_get_order(const struct zs_pool *pool);

@@ -1,5 +1,6 @@
 /*
- * test_zsmalloc.c - the pool: allocation, mapping, memory given back,
+ * test_zsmalloc.c - the pool: allocation, mapping, memory given back (and
+ * the reserve of committed emptied zspages), metadata accounting,
  * compaction, and concurrency in both lock modes.
  *
  * Every object is filled with a pattern derived from its handle and a
@@ -90,6 +91,18 @@ static bool obj_alloc(struct zs_pool *pool, struct obj *o, size_t size, uint32_t
 
 /* ---- single-threaded --------------------------------------------------- */
 #ifndef ZS_TEST_TSAN
+/* Fisher-Yates, so objects are freed in an order unrelated to allocation. */
+static void shuffle(struct obj *objs, size_t n, uint64_t *s)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t j = i + rnd(s) % (n - i);
+		struct obj t = objs[i];
+
+		objs[i] = objs[j];
+		objs[j] = t;
+	}
+}
+
 static long rss_pages(void)
 {
 	long size = 0, resident = -1;
@@ -194,13 +207,7 @@ static void test_alloc_map_free(unsigned int order, enum zs_lock_mode mode)
 	}
 
 	/* Free in a scrambled order, verifying the rest now and then. */
-	for (size_t i = 0; i < N; i++) {
-		size_t j = i + rnd(&s) % (N - i);
-		struct obj t = objs[i];
-
-		objs[i] = objs[j];
-		objs[j] = t;
-	}
+	shuffle(objs, N, &s);
 	for (size_t i = 0; i < N; i++) {
 		zs_free(pool, objs[i].handle);
 		if (i % 2000 == 0)
@@ -216,14 +223,25 @@ static void test_alloc_map_free(unsigned int order, enum zs_lock_mode mode)
 	zs_destroy_pool(pool);
 }
 
-/* Emptied zspages go back to the OS: total pages and the process RSS fall. */
+/* The bound the pool documents for its reserve of committed emptied runs. */
+#define RESERVE_MIN_PAGES	((1UL << 20) / ZS_PAGE_SIZE)
+
+static unsigned long reserve_bound(const struct zs_pool *pool)
+{
+	unsigned long p = zs_get_total_pages(pool) / 64;
+
+	return p > RESERVE_MIN_PAGES ? p : RESERVE_MIN_PAGES;
+}
+
+/* Emptied zspages go back to the OS: total pages and the process RSS fall,
+ * all but the reserve (at most 1 MiB once the pool is empty). */
 static void test_memory_returned(void)
 {
 	enum { N = 60000 };	/* ~ 60 MiB of 1000-byte objects */
 	static struct obj objs[N];
 	struct zs_pool *pool = zs_create_pool("rss", 2, ZS_LOCK_CLASS);
 	long rss0, rss1, rss2;
-	unsigned long pages;
+	unsigned long pages, reserve;
 
 	CHECK(pool, "create");
 	rss0 = rss_pages();
@@ -237,12 +255,16 @@ static void test_memory_returned(void)
 	for (size_t i = 0; i < N; i++)
 		zs_free(pool, objs[i].handle);
 	rss2 = rss_pages();
+	reserve = zs_get_reserve_pages(pool);
 	CHECK(zs_get_total_pages(pool) == 0, "%lu pages left", zs_get_total_pages(pool));
-	/* Only metadata (handle table, descriptors) may stay resident. */
-	CHECK(rss1 - rss2 >= (long)pages * 9 / 10, "RSS fell %ld pages, the pool freed %lu",
-	      rss1 - rss2, pages);
-	printf("memory returned: %lu pool pages, RSS +%ld then -%ld pages, metadata %zu bytes\n",
-	       pages, rss1 - rss0, rss1 - rss2, zs_get_metadata_bytes(pool));
+	CHECK(reserve <= RESERVE_MIN_PAGES, "reserve %lu pages with the pool empty", reserve);
+	/* Only metadata (handle table, descriptors) and the reserve may stay
+	 * resident. */
+	CHECK(rss1 - rss2 >= (long)(pages - reserve) * 9 / 10,
+	      "RSS fell %ld pages, the pool freed %lu, reserve %lu", rss1 - rss2, pages, reserve);
+	printf("memory returned: %lu pool pages, RSS +%ld then -%ld pages, reserve %lu pages, "
+	       "metadata %zu bytes\n",
+	       pages, rss1 - rss0, rss1 - rss2, reserve, zs_get_metadata_bytes(pool));
 
 	/* Reuse: the parked runs serve the next allocations, no new address space. */
 	for (size_t i = 0; i < N; i++)
@@ -253,6 +275,106 @@ static void test_memory_returned(void)
 		CHECK(obj_ok(pool, &objs[i]), "reused object corrupt");
 		zs_free(pool, objs[i].handle);
 	}
+	zs_destroy_pool(pool);
+}
+
+/*
+ * The reserve: emptied runs up to the bound stay committed and are reused
+ * first, so refilling the pool needs new pages only for the runs that were
+ * decommitted; the bound holds after every free while the pool shrinks; and
+ * compaction empties it.
+ */
+static void test_reserve(void)
+{
+	enum { SMALL = 1600, BIG = 48000 };	/* 1000-byte objects, 4 to a 1-page zspage */
+	static struct obj objs[BIG];
+	struct zs_pool *pool = zs_create_pool("reserve", 2, ZS_LOCK_CLASS);
+	uint64_t s = 0xfeed;
+	unsigned long pages, reserve, max_reserve = 0;
+	long rss_a, rss_b;
+
+	CHECK(pool, "create");
+	for (size_t i = 0; i < SMALL; i++)
+		CHECK(obj_alloc(pool, &objs[i], 1000, (uint32_t)i), "malloc");
+	pages = zs_get_total_pages(pool);
+	CHECK(pages > RESERVE_MIN_PAGES + 64, "only %lu pages", pages);
+	for (size_t i = 0; i < SMALL; i++)
+		zs_free(pool, objs[i].handle);
+	reserve = zs_get_reserve_pages(pool);
+	/* More was freed than the reserve holds: it is full, no fuller. */
+	CHECK(reserve == RESERVE_MIN_PAGES, "reserve %lu after freeing %lu pages", reserve, pages);
+
+	/* Refill: the committed runs come back without a page fault; only the
+	 * decommitted ones need new pages. */
+	rss_a = rss_pages();
+	for (size_t i = 0; i < SMALL; i++)
+		CHECK(obj_alloc(pool, &objs[i], 1000, (uint32_t)i + 3), "malloc again");
+	rss_b = rss_pages();
+	CHECK(zs_get_reserve_pages(pool) == 0, "reserve %lu with the pool refilled",
+	      zs_get_reserve_pages(pool));
+	CHECK(rss_b - rss_a <= (long)(pages - reserve) + 32,
+	      "RSS grew %ld pages refilling %lu pool pages with %lu committed", rss_b - rss_a,
+	      pages, reserve);
+	printf("reserve: %lu of %lu pages kept committed, refill grew RSS by %ld pages\n",
+	       reserve, pages, rss_b - rss_a);
+	for (size_t i = 0; i < SMALL; i++) {
+		CHECK(obj_ok(pool, &objs[i]), "object in a reused committed run corrupt");
+		zs_free(pool, objs[i].handle);
+	}
+
+	/* A large pool shrinking in random order: the bound (1/64 of what is
+	 * left, at least 1 MiB) holds after every free. */
+	for (size_t i = 0; i < BIG; i++)
+		CHECK(obj_alloc(pool, &objs[i], 1000, (uint32_t)i), "malloc big");
+	shuffle(objs, BIG, &s);
+	for (size_t i = 0; i < BIG; i++) {
+		if (i % 8 == 0)
+			continue;	/* survivors, for compaction */
+		zs_free(pool, objs[i].handle);
+		reserve = zs_get_reserve_pages(pool);
+		CHECK(reserve <= reserve_bound(pool), "reserve %lu pages, pool %lu pages", reserve,
+		      zs_get_total_pages(pool));
+		max_reserve = reserve > max_reserve ? reserve : max_reserve;
+	}
+	CHECK(max_reserve > 0, "the reserve never held a run");
+
+	/* Compaction is a request for memory: the reserve goes too. */
+	CHECK(zs_compact(pool) > 0, "compaction freed nothing");
+	CHECK(zs_get_reserve_pages(pool) == 0, "reserve %lu after compaction",
+	      zs_get_reserve_pages(pool));
+	for (size_t i = 0; i < BIG; i += 8) {
+		CHECK(obj_ok(pool, &objs[i]), "object corrupt after compaction");
+		zs_free(pool, objs[i].handle);
+	}
+	CHECK(zs_get_total_pages(pool) == 0, "pages left");
+	zs_destroy_pool(pool);
+}
+
+/*
+ * Metadata is counted as its pages are first used: a page of handle table
+ * per 512 objects of a class and a page of descriptors per few dozen
+ * zspages; it does not fall when objects are freed (the pages stay).
+ */
+static void test_metadata(void)
+{
+	enum { N = 5000 };	/* 1000-byte objects: 4 to a 1-page zspage */
+	static struct obj objs[N];
+	struct zs_pool *pool = zs_create_pool("meta", 2, ZS_LOCK_CLASS);
+	size_t m0, m1, handles = (N * sizeof(uint64_t) + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
+	size_t descs_max = (N / 4 * 64 + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
+
+	CHECK(pool, "create");
+	m0 = zs_get_metadata_bytes(pool);
+	for (size_t i = 0; i < N; i++)
+		CHECK(obj_alloc(pool, &objs[i], 1000, (uint32_t)i), "malloc");
+	m1 = zs_get_metadata_bytes(pool);
+	CHECK(m1 - m0 >= handles + ZS_PAGE_SIZE && m1 - m0 <= handles + descs_max,
+	      "metadata grew %zu bytes for %d handles (%zu) and %d zspages", m1 - m0, N, handles,
+	      N / 4);
+	for (size_t i = 0; i < N; i++)
+		zs_free(pool, objs[i].handle);
+	CHECK(zs_get_metadata_bytes(pool) == m1, "metadata %zu after freeing, %zu before",
+	      zs_get_metadata_bytes(pool), m1);
 	zs_destroy_pool(pool);
 }
 
@@ -477,6 +599,8 @@ int main(void)
 		test_alloc_map_free(order, ZS_LOCK_POOL);
 	}
 	test_memory_returned();
+	test_reserve();
+	test_metadata();
 	test_compaction(2, ZS_LOCK_CLASS, 200);
 	test_compaction(3, ZS_LOCK_POOL, 1000);
 	test_compaction(4, ZS_LOCK_CLASS, 3000);

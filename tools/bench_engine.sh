@@ -6,11 +6,16 @@
 # Each run does, in this order, with the same data (text pages, fixed seed):
 #   refault     kernel zswap, vm.page-cluster=0     (scripts/kernel-zswap.sh)
 #               kernel zswap, vm.page-cluster=3     (the default readahead)
+#               kernel zswap, page-cluster=0, pinned to CPU 0
 #               libzswap, ZSWAP_READAHEAD=0         (LD_PRELOAD)
 #               libzswap, ZSWAP_READAHEAD=7         (8 pages a fault, as page-cluster=3)
-#   firsttouch  no library: fresh mapping, and after a page-out of its tail
+#               libzswap, READAHEAD=0, program thread and fault handler on
+#               one CPU (samecpu), and on different CPUs (othercpu)
+#   firsttouch  no library: fresh mapping, after a page-out of its tail,
+#               and pinned to CPU 0
 #               libzswap:   fresh mapping (never evicted, not registered),
-#                           and registered (a page of its tail evicted first)
+#                           registered (a page of its tail evicted first),
+#                           registered with samecpu / othercpu placement
 #   uffd_rtt    the raw userfaultfd round trip (tools/bench_uffd_rtt)
 # then prints, per configuration, the median and the spread (min..max) over the
 # runs, and the libzswap/kernel ratios computed run by run (each pair measured
@@ -103,6 +108,10 @@ run() {
 	cat "$out/last.err" >> "$out/stderr.txt"
 }
 
+# How every libzswap run starts: lz COMMAND..., or lzpin CPU COMMAND... with
+# the whole process (the library's handler threads too) on one CPU.
+lz() { env LD_PRELOAD="$lib" ZSWAP_COMPRESSOR=lz4 "$@"; }
+lzpin() { cpu=$1; shift; taskset -c "$cpu" env LD_PRELOAD="$lib" ZSWAP_COMPRESSOR=lz4 "$@"; }
 lib_ok=0
 if [ -f "$lib" ]; then
 	LD_PRELOAD=$lib "$bench" refault --size 4M > "$out/probe.out" 2> "$out/probe.err"
@@ -148,22 +157,33 @@ while [ $i -le "$runs" ]; do
 		if [ $kernel_ok = 1 ]; then
 			run refault-kernel-pc0 $i "$kz" --page-cluster 0 run -- "$bench" refault --size "$refault_size"
 			run refault-kernel-pc3 $i "$kz" --page-cluster 3 run -- "$bench" refault --size "$refault_size"
+			run refault-kernel-pc0-cpu0 $i "$kz" --page-cluster 0 run -- \
+				taskset -c 0 "$bench" refault --size "$refault_size"
 		fi
 		if [ $lib_ok = 1 ]; then
-			run refault-libzswap-ra0 $i env LD_PRELOAD="$lib" ZSWAP_COMPRESSOR=lz4 ZSWAP_READAHEAD=0 \
-				"$bench" refault --size "$refault_size"
-			run refault-libzswap-ra7 $i env LD_PRELOAD="$lib" ZSWAP_COMPRESSOR=lz4 ZSWAP_READAHEAD=7 \
-				"$bench" refault --size "$refault_size"
+			run refault-libzswap-ra0 $i lz env ZSWAP_READAHEAD=0 "$bench" refault --size "$refault_size"
+			run refault-libzswap-ra7 $i lz env ZSWAP_READAHEAD=7 "$bench" refault --size "$refault_size"
+			# The handler threads start in the library's constructor and
+			# inherit the process's affinity; the program thread then
+			# pins itself (--cpu): same CPU, or the other one.
+			run refault-libzswap-ra0-samecpu $i lzpin 0 ZSWAP_READAHEAD=0 \
+				"$bench" refault --size "$refault_size" --cpu 0
+			run refault-libzswap-ra0-othercpu $i lzpin 1 ZSWAP_READAHEAD=0 \
+				"$bench" refault --size "$refault_size" --cpu 0
 		fi
 	fi
 	if want firsttouch; then
 		run firsttouch-plain-fresh $i "$bench" firsttouch --size "$ft_size"
 		run firsttouch-plain-registered $i "$bench" firsttouch --size "$ft_size" --evict-first
+		run firsttouch-plain-fresh-cpu0 $i taskset -c 0 "$bench" firsttouch --size "$ft_size" --cpu 0
 		if [ $lib_ok = 1 ]; then
-			run firsttouch-libzswap-fresh $i env LD_PRELOAD="$lib" ZSWAP_COMPRESSOR=lz4 \
-				"$bench" firsttouch --size "$ft_size"
-			run firsttouch-libzswap-registered $i env LD_PRELOAD="$lib" ZSWAP_COMPRESSOR=lz4 \
+			run firsttouch-libzswap-fresh $i lz env "$bench" firsttouch --size "$ft_size"
+			run firsttouch-libzswap-registered $i lz env \
 				"$bench" firsttouch --size "$ft_size" --evict-first
+			run firsttouch-libzswap-registered-samecpu $i lzpin 0 \
+				"$bench" firsttouch --size "$ft_size" --evict-first --cpu 0
+			run firsttouch-libzswap-registered-othercpu $i lzpin 1 \
+				"$bench" firsttouch --size "$ft_size" --evict-first --cpu 0
 		fi
 	fi
 	if want rtt && [ -x "$rtt" ]; then
@@ -180,6 +200,13 @@ awk -v runs="$runs" '
 function sortn(a, n,   i, j, t) {
 	for (i = 2; i <= n; i++)
 		for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+}
+# the values of key k of configuration l, run by run
+function each(l, k,   r, o) {
+	o = ""
+	for (r = 1; r <= runs; r++)
+		o = o (o == "" ? "" : " ") (((l, k, r) in v) ? fmt(v[l, k, r] + 0) : "-")
+	return o
 }
 # median (min..max) of the values of key k of configuration l over the runs
 function stat(l, k,   a, n, r, m) {
@@ -223,6 +250,11 @@ END {
 		      " | " stat(l, "own_stored") " | " stat(l, "stored_pages") " | " stat(l, "ratio") " | " stat(l, "nivcsw") " |"
 	}
 	print ""
+	print "| configuration | refault p50 us, run by run |"
+	print "|---|---|"
+	for (i = 1; i <= nl; i++) if (names[i] ~ /^refault/)
+		print "| " names[i] " | " each(names[i], "p50_us") " |"
+	print ""
 	print "| configuration | first touch us/page (total/pages) | p50 us | p99 us | total ms | nivcsw |"
 	print "|---|---|---|---|---|---|"
 	for (i = 1; i <= nl; i++) if (names[i] ~ /^firsttouch/) {
@@ -250,10 +282,18 @@ END {
 	print "- refault p50, libzswap ra7 / kernel page-cluster=3: " ratio(l7, k3, "p50_us")
 	print "- refault p99, libzswap ra7 / kernel page-cluster=3: " ratio(l7, k3, "p99_us")
 	print "- refault mean, libzswap ra7 / kernel page-cluster=3: " ratio(l7, k3, "mean_us")
+	kc = "refault-kernel-pc0-cpu0"
+	print "- refault p50, libzswap same CPU / kernel page-cluster=0 on CPU 0: " ratio(l0 "-samecpu", kc, "p50_us")
+	print "- refault p99, libzswap same CPU / kernel page-cluster=0 on CPU 0: " ratio(l0 "-samecpu", kc, "p99_us")
+	print "- refault p50, libzswap other CPU / kernel page-cluster=0 on CPU 0: " ratio(l0 "-othercpu", kc, "p50_us")
+	print "- pageout us/page, libzswap same CPU / kernel on CPU 0: " ratio(l0 "-samecpu", kc, "pageout_us_per_page")
 	pf = "firsttouch-plain-fresh"
 	print "- first touch, libzswap never-evicted / no library: " ratio("firsttouch-libzswap-fresh", pf, "us_per_page")
 	print "- first touch, libzswap registered / no library: " ratio("firsttouch-libzswap-registered", pf, "us_per_page")
 	print "- first touch, control (no library, tail paged out) / no library: " ratio("firsttouch-plain-registered", pf, "us_per_page")
+	pc = "firsttouch-plain-fresh-cpu0"
+	print "- first touch, libzswap registered same CPU / no library on CPU 0: " ratio("firsttouch-libzswap-registered-samecpu", pc, "us_per_page")
+	print "- first touch, libzswap registered other CPU / no library on CPU 0: " ratio("firsttouch-libzswap-registered-othercpu", pc, "us_per_page")
 }' "$raw" > "$out/summary.md"
 
 echo "loadavg at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/machine.txt"

@@ -6,7 +6,10 @@
  *       LZ4_compress_fast_extState / LZ4_decompress_safe of the same pages;
  *   (b) store+load throughput with 1, 2, 4, 8 threads with class locks, the
  *       pool lock, and 32 pools;
- *   (c) mem_used_total / compr_data_size for orders 2, 3 and 4.
+ *   (c) mem_used_total / compr_data_size for orders 2, 3 and 4, without and
+ *       with the pool's metadata, and which classes lose most to rounding;
+ *   (d) the pool alone (zs_malloc/zs_map_object/zs_free, no compression)
+ *       in both lock modes, 1 to 8 threads (printed after (b)).
  *
  * Data: text-like pages from real files on this machine and ELF pages
  * (tools/store_pages.c). A benchmark, not a test: it prints figures, as
@@ -322,12 +325,224 @@ static void bench_threads(const char *name, const struct sp_set *set)
 	printf("\n");
 }
 
+/* (d) the pool alone, both lock modes: what (b) cannot show, because
+ * compression takes ~10 us a page and the pool well under 1 us. Each thread
+ * fills POOL_SLOTS objects of its own (untimed), then does POOL_OPS
+ * replacements: map, read, unmap and free one object, then allocate, map,
+ * write and unmap a new one. Sizes are the text set's lz4 lengths. */
+#define POOL_SLOTS	2048
+#define POOL_OPS	(1UL << 20)	/* split among the threads */
+
+struct pb {
+	struct zs_pool *pool;
+	const uint32_t *len;
+	size_t nlen;
+	unsigned long ops;
+	unsigned int id;
+	pthread_barrier_t *bar;
+	double t[2];
+};
+
+static void *pb_main(void *arg)
+{
+	struct pb *b = arg;
+	unsigned long *h = calloc(POOL_SLOTS, sizeof(*h));
+	uint64_t x = 0x9e3779b97f4a7c15ULL * (b->id + 1);
+	unsigned long sum = 0;
+
+	if (!h)
+		exit(8);
+	for (size_t k = 0; k < POOL_SLOTS; k++)
+		if (!(h[k] = zs_malloc(b->pool, b->len[(k * 7 + b->id * 131) % b->nlen])))
+			exit(8);
+	pthread_barrier_wait(b->bar);
+	b->t[0] = now();
+	for (unsigned long i = 0; i < b->ops; i++) {
+		size_t k, size;
+		uint8_t *p;
+
+		x ^= x >> 12;
+		x ^= x << 25;
+		x ^= x >> 27;
+		k = (size_t)(x % POOL_SLOTS);
+		size = b->len[(x >> 16) % b->nlen];
+		p = zs_map_object(b->pool, h[k]);
+		sum += p[0];
+		zs_unmap_object(b->pool, h[k]);
+		zs_free(b->pool, h[k]);
+		if (!(h[k] = zs_malloc(b->pool, size)))
+			exit(8);
+		p = zs_map_object(b->pool, h[k]);
+		p[0] = (uint8_t)i;
+		p[size - 1] = (uint8_t)sum;
+		zs_unmap_object(b->pool, h[k]);
+	}
+	b->t[1] = now();
+	for (size_t k = 0; k < POOL_SLOTS; k++)
+		zs_free(b->pool, h[k]);
+	free(h);
+	return NULL;
+}
+
+/* Seconds for POOL_OPS replacements spread over nthreads. */
+static double run_pool(const uint32_t *len, size_t nlen, enum zs_lock_mode lock,
+		       unsigned int nthreads)
+{
+	pthread_t th[8];
+	struct pb pb[8];
+	pthread_barrier_t bar;
+	double t0 = 1e18, t1 = 0;
+	struct zs_pool *pool = zs_create_pool("bench", 2, lock);
+
+	if (!pool) {
+		perror("zs_create_pool");
+		exit(1);
+	}
+	pthread_barrier_init(&bar, NULL, nthreads);
+	for (unsigned int i = 0; i < nthreads; i++) {
+		pb[i] = (struct pb){ pool, len, nlen, POOL_OPS / nthreads, i, &bar, { 0, 0 } };
+		pthread_create(&th[i], NULL, pb_main, &pb[i]);
+	}
+	for (unsigned int i = 0; i < nthreads; i++) {
+		pthread_join(th[i], NULL);
+		t0 = dmin(t0, pb[i].t[0]);
+		t1 = pb[i].t[1] > t1 ? pb[i].t[1] : t1;
+	}
+	pthread_barrier_destroy(&bar);
+	zs_destroy_pool(pool);
+	return t1 - t0;
+}
+
+static void bench_pool(const char *name, const struct sp_set *set)
+{
+	static const unsigned int threads[] = { 1, 2, 4, 8 };
+	enum { NT = sizeof(threads) / sizeof(threads[0]) };
+	const int bound = LZ4_compressBound(SP_PAGE);
+	uint32_t *len = malloc(set->npages * sizeof(*len));
+	char *buf = malloc((size_t)bound);
+	double best[NT][2];
+	size_t nlen = 0;
+
+	if (!len || !buf) {
+		fprintf(stderr, "out of memory\n");
+		exit(1);
+	}
+	for (size_t i = 0; i < set->npages; i++) {
+		int n = LZ4_compress_default(sp_page(set, i), buf, SP_PAGE, bound);
+
+		/* What the store would hand the pool: raw pages for the huge class. */
+		len[nlen++] = n > 0 && n < 3264 ? (uint32_t)n : SP_PAGE;
+	}
+	for (size_t t = 0; t < NT; t++)
+		best[t][0] = best[t][1] = 1e9;
+	/* Rounds outermost, both modes once per round, as in (b). */
+	for (unsigned int r = 0; r < rounds; r++)
+		for (size_t t = 0; t < NT; t++)
+			for (int m = 0; m < 2; m++)
+				best[t][m] = dmin(best[t][m], run_pool(len, nlen, m ? ZS_LOCK_POOL : ZS_LOCK_CLASS,
+									  threads[t]));
+	printf("(d) the pool alone, order 2, %s lz4 lengths: millions of replacements per second "
+	       "(map+read+unmap+free, then malloc+map+write+unmap), %lu per configuration, best of %u\n\n",
+	       name, POOL_OPS, rounds);
+	printf("| threads | class locks | pool lock | class / pool lock |\n|---|---|---|---|\n");
+	for (size_t t = 0; t < NT; t++)
+		printf("| %u | %.2f | %.2f | **%.3f** |\n", threads[t], (double)POOL_OPS / best[t][0] / 1e6,
+		       (double)POOL_OPS / best[t][1] / 1e6, best[t][1] / best[t][0]);
+	printf("\n");
+	free(len);
+	free(buf);
+}
+
 /* (c) what the pool takes for what it holds, per order, and where the
  * difference goes, from the class table: the handle header and rounding up
  * to the class size; objects allocated in zspages but not in use (each
  * class's last, partly filled zspage); zspage space no object fits in; and
- * the pool's metadata. Each as a fraction of compr_data_size. */
-static void bench_memory(const char *name, const struct sp_set *set, enum zswap_comp comp, int level)
+ * the pool's metadata (not in mem_used_total, as in zram; reported as
+ * pool_metadata_bytes). Each as a fraction of compr_data_size. */
+
+/* Bytes lost to rounding, per kept class: where header+rounding goes. */
+struct class_loss {
+	unsigned int size, lo, ppz, objs;	/* class size, smallest request it serves */
+	unsigned long n;
+	double round, header;			/* bytes */
+};
+
+static int loss_cmp(const void *a, const void *b)
+{
+	const struct class_loss *x = a, *y = b;
+
+	return x->round < y->round ? 1 : x->round > y->round ? -1 : 0;
+}
+
+/* The kept classes that lose the most to rounding up, for the entries
+ * stored now (each object is its length plus the 8-byte handle header,
+ * rounded up to the kept class its size class merged into). */
+static void print_losses(FILE *f, const char *name, struct zs_pool *pool,
+			 const struct zswap_entry *e, size_t n, double compr, unsigned int order)
+{
+	static struct class_loss loss[ZS_SIZE_CLASSES];
+	unsigned int kept[ZS_SIZE_CLASSES], cur = ZS_SIZE_CLASSES - 1, nk = 0;
+	double total = 0, head = 0, merged = 0;
+
+	memset(loss, 0, sizeof(loss));
+	/* A merged class belongs to the next kept class above it. */
+	for (int i = ZS_SIZE_CLASSES - 1; i >= 0; i--) {
+		struct zs_class_stat cs;
+
+		if (zs_class_stat(pool, (unsigned int)i, &cs)) {
+			cur = (unsigned int)i;
+			loss[cur].size = cs.size;
+			loss[cur].ppz = cs.pages_per_zspage;
+			loss[cur].objs = cs.objs_per_zspage;
+		}
+		kept[i] = cur;
+		loss[cur].lo = ZS_MIN_ALLOC_SIZE + (unsigned int)i * ZS_SIZE_CLASS_DELTA;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t req, idx;
+		struct class_loss *l;
+
+		if (e[i].type != ZE_COMPRESSED && e[i].type != ZE_RAW)
+			continue;
+		req = e[i].length + (e[i].type == ZE_RAW ? 0 : ZS_HANDLE_SIZE);
+		idx = req <= ZS_MIN_ALLOC_SIZE ? 0 : (req - ZS_MIN_ALLOC_SIZE + ZS_SIZE_CLASS_DELTA - 1) /
+						     ZS_SIZE_CLASS_DELTA;
+		if (idx >= ZS_SIZE_CLASSES)
+			idx = ZS_SIZE_CLASSES - 1;
+		l = &loss[kept[idx]];
+		l->n++;
+		l->round += (double)l->size - (double)req;
+		l->header += e[i].type == ZE_RAW ? 0 : ZS_HANDLE_SIZE;
+		/* What the unmerged class (every 16 bytes) would have lost. */
+		merged += (double)l->size - (double)(ZS_MIN_ALLOC_SIZE + idx * ZS_SIZE_CLASS_DELTA);
+	}
+	for (unsigned int i = 0; i < ZS_SIZE_CLASSES; i++)
+		if (loss[i].n) {
+			total += loss[i].round;
+			head += loss[i].header;
+			loss[nk++] = loss[i];
+		}
+	qsort(loss, nk, sizeof(loss[0]), loss_cmp);
+	fprintf(f, "%s, order %u: header %.2f%%, rounding %.2f%% of compr_data_size, of which "
+	       "%.2f%% from merged classes (rounding to the kept class rather than the next "
+	       "16 bytes); the 6 classes that lose most:\n\n",
+	       name, order, 100.0 * head / compr, 100.0 * total / compr, 100.0 * merged / compr);
+	fprintf(f, "| class size | requests it serves (header included) | pages / zspage | "
+		"objects / zspage | objects | rounding, %% of compr |\n|---|---|---|---|---|---|\n");
+	for (unsigned int i = 0; i < nk && i < 6; i++) {
+		unsigned int from = loss[i].lo > ZS_MIN_ALLOC_SIZE ?
+				    loss[i].lo - (unsigned int)ZS_SIZE_CLASS_DELTA + 1 : 1;
+
+		fprintf(f, "| %u | %u..%u | %u | %u | %lu | %.2f%% |\n", loss[i].size, from,
+			loss[i].size, loss[i].ppz, loss[i].objs, loss[i].n,
+			100.0 * loss[i].round / compr);
+	}
+	fprintf(f, "\n");
+}
+
+/* One table row per order; with detail, print_losses() for each order into it. */
+static void bench_memory(const char *name, const struct sp_set *set, enum zswap_comp comp, int level,
+			 FILE *detail)
 {
 	struct zswap_entry *e = calloc(set->npages, sizeof(*e));
 	static uint8_t out[SP_PAGE];
@@ -336,7 +551,7 @@ static void bench_memory(const char *name, const struct sp_set *set, enum zswap_
 		struct zswap_store *s = mk(comp, level, order, ZS_LOCK_CLASS, 1);
 		struct zs_pool *pool = zswap_store_pool(s, 0);
 		struct zswap_stats st, half;
-		double used = 0, alloc = 0, pages = 0, compr;
+		double used = 0, alloc = 0, pages = 0, compr, hcompr;
 		unsigned long freed;
 
 		for (size_t i = 0; i < set->npages; i++)
@@ -354,21 +569,28 @@ static void bench_memory(const char *name, const struct sp_set *set, enum zswap_
 			pages += (double)cs.pages_used * SP_PAGE;
 		}
 		compr = (double)st.compr_data_size;
+		if (detail)
+			print_losses(detail, name, pool, e, set->npages, compr, order);
 		/* Fragment it: load every other page back, then compact. */
 		for (size_t i = 0; i < set->npages; i += 2)
 			zswap_load_page(s, &e[i], out);
 		freed = zswap_store_compact(s);
 		memset(&half, 0, sizeof(half));
 		zswap_store_stats(s, &half);
-		printf("| %s | %s%s%.0d | %u | %.2f | %.1f | %.1f | %.4f | **%.4f** | %.2f%% | %.2f%% | %.2f%% | %.2f%% | %.4f (%lu) |\n",
+		hcompr = (double)half.compr_data_size;
+		printf("| %s | %s%s%.0d | %u | %.2f | %.1f | %.1f | %.2f | **%.4f** | %.4f | %.2f%% | "
+		       "%.2f%% | %.2f%% | %.2f%% | %.4f / %.4f (%lu) |\n",
 		       name, comp_name(comp), level ? ":" : "", level, order,
 		       (double)st.orig_data_size / (double)st.mem_used_total,
 		       compr / 1048576.0, (double)st.mem_used_total / 1048576.0,
-		       (double)st.pool_total_size / compr, (double)st.mem_used_total / compr,
+		       (double)st.pool_metadata_bytes / 1048576.0,
+		       (double)st.mem_used_total / compr,
+		       (double)(st.mem_used_total + st.pool_metadata_bytes) / compr,
 		       100.0 * (used - compr) / compr, 100.0 * (alloc - used) / compr,
 		       100.0 * (pages - alloc) / compr,
-		       100.0 * (double)(st.mem_used_total - st.pool_total_size) / compr,
-		       (double)half.mem_used_total / (double)half.compr_data_size, freed);
+		       100.0 * (double)st.pool_metadata_bytes / compr,
+		       (double)half.mem_used_total / hcompr,
+		       (double)(half.mem_used_total + half.pool_metadata_bytes) / hcompr, freed);
 		fflush(stdout);
 		zswap_store_destroy(s);
 	}
@@ -380,7 +602,7 @@ static void usage(void)
 	fprintf(stderr, "usage: zswap_bench_pool [--mb N] [--rounds R]\n"
 		"  --mb N      MiB of text pages and of binary pages (default 64)\n"
 		"  --rounds R  rounds per measurement, best kept (default 3)\n"
-		"  --sections S  which of a, b, c to run (default abc)\n");
+		"  --sections S  which of a, b, c, d to run (default abcd)\n");
 	exit(2);
 }
 
@@ -394,8 +616,11 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long mb = 64;
-	const char *sections = "abc";
+	const char *sections = "abcd";
 	struct sp_set text = { 0 }, bin = { 0 };
+	char *detail_buf = NULL;
+	size_t detail_len = 0;
+	FILE *detail;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "m:r:s:h", opts, NULL)) != -1) {
@@ -414,7 +639,7 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			sections = optarg;
-			if (strspn(sections, "abc") != strlen(sections) || !*sections)
+			if (strspn(sections, "abcd") != strlen(sections) || !*sections)
 				usage();
 			break;
 		default:
@@ -437,22 +662,33 @@ int main(int argc, char **argv)
 	}
 	if (strchr(sections, 'b'))
 		bench_threads("text", &text);
+	if (strchr(sections, 'd'))
+		bench_pool("text", &text);
 	if (!strchr(sections, 'c'))
 		goto out;
 
-	printf("(c) pool memory, 1 pool, class locks. mem_used_total includes the pool's "
-	       "metadata. Overheads as %% of compr_data_size: header+rounding (8-byte handle "
-	       "header, object rounded up to its class), unused objects (allocated in zspages, "
-	       "not in use), zspage slack (zspage bytes no object fits in), metadata. Last "
-	       "column: after loading every other page back and compacting (pages freed)\n\n");
-	printf("| data | compressor | order | orig / mem_used | compr MiB | mem_used MiB | pool / compr | "
-	       "mem_used / compr | header+rounding | unused objects | zspage slack | metadata | "
-	       "mem_used / compr, half loaded |\n");
-	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-	bench_memory("text", &text, ZSWAP_COMP_LZ4, 0);
-	bench_memory("binary", &bin, ZSWAP_COMP_LZ4, 0);
-	bench_memory("text", &text, ZSWAP_COMP_ZSTD, 3);
-	printf("\n");
+	detail = open_memstream(&detail_buf, &detail_len);
+	if (!detail) {
+		perror("open_memstream");
+		return 1;
+	}
+	printf("(c) pool memory, 1 pool, class locks. mem_used_total is zram's (pool pages "
+	       "only); metadata is pool_metadata_bytes (handle tables, zspage descriptors). "
+	       "Overheads as %% of compr_data_size: header+rounding (8-byte handle header, object "
+	       "rounded up to its class), unused objects (allocated in zspages, not in use), "
+	       "zspage slack (zspage bytes no object fits in), metadata. Last column: after "
+	       "loading every other page back and compacting, without / with metadata (pages "
+	       "freed)\n\n");
+	printf("| data | compressor | order | orig / mem_used | compr MiB | mem_used MiB | metadata MiB | "
+	       "mem_used / compr (zram) | (mem_used + metadata) / compr | header+rounding | "
+	       "unused objects | zspage slack | metadata | half loaded, compacted |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	bench_memory("text", &text, ZSWAP_COMP_LZ4, 0, detail);
+	bench_memory("binary", &bin, ZSWAP_COMP_LZ4, 0, NULL);
+	bench_memory("text", &text, ZSWAP_COMP_ZSTD, 3, NULL);
+	fclose(detail);
+	printf("\nWhere header+rounding goes (text, lz4):\n\n%s", detail_buf);
+	free(detail_buf);
 out:
 	sp_free(&text);
 	sp_free(&bin);
