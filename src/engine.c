@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -61,7 +62,7 @@ static void engine_fork_prepare(void)
 		return;
 	engine_sigblock(&engine_fork_mask);
 	pthread_rwlock_wrlock(&eng.evict_gate);	/* no page in flight, none to come */
-	fault_load_range(0, UINTPTR_MAX);
+	fault_load_all(0, UINTPTR_MAX);
 	/* Wait out fault services still installing a page. */
 	pthread_rwlock_wrlock(&eng.ev_lock);
 	pthread_rwlock_unlock(&eng.ev_lock);
@@ -106,19 +107,55 @@ static const char *engine_errname(int e)
 
 #define ENGINE_HANDLER_STACK (256 * 1024)
 
-/* Start nthreads fault handler threads, each on a stack the library mapped
+#define ENGINE_HANDLERS_MAX 16	/* ZSWAP_FAULT_THREADS's own maximum */
+
+/*
+ * The CPUs handlers are pinned to, one each, for ZSWAP_FAULT_THREADS=0: the
+ * CPUs this process may run on now (taskset, cpusets), so a fault on any of
+ * them has a handler on its own CPU (see fault_pin()). Returns how many
+ * (cpus[] filled), or 0 when there is no such answer (no affinity call,
+ * more CPUs than a cpu_set_t holds, or more allowed CPUs than
+ * ENGINE_HANDLERS_MAX: every handler is woken by every fault, so a handler
+ * per CPU would cost too much there); the caller then starts unpinned
+ * threads. Never fails start-up.
+ */
+static unsigned int engine_handler_cpus(int cpus[ENGINE_HANDLERS_MAX])
+{
+	cpu_set_t set;
+	unsigned int n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return 0;
+	if (CPU_COUNT(&set) > ENGINE_HANDLERS_MAX)
+		return 0;
+	for (int c = 0; c < CPU_SETSIZE && n < ENGINE_HANDLERS_MAX; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	return n;
+}
+
+/* Start the fault handler threads: nthreads unpinned, or 0 for one pinned to
+ * each allowed CPU (engine_handler_cpus), each on a stack the library mapped
  * (never the program's memory) and with every signal blocked (they inherit
- * the mask): no program signal handler ever runs on them. 0 or -errno. */
+ * the mask): no program signal handler ever runs on them. Returns how many
+ * were started, or -errno. */
 static int engine_start_handlers(unsigned int nthreads)
 {
+	int cpus[ENGINE_HANDLERS_MAX];
+	unsigned int ncpus = 0;
 	sigset_t old;
 	int rc = fault_init();
 
 	if (rc < 0)
 		return rc;
+	if (!nthreads) {
+		ncpus = engine_handler_cpus(cpus);
+		nthreads = ncpus ? ncpus : ENGINE_HANDLERS_MAX;
+	}
 	engine_sigblock(&old);
-	for (unsigned int i = 0; i < nthreads && rc == 0; i++) {
-		void *ctx = fault_ctx_create();
+	unsigned int i;
+	for (i = 0; i < nthreads && rc == 0; i++) {
+		void *ctx = fault_ctx_create(i < ncpus ? cpus[i] : -1);
 		void *stack = prim_alloc(ENGINE_HANDLER_STACK);
 		pthread_attr_t attr;
 		pthread_t t;
@@ -133,7 +170,7 @@ static int engine_start_handlers(unsigned int nthreads)
 		pthread_attr_destroy(&attr);
 	}
 	engine_sigrestore(&old);
-	return rc;
+	return rc < 0 ? rc : (int)i;
 }
 
 static void engine_init(void)
@@ -178,7 +215,7 @@ static void engine_init(void)
 		zlog("cannot start (%s); running without libzswap", engine_errname(-rc));
 		goto off_fd;
 	}
-	if ((rc = engine_start_handlers(eng.opt.fault_threads ? eng.opt.fault_threads : 1)) < 0) {
+	if ((rc = engine_start_handlers(eng.opt.fault_threads)) < 0) {
 		/* Threads already started block in poll(); nothing is ever
 		 * registered, so they are never woken. */
 		zlog("cannot start the fault handler threads (%s); running without libzswap",
@@ -191,8 +228,9 @@ static void engine_init(void)
 	pthread_atfork(engine_fork_prepare, engine_fork_parent, engine_fork_child);
 	atomic_store_explicit(&eng.state, ENGINE_RUNNING, memory_order_release);
 	if (eng.opt.verbose)
-		zlog("active: %u fault thread(s), min region %llu bytes, fault-around %u pages",
-		     eng.opt.fault_threads, (unsigned long long)eng.opt.min_region, eng.opt.fault_around);
+		zlog("active: %d fault thread(s)%s, min region %llu bytes, fault-around %u pages",
+		     rc, eng.opt.fault_threads ? "" : " (one per CPU)",
+		     (unsigned long long)eng.opt.min_region, eng.opt.fault_around);
 	return;
 
 off_fd:
@@ -349,7 +387,7 @@ static void engine_unmanage(uintptr_t start, uintptr_t end, bool cover_gaps)
 
 	engine_sigblock(&old);
 	pthread_rwlock_wrlock(&eng.evict_gate);
-	fault_load_range(start, end);
+	fault_load_all(start, end);
 	while (cursor < end) {
 		size_t n = region_collect(start, end, &cursor, refs, 32);
 		for (size_t k = 0; k < n; k++) {

@@ -114,11 +114,81 @@ static bool evict_is_own_stack(uintptr_t start, uintptr_t end)
 	return sp >= start && sp < end;
 }
 
-/* No region covers cur: adopt the mapping there if it is one we may manage.
+/*
+ * Library memory inside a program VMA. prim maps everything MAP_NORESERVE so
+ * that it does not merge with program mappings, but glibc maps its arenas
+ * MAP_NORESERVE too, and the kernel may merge one with a library mapping
+ * into one VMA. Adoption then takes only the program's part: the largest
+ * page range around cur inside [vstart, vend) that holds no library memory.
+ * prim_overlaps(cur, h) only grows with h and prim_overlaps(l, cur + 1 page)
+ * only shrinks with l: two binary searches. cur is not library memory.
+ */
+static void evict_clip(uintptr_t cur, uintptr_t vstart, uintptr_t vend, uintptr_t *lo, uintptr_t *hi)
+{
+	uintptr_t good, bad;
+
+	good = cur + ZS_PAGE_SIZE;
+	bad = vend;
+	if (!prim_overlaps(cur, vend))
+		good = vend;
+	while (bad - good > ZS_PAGE_SIZE) {	/* !overlaps(cur, good), overlaps(cur, bad) */
+		uintptr_t mid = good + (((bad - good) / 2) & ZS_PAGE_MASK);
+		if (prim_overlaps(cur, mid))
+			bad = mid;
+		else
+			good = mid;
+	}
+	*hi = good;
+
+	good = cur;
+	bad = vstart;
+	if (!prim_overlaps(vstart, cur + ZS_PAGE_SIZE))
+		good = vstart;
+	while (good - bad > ZS_PAGE_SIZE) {	/* !overlaps(good, cur + 1), overlaps(bad, cur + 1) */
+		uintptr_t mid = bad + (((good - bad) / 2) & ZS_PAGE_MASK);
+		if (prim_overlaps(mid, cur + ZS_PAGE_SIZE))
+			bad = mid;
+		else
+			good = mid;
+	}
+	*lo = good;
+}
+
+/* cur is library memory inside a VMA ending at vend: an address after it
+ * where library memory ends (the first such one unless library and program
+ * runs alternate within one probe step), or vend. */
+static uintptr_t evict_own_end(uintptr_t cur, uintptr_t vend)
+{
+	uintptr_t lo = cur, hi, step = ZS_PAGE_SIZE;
+
+	for (;;) {	/* gallop: lo is library memory */
+		hi = lo + step;
+		if (hi >= vend || hi < lo) {
+			hi = vend;
+			break;
+		}
+		if (!prim_is_own(hi))
+			break;
+		lo = hi;
+		step <<= 1;
+	}
+	while (hi - lo > ZS_PAGE_SIZE) {	/* prim_is_own(lo); hi == vend or !prim_is_own(hi) */
+		uintptr_t mid = lo + (((hi - lo) / 2) & ZS_PAGE_MASK);
+		if (prim_is_own(mid))
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
+/* No region covers cur: adopt the mapping there if it is one we may manage,
+ * without the library memory the kernel may have merged into it.
  * Returns true if a region was inserted (look again), else sets *skip_to. */
 static bool evict_adopt(uintptr_t cur, uintptr_t *skip_to)
 {
 	struct maps_vma v;
+	uintptr_t lo, hi;
 
 	if (atomic_load(&eng.lock_future)) {
 		*skip_to = UINTPTR_MAX;
@@ -129,10 +199,18 @@ static bool evict_adopt(uintptr_t cur, uintptr_t *skip_to)
 		return false;
 	}
 	*skip_to = v.end;
-	if (!v.anon_rw_private || prim_overlaps(v.start, v.end) || evict_is_own_stack(v.start, v.end) ||
-	    v.end - v.start < eng.opt.min_region)
+	if (!v.anon_rw_private)
 		return false;
-	return region_insert(v.start, v.end, REGION_ADOPTED) == 0;
+	if (prim_is_own(cur)) {
+		*skip_to = evict_own_end(cur, v.end);
+		return false;
+	}
+	evict_clip(cur, v.start, v.end, &lo, &hi);
+	if (evict_is_own_stack(lo, hi) || hi - lo < eng.opt.min_region) {
+		*skip_to = hi;
+		return false;
+	}
+	return region_insert(lo, hi, REGION_ADOPTED) == 0;
 }
 
 /* Register a region with userfaultfd and give it a slot array. Returns true
@@ -142,9 +220,10 @@ static bool evict_register(const struct region_ref *ref)
 	size_t len = ref->end - ref->start;
 	int rc;
 
-	/* The table may be stale (a raw munmap/mmap the interposer never saw):
-	 * check with the kernel before registering. */
-	if (!maps_range_anon_rw(ref->start, ref->end)) {
+	/* The table may be stale (a raw munmap/mmap the interposer never saw,
+	 * and the library may since have mapped memory of its own there):
+	 * check with the kernel and with prim before registering. */
+	if (prim_overlaps(ref->start, ref->end) || !maps_range_anon_rw(ref->start, ref->end)) {
 		region_forget_unregistered(ref->start, ref->end);
 		return true;
 	}

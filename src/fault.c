@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,9 @@
 
 #define FAULT_READ_BATCH 32
 #define FAULT_RING 65536		/* pending faults per thread: one per blocked program thread */
+#ifndef FAULT_SPIN_NS
 #define FAULT_SPIN_NS 0		/* see fault_wait_readable() */
+#endif
 
 struct fault_req {
 	uint64_t addr;
@@ -47,6 +50,7 @@ struct fault_req {
 
 struct fault_ctx {
 	bool handler;			/* a handler thread: may read messages itself */
+	int cpu;			/* the CPU it keeps to, or -1 (the scheduler's choice) */
 	char *buf;			/* one page, prim */
 	struct fault_req *ring;		/* pending faults (handler threads only) */
 	size_t head, tail;		/* ring indices, free-running */
@@ -64,6 +68,14 @@ enum { SERVE_DONE, SERVE_AGAIN };
 #endif
 static const char *fault_zero_buf;	/* FAULT_AROUND_MAX pages, never written */
 #define FAULT_AROUND_MAX 512
+
+/* Pinned handlers (ZSWAP_FAULT_THREADS=0): the CPU of the handler that last
+ * read a fault, and how long another handler leaves a pending fault to it
+ * (see fault_defer()). */
+#ifndef FAULT_DEFER_NS
+#define FAULT_DEFER_NS 20000
+#endif
+static _Atomic int fault_last_cpu = -1;
 
 static pthread_mutex_t fault_helper_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fault_ctx fault_helper;	/* fault_load_range() from program threads */
@@ -124,6 +136,8 @@ static size_t fault_read(struct fault_ctx *h)
 	n = r > 0 ? (size_t)r / sizeof(msgs[0]) : 0;
 	for (size_t i = 0; i < n; i++) {
 		if (msgs[i].event == UFFD_EVENT_PAGEFAULT) {
+			if (h->cpu >= 0 && atomic_load_explicit(&fault_last_cpu, memory_order_relaxed) != h->cpu)
+				atomic_store_explicit(&fault_last_cpu, h->cpu, memory_order_relaxed);
 			struct fault_req *q = &h->ring[h->tail++ % FAULT_RING];
 			q->addr = msgs[i].arg.pagefault.address;
 			q->flags = msgs[i].arg.pagefault.flags;
@@ -293,7 +307,7 @@ static void fault_readahead(struct fault_ctx *h, const struct region_ref *ref, s
 		struct slot *s = &ref->arr->slots[idx + 1 + k];
 		uint32_t old = atomic_load(&s->state);
 		if ((old & (SLOT_STATE | SLOT_DROPPED)) != SLOT_STORED ||
-		    !atomic_compare_exchange_strong(&s->state, &old, SLOT_LOADING | (old & SLOT_WAITER)))
+		    !atomic_compare_exchange_strong(&s->state, &old, SLOT_LOADING | SLOT_INBUF | (old & SLOT_WAITER)))
 			break;
 		struct zswap_entry e = s->e;
 		char *dst = h->buf + ((k + 1) << ZS_PAGE_SHIFT);
@@ -339,7 +353,7 @@ static int fault_load(struct fault_ctx *h, const struct region_ref *ref, size_t 
 	bool zero, poisoned = false, installed = false;
 	int rc;
 
-	if (!atomic_compare_exchange_strong(&s->state, &old, SLOT_LOADING | (old & SLOT_WAITER)))
+	if (!atomic_compare_exchange_strong(&s->state, &old, SLOT_LOADING | SLOT_INBUF | (old & SLOT_WAITER)))
 		return SERVE_AGAIN;
 	struct zswap_entry e = s->e;
 	zero = zswap_entry_is_zero(&e);
@@ -475,14 +489,70 @@ static void fault_wait_readable(void)
 		;
 }
 
+/*
+ * Keep the calling handler thread on its CPU. A faulting thread sleeps in the
+ * kernel until its page is installed; the handler woken on the same CPU runs
+ * at once (the faulting thread just gave the CPU up), while one on another
+ * CPU that sleeps must first be woken there: 77-100 us a refault against
+ * 9 us on this VM (docs/bench/engine.md). With one handler per CPU of the
+ * allowed set, every fault has a handler beside it; the others are woken too
+ * (all poll the one descriptor), find nothing and go back to sleep inside
+ * poll(). A refused pin (a cpuset changed since start-up) leaves the thread
+ * where the scheduler puts it: slower, never wrong.
+ */
+static void fault_pin(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0 || cpu >= CPU_SETSIZE)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	(void)sched_setaffinity(0, sizeof(set), &set);
+}
+
+/*
+ * A pinned handler woke with a message pending: should it read it? Every
+ * handler is woken by every fault, and the one on the faulting CPU runs
+ * first (the faulting thread just gave it the CPU). One on another CPU that
+ * wakes while a fault is still pending most likely found the next fault of
+ * a thread that runs beside another handler: taking it would make this CPU
+ * serve it and wake the faulting thread across CPUs (~100 us when that CPU
+ * has gone idle, against ~8 us beside it). So a handler that was not the
+ * last to read a fault leaves the descriptor to the others for up to
+ * FAULT_DEFER_NS, and reads only what is still pending then (a thread that
+ * moved to this CPU: paid once, then this handler is the last reader).
+ * Returns true to read now, false when another handler took the message.
+ */
+static bool fault_defer(const struct fault_ctx *h)
+{
+	struct pollfd p = { .fd = eng.uffd, .events = POLLIN };
+	struct timespec t0, t;
+	int last = atomic_load_explicit(&fault_last_cpu, memory_order_relaxed);
+
+	if (h->cpu < 0 || last < 0 || last == h->cpu)
+		return true;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		if (poll(&p, 1, 0) <= 0)
+			return false;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < FAULT_DEFER_NS);
+	return true;
+}
+
 void *fault_thread(void *arg)
 {
 	struct fault_ctx *h = arg;
 
 	prctl(PR_SET_NAME, "zswap-fault", 0, 0, 0);
+	fault_pin(h->cpu);
 	for (;;) {
-		if (h->head == h->tail)
+		if (h->head == h->tail) {
 			fault_wait_readable();
+			if (!fault_defer(h))
+				continue;
+		}
 		fault_read(h);
 		size_t end = h->tail;
 		if (h->head == end)
@@ -503,16 +573,18 @@ int fault_init(void)
 	fault_zero_buf = prim_reserve(FAULT_AROUND_MAX << ZS_PAGE_SHIFT);
 	fault_helper.buf = prim_alloc(ZS_PAGE_SIZE);
 	fault_helper.buf_lock = &fault_helper_lock;
+	fault_helper.cpu = -1;
 	return fault_helper.buf && fault_zero_buf ? 0 : -ENOMEM;
 }
 
-void *fault_ctx_create(void)
+void *fault_ctx_create(int cpu)
 {
 	struct fault_ctx *h = prim_alloc(sizeof(*h));
 
 	if (!h)
 		return NULL;
 	h->handler = true;
+	h->cpu = cpu;
 	/* The faulting page and the pages read ahead after it. */
 	h->buf = prim_alloc((1 + eng.opt.readahead) << ZS_PAGE_SHIFT);
 	h->ring = prim_reserve(FAULT_RING * sizeof(*h->ring));
@@ -521,13 +593,16 @@ void *fault_ctx_create(void)
 	return h;
 }
 
-void fault_load_range(uintptr_t start, uintptr_t end)
+/* One pass of fault_load_all: returns the pages handlers hold (INBUF). */
+static size_t fault_load_range(uintptr_t start, uintptr_t end)
 {
 	struct region_ref refs[32];
+	size_t inbuf;
 
 	pthread_mutex_lock(fault_helper.buf_lock);
 	pthread_rwlock_rdlock(&eng.ev_lock);
 restart:
+	inbuf = 0;
 	for (uintptr_t cursor = start; cursor < end;) {
 		/* Under the read side the snapshot is the kernel's layout, until an
 		 * event is processed (ev_gen moves): then take it again. */
@@ -543,6 +618,8 @@ restart:
 				uint32_t old = atomic_load(&ref->arr->slots[idx].state);
 				if ((old & SLOT_STATE) == SLOT_STORED)
 					fault_load(&fault_helper, ref, idx, p, old, gen);
+				else if (old & SLOT_INBUF)
+					inbuf++;
 				stale = atomic_load(&eng.ev_gen) != gen;
 			}
 			region_arr_put(ref->arr);
@@ -552,4 +629,11 @@ restart:
 	}
 	pthread_rwlock_unlock(&eng.ev_lock);
 	pthread_mutex_unlock(fault_helper.buf_lock);
+	return inbuf;
+}
+
+void fault_load_all(uintptr_t start, uintptr_t end)
+{
+	while (fault_load_range(start, end))
+		fault_pause();	/* a handler is installing one, or waits for events to do so */
 }

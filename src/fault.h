@@ -16,16 +16,19 @@
 int fault_init(void);
 
 /* A handler thread's private context (its page buffer and fault ring), from
- * prim. Start-up only. NULL on ENOMEM. */
-void *fault_ctx_create(void);
+ * prim. cpu: the CPU the thread pins itself to when it starts, or -1 to leave
+ * it to the scheduler. Start-up only. NULL on ENOMEM. */
+void *fault_ctx_create(int cpu);
 
 /* The body of a handler thread (engine.c creates them, on library-owned
  * stacks, with every signal blocked): serves faults and events forever. */
 void *fault_thread(void *ctx);
 
 /* Load back every stored page of [start, end) from the calling (program)
- * thread, as a fault would. The caller holds eng.evict_gate for writing, so
- * no eviction is in flight, and has blocked signals. */
-void fault_load_range(uintptr_t start, uintptr_t end);
+ * thread, as a fault would, and wait until no handler holds a page of it in
+ * its buffer (INBUF): on return every page of the range is in place. The
+ * caller holds eng.evict_gate for writing, so no eviction is in flight (none
+ * can store a page again), and has blocked signals. */
+void fault_load_all(uintptr_t start, uintptr_t end);
 
 #endif

@@ -63,8 +63,8 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		"most memory the pool may take, or N% of physical memory; 0 = no limit",
 		OPT_F_PERCENT },
 	[OPT_FAULT_THREADS] = {
-		OPT_FAULT_THREADS, "ZSWAP_FAULT_THREADS", OPT_UINT, "1", 1, 16, NULL, "threads",
-		"threads serving userfaultfd faults", 0 },
+		OPT_FAULT_THREADS, "ZSWAP_FAULT_THREADS", OPT_UINT, "0", 0, 16, NULL, "threads",
+		"threads serving userfaultfd faults; 0 = one pinned to each allowed CPU", 0 },
 	[OPT_MIN_REGION] = {
 		OPT_MIN_REGION, "ZSWAP_MIN_REGION", OPT_SIZE, "1M", 4 * KiB, TiB, NULL, "bytes",
 		"smallest private anonymous mapping managed, rounded up to a page",

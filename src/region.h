@@ -32,7 +32,11 @@
  * read, so the page may still be there, doomed; evicting it then would save
  * the old contents from the zap. Never evicted while set; cleared when a
  * fault fills the page (after the zap, or zapped with it) and by the
- * interposed madvise once its own zap is known to be done).
+ * interposed madvise once its own zap is known to be done), INBUF (with
+ * LOADING: the exclusive load has taken the page out of the store and it is
+ * not in place yet: its only copy is in a handler's buffer, perhaps while
+ * the handler waits for events. fork and mlock, which need every page in
+ * place, wait until no slot has it).
  * The entry is written only by the slot's owner: the evictor while EVICTING,
  * and read/consumed only by whoever moves the slot out of STORED.
  *
@@ -59,6 +63,7 @@
 #define SLOT_COLD	(1u << 3)
 #define SLOT_DROPPED	(1u << 4)
 #define SLOT_ZAP	(1u << 5)
+#define SLOT_INBUF	(1u << 6)
 
 struct slot {
 	_Atomic uint32_t state;

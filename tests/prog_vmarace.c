@@ -542,18 +542,30 @@ static void *fk_reader(void *arg)
 	return NULL;
 }
 
+/* Say what the child found (no stdio in a child of a threaded parent). */
+static int fk_child_fail(int code, const char *what, size_t i, const char *why)
+{
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), "prog_vmarace: fork: the child: %s page %zu: %s\n", what, i, why);
+	pc_write_str(2, msg);
+	return code;
+}
+
 /* In the child: no stdio, no exit handlers; the exit status says it all. */
 static int fk_child(void)
 {
+	const char *why;
+
 	if (pc_managed() && pc.active())
 		return 3;	/* the child must be a pass-through (the interim fork contract) */
 	for (size_t i = 0; i < FK_N; i++) {
-		if (vr_check(fk.stat + i * PC_PAGE, i, 7, false))
-			return 4;
+		if ((why = vr_check(fk.stat + i * PC_PAGE, i, 7, false)))
+			return fk_child_fail(4, "static", i, why);
 		/* A writer may have been caught between body and header: the
 		 * header is whole, and it is this page's. */
-		if (vr_check(fk.wr + i * PC_PAGE, i, 0, true))
-			return 5;
+		if ((why = vr_check(fk.wr + i * PC_PAGE, i, 0, true)))
+			return fk_child_fail(5, "rewritten", i, why);
 	}
 	/* The child's own writes stick. */
 	for (size_t i = 0; i < FK_N; i += 7)

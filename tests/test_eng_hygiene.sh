@@ -10,7 +10,7 @@
 # (src/.libs/*.o) is read with nm -u and each undefined symbol must be either
 # defined by another object of the library or allowed below:
 #   - everywhere: raw string/memory helpers, thin system call wrappers
-#     (syscall, ioctl, close, poll, nanosleep...), the library's own
+#     (syscall, ioctl, close, poll, nanosleep, sched_setaffinity...), the library's own
 #     pthread locks, signal masks, abort (the loud-crash path: its lock is
 #     held only by a thread that is itself aborting), compiler and sanitizer
 #     support;
@@ -67,8 +67,10 @@ allowed() {
 	# pure memory and string helpers (no locale, no allocation)
 	memcpy|memmove|memset|memcmp|memchr|strlen|strnlen|strchr|strrchr|strcmp|strncmp|strcspn|strspn)
 		return 0 ;;
-	# thin system call wrappers
+	# thin system call wrappers (and CPU_COUNT's bit count)
 	syscall|ioctl|close|read|write|poll|nanosleep|sched_yield|clock_gettime|prctl|__errno_location)
+		return 0 ;;
+	sched_getaffinity|sched_setaffinity|__sched_cpucount)
 		return 0 ;;
 	# the library's own locks and signal masks
 	pthread_mutex_lock|pthread_mutex_unlock|pthread_mutex_trylock)
