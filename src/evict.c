@@ -182,6 +182,32 @@ static uintptr_t evict_own_end(uintptr_t cur, uintptr_t vend)
 	return hi;
 }
 
+/*
+ * A library built with AddressSanitizer (configure --enable-asan, test
+ * builds) reads the shadow of every address it touches: shadow memory is
+ * the sanitizer's, like the library's own, and must never be adopted (a
+ * handler would fault on its own shadow and wait on itself). The x86-64
+ * layout: low shadow, shadow gap, high shadow.
+ */
+#if defined(__SANITIZE_ADDRESS__) && defined(__x86_64__)
+#define EVICT_SHADOW_LO 0x00007fff8000UL
+#define EVICT_SHADOW_HI 0x10007fff8000UL
+#else
+#define EVICT_SHADOW_LO 0UL
+#define EVICT_SHADOW_HI 0UL
+#endif
+
+/* Keep [*lo, *hi) (around cur, which is outside) clear of the shadow. */
+static void evict_clip_shadow(uintptr_t cur, uintptr_t *lo, uintptr_t *hi)
+{
+	if (EVICT_SHADOW_HI <= EVICT_SHADOW_LO)
+		return;
+	if (cur < EVICT_SHADOW_LO && *hi > EVICT_SHADOW_LO)
+		*hi = EVICT_SHADOW_LO;
+	if (cur >= EVICT_SHADOW_HI && *lo < EVICT_SHADOW_HI)
+		*lo = EVICT_SHADOW_HI;
+}
+
 /* No region covers cur: adopt the mapping there if it is one we may manage,
  * without the library memory the kernel may have merged into it.
  * Returns true if a region was inserted (look again), else sets *skip_to. */
@@ -201,11 +227,16 @@ static bool evict_adopt(uintptr_t cur, uintptr_t *skip_to)
 	*skip_to = v.end;
 	if (!v.anon_rw_private)
 		return false;
+	if (cur >= EVICT_SHADOW_LO && cur < EVICT_SHADOW_HI) {
+		*skip_to = EVICT_SHADOW_HI;
+		return false;
+	}
 	if (prim_is_own(cur)) {
 		*skip_to = evict_own_end(cur, v.end);
 		return false;
 	}
 	evict_clip(cur, v.start, v.end, &lo, &hi);
+	evict_clip_shadow(cur, &lo, &hi);
 	if (evict_is_own_stack(lo, hi) || hi - lo < eng.opt.min_region) {
 		*skip_to = hi;
 		return false;

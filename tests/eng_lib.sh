@@ -7,11 +7,15 @@
 # test must choose every option it passes.
 #
 # eng_run LABEL MODE [VAR=VALUE...] PROGRAM ARGS...
-#   MODE: lib (LD_PRELOAD=libzswap.so), plain (no library), nobody-lib and
+#   MODE: lib (LD_PRELOAD=$ENG_PRELOAD), plain (no library), nobody-lib and
 #   nobody-plain (the same as user nobody, through setpriv). Sets ENG_RC,
 #   ENG_OUT and ENG_ERR (files holding the run's stdout and stderr). Every run
 #   is bounded by a timeout (ENG_TIMEOUT, 60 s): a hang is a failure, reported
 #   as such.
+# ENG_PRELOAD          what LD_PRELOAD holds to load the library: $ENG_LIB,
+#                      after the sanitizer runtime ENG_SAN_PRELOAD when the
+#                      library was built with AddressSanitizer (configure
+#                      --enable-asan), which must come first in the process
 # eng_fail MESSAGE     record a failure (the test goes on, exits 1 at the end)
 # eng_skip MESSAGE     exit 77 with the reason on stderr
 # eng_finish           exit 0, or 1 if anything failed
@@ -75,6 +79,20 @@ if [ ! -f "$ENG_LIB" ]; then
 fi
 command -v timeout >/dev/null 2>&1 || eng_skip "timeout(1) is missing (coreutils)"
 
+# An ASan build: the runtime the library needs must be the first object in
+# the process, so it goes first in LD_PRELOAD (by soname: the loader finds
+# it). Leak checking is off: the library's memory is raw mmap, never freed
+# by design, and the programs exit with memory in use.
+ENG_SAN_PRELOAD=
+if command -v objdump >/dev/null 2>&1; then
+	ENG_SAN_PRELOAD=$(objdump -p "$ENG_LIB" 2>/dev/null | awk '$1 == "NEEDED" && $2 ~ /^libasan\.so/ { print $2 }')
+fi
+if [ -n "$ENG_SAN_PRELOAD" ]; then
+	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+	export ASAN_OPTIONS
+fi
+ENG_PRELOAD="${ENG_SAN_PRELOAD:+$ENG_SAN_PRELOAD }$ENG_LIB"
+
 ENG_TMP=$(mktemp -d "${TMPDIR:-/tmp}/$eng_name.XXXXXX") || eng_skip "mktemp failed"
 chmod 755 "$ENG_TMP"
 trap 'rm -rf "$ENG_TMP"' EXIT
@@ -97,14 +115,14 @@ eng_run() {
 	ENG_ERR=$ENG_TMP/$ENG_LABEL.err
 	case $eng_mode in
 	lib)
-		timeout -k 5 "$ENG_TIMEOUT" env LD_PRELOAD="$ENG_LIB" "$@" >"$ENG_OUT" 2>"$ENG_ERR"
+		timeout -k 5 "$ENG_TIMEOUT" env LD_PRELOAD="$ENG_PRELOAD" "$@" >"$ENG_OUT" 2>"$ENG_ERR"
 		ENG_RC=$? ;;
 	plain)
 		timeout -k 5 "$ENG_TIMEOUT" env "$@" >"$ENG_OUT" 2>"$ENG_ERR"
 		ENG_RC=$? ;;
 	nobody-lib)
 		timeout -k 5 "$ENG_TIMEOUT" setpriv --reuid=65534 --regid=65534 --clear-groups \
-			env LD_PRELOAD="$ENG_LIB" "$@" >"$ENG_OUT" 2>"$ENG_ERR"
+			env LD_PRELOAD="$ENG_PRELOAD" "$@" >"$ENG_OUT" 2>"$ENG_ERR"
 		ENG_RC=$? ;;
 	nobody-plain)
 		timeout -k 5 "$ENG_TIMEOUT" setpriv --reuid=65534 --regid=65534 --clear-groups \

@@ -6,16 +6,17 @@
 
 prog=$(eng_prog prog_atexit)
 helper=$(eng_prog prog_atexit_lib.so)
-eng_run ref plain LD_PRELOAD="$helper" "$prog"
+eng_run ref plain LD_PRELOAD="${ENG_SAN_PRELOAD:+$ENG_SAN_PRELOAD }$helper" "$prog"
 eng_expect_rc 0 || eng_finish
 cp "$ENG_OUT" "$ENG_TMP/ref"
 for l in "main returns" "program destructor: ok" "library destructor: ok"; do
 	grep -q "^$l" "$ENG_OUT" || eng_fail "the reference run printed no '$l' line"
 done
-# libzswap first in LD_PRELOAD: initialised after the helper, finalised before it.
-eng_run atexit plain LD_PRELOAD="$ENG_LIB $helper" "$prog"
+# libzswap first in LD_PRELOAD (after the ASan runtime in an ASan build):
+# initialised after the helper, finalised before it.
+eng_run atexit plain LD_PRELOAD="$ENG_PRELOAD $helper" "$prog"
 eng_expect_rc 0 && eng_expect_no_libzswap && eng_expect_same_stdout "$ENG_TMP/ref"
 # And the other order.
-eng_run atexit-rev plain LD_PRELOAD="$helper $ENG_LIB" "$prog"
+eng_run atexit-rev plain LD_PRELOAD="${ENG_SAN_PRELOAD:+$ENG_SAN_PRELOAD }$helper $ENG_LIB" "$prog"
 eng_expect_rc 0 && eng_expect_no_libzswap && eng_expect_same_stdout "$ENG_TMP/ref"
 eng_finish

@@ -22,9 +22,9 @@ first=$(printf '%s\n' "$allowed" | sed 's/[-,].*//')
 # Cpus_allowed_list of each zswap-fault thread, one a line, sorted.
 handler_affinity() {
 	if [ -n "$1" ]; then
-		env LD_PRELOAD="$ENG_LIB" ZSWAP_FAULT_THREADS=0 taskset -c "$1" sleep 30 &
+		env LD_PRELOAD="$ENG_PRELOAD" ZSWAP_FAULT_THREADS=0 taskset -c "$1" sleep 30 &
 	else
-		env LD_PRELOAD="$ENG_LIB" ZSWAP_FAULT_THREADS=0 sleep 30 &
+		env LD_PRELOAD="$ENG_PRELOAD" ZSWAP_FAULT_THREADS=0 sleep 30 &
 	fi
 	ha_pid=$!
 	# The threads name and pin themselves as they start: wait (bounded)

@@ -16,7 +16,12 @@ fi
 "$prog" >/dev/null 2>&1
 rc=$?
 [ $rc -eq 77 ] || { echo "test_engine_smoke: without the library prog_smoke exited $rc, not 77" >&2; exit 1; }
-LD_PRELOAD="$lib" timeout 120 "$prog"
+# An ASan build of the library needs the ASan runtime first in the process.
+san=
+command -v objdump >/dev/null 2>&1 &&
+	san=$(objdump -p "$lib" 2>/dev/null | awk '$1 == "NEEDED" && $2 ~ /^libasan\.so/ { print $2 }')
+[ -n "$san" ] && { ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}; export ASAN_OPTIONS; }
+LD_PRELOAD="${san:+$san }$lib" timeout 120 "$prog"
 rc=$?
 [ $rc -eq 124 ] && echo "test_engine_smoke: prog_smoke hung (killed after 120 s)" >&2
 exit $rc

@@ -171,7 +171,7 @@ static void test_table(void)
 	CHECK(d.pool_lock == ZS_LOCK_CLASS, "lock");
 	CHECK(d.nr_pools == 1, "nr_pools");
 	CHECK(d.max_pool_size == 0, "max_pool_size");
-	CHECK(d.fault_threads == 1, "fault_threads");
+	CHECK(d.fault_threads == 0, "fault_threads (0: one per allowed CPU)");
 	CHECK(d.min_region == 1 << 20, "min_region %" PRIu64, d.min_region);
 	CHECK(d.fault_around == 16, "fault_around");
 	CHECK(d.readahead == 0, "readahead");
@@ -365,7 +365,7 @@ static void test_bad_values(void)
 		{ "ZSWAP_MIN_REGION", "", "a size like 64K, 1M or 2G" },
 		/* negative */
 		{ "ZSWAP_NR_POOLS", "-1", "an integer from 1 to 64 (pools)" },
-		{ "ZSWAP_FAULT_THREADS", "-4", "from 1 to 16" },
+		{ "ZSWAP_FAULT_THREADS", "-4", "from 0 to 16" },
 		{ "ZSWAP_MIN_REGION", "-1M", "a size like" },
 		{ "ZSWAP_MAX_POOL_SIZE", "-20%", "a size like" },
 		{ "ZSWAP_COMPRESSOR", "zstd:-1", "LEVEL from 1 to 19" },
@@ -381,7 +381,7 @@ static void test_bad_values(void)
 		{ "ZSWAP_ZSPAGE_ORDER", "1", "from 2 to 4" },
 		{ "ZSWAP_NR_POOLS", "0", "from 1 to 64" },
 		{ "ZSWAP_NR_POOLS", "65", "from 1 to 64" },
-		{ "ZSWAP_FAULT_THREADS", "17", "from 1 to 16" },
+		{ "ZSWAP_FAULT_THREADS", "17", "from 0 to 16" },
 		{ "ZSWAP_FAULT_AROUND", "0", "from 1 to 512 (pages)" },
 		{ "ZSWAP_FAULT_AROUND", "513", "from 1 to 512" },
 		{ "ZSWAP_READAHEAD", "65", "from 0 to 64" },
