@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,50 @@ static void engine_fork_child(void)
 }
 
 /* --- start-up ----------------------------------------------------------- */
+
+/*
+ * The writable segments (data and bss) of every shared object loaded at
+ * start-up: ours, libc, the loader, the compressors, and in a sanitizer
+ * build the sanitizer runtime, which our own code runs through (its
+ * interceptors). Their .bss tails are anonymous rw-p mappings that adoption
+ * would take for program memory; evicting one would make the evictor or a
+ * handler fault on memory it needs to run. Recorded once, before the engine
+ * runs, read lock-free after (the release store of ENGINE_RUNNING orders
+ * them). The main program's own data is the program's: not recorded.
+ * Objects dlopen()ed later are not recorded either: the engine never runs
+ * their code.
+ */
+#define ENGINE_OBJ_RANGES 128
+
+static struct { uintptr_t start, end; } engine_obj[ENGINE_OBJ_RANGES];
+static size_t engine_nobj;
+
+static int engine_note_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	unsigned int *seen = arg;
+
+	(void)size;
+	if ((*seen)++ == 0)
+		return 0;	/* the main program: dl_iterate_phdr visits it first */
+	for (unsigned int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W) || engine_nobj == ENGINE_OBJ_RANGES)
+			continue;
+		uintptr_t a = (info->dlpi_addr + ph->p_vaddr) & ZS_PAGE_MASK;
+		uintptr_t b = (info->dlpi_addr + ph->p_vaddr + ph->p_memsz + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
+		engine_obj[engine_nobj].start = a;
+		engine_obj[engine_nobj++].end = b;
+	}
+	return 0;
+}
+
+bool engine_is_object_data(uintptr_t start, uintptr_t end)
+{
+	for (size_t i = 0; i < engine_nobj; i++)
+		if (start < engine_obj[i].end && end > engine_obj[i].start)
+			return true;
+	return false;
+}
 
 static const char *engine_errname(int e)
 {
@@ -186,6 +231,8 @@ static void engine_init(void)
 	opt_load(&eng.opt, NULL);
 	if (!eng.opt.enabled || getauxval(AT_SECURE))
 		goto off;
+	unsigned int nobjects = 0;
+	dl_iterate_phdr(engine_note_object, &nobjects);
 
 	eng.uffd = uf_open(&info);
 	if (eng.uffd < 0) {

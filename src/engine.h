@@ -70,6 +70,10 @@ static inline bool engine_running(void)
 void engine_sigblock(sigset_t *old);
 void engine_sigrestore(const sigset_t *old);
 
+/* True if [start, end) overlaps the data or bss of a shared object loaded at
+ * start-up (memory the engine's own code may touch: never to be adopted). */
+bool engine_is_object_data(uintptr_t start, uintptr_t end);
+
 /* The interposed-call back ends (src/interpose.c calls these after the real
  * system call succeeded). */
 void engine_mapped(uintptr_t addr, size_t len, int prot, int flags, int fd);

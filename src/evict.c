@@ -107,33 +107,68 @@ static void evict_pause(void)
 	nanosleep(&ts, NULL);
 }
 
-static bool evict_is_own_stack(uintptr_t start, uintptr_t end)
+/*
+ * Memory adoption must never take, though /proc/self/maps shows it as
+ * private anonymous read-write memory like the program's:
+ *  - the library's own (prim): prim maps everything MAP_NORESERVE so that it
+ *    does not merge with program mappings, but glibc maps its arenas
+ *    MAP_NORESERVE too, and the kernel may merge one with a library mapping
+ *    into one VMA;
+ *  - the data and bss of the shared objects our code runs (engine.c);
+ *  - in a library built with AddressSanitizer (test builds), the shadow
+ *    memory, read on every access the library makes (x86-64 layout: low
+ *    shadow, gap, high shadow).
+ * Evicting any of it would make the evictor or a handler fault on memory it
+ * needs to run, and wait on itself. A union of intervals: whether it meets
+ * [start, end) only grows as end grows and as start falls.
+ */
+#if defined(__SANITIZE_ADDRESS__) && defined(__x86_64__)
+#define EVICT_SHADOW_LO 0x00007fff8000UL
+#define EVICT_SHADOW_HI 0x10007fff8000UL
+static bool evict_meets_shadow(uintptr_t start, uintptr_t end)
 {
-	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	return start < EVICT_SHADOW_HI && end > EVICT_SHADOW_LO;
+}
+#else
+static bool evict_meets_shadow(uintptr_t start, uintptr_t end)
+{
+	(void)start;
+	(void)end;
+	return false;
+}
+#endif
 
-	return sp >= start && sp < end;
+static bool evict_foreign(uintptr_t start, uintptr_t end)
+{
+	return prim_overlaps(start, end) || engine_is_object_data(start, end) || evict_meets_shadow(start, end);
 }
 
-/*
- * Library memory inside a program VMA. prim maps everything MAP_NORESERVE so
- * that it does not merge with program mappings, but glibc maps its arenas
- * MAP_NORESERVE too, and the kernel may merge one with a library mapping
- * into one VMA. Adoption then takes only the program's part: the largest
- * page range around cur inside [vstart, vend) that holds no library memory.
- * prim_overlaps(cur, h) only grows with h and prim_overlaps(l, cur + 1 page)
- * only shrinks with l: two binary searches. cur is not library memory.
- */
+/* The calling thread's own stack and thread control block (with its static
+ * TLS: errno, the stack protector's canary): the evictor touches both while
+ * it holds eng.ev_lock, when no fault of its own could be served. Threads
+ * glibc creates have both in one mapping; the main thread's TCB is in a
+ * small mapping of its own. */
+static bool evict_is_own(uintptr_t start, uintptr_t end)
+{
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t tp = (uintptr_t)__builtin_thread_pointer();
+
+	return (sp >= start && sp < end) || (tp >= start && tp < end);
+}
+
+/* The largest page range [*lo, *hi) inside [vstart, vend) around cur that
+ * holds nothing foreign (cur itself is not): two binary searches. */
 static void evict_clip(uintptr_t cur, uintptr_t vstart, uintptr_t vend, uintptr_t *lo, uintptr_t *hi)
 {
 	uintptr_t good, bad;
 
 	good = cur + ZS_PAGE_SIZE;
 	bad = vend;
-	if (!prim_overlaps(cur, vend))
+	if (!evict_foreign(cur, vend))
 		good = vend;
-	while (bad - good > ZS_PAGE_SIZE) {	/* !overlaps(cur, good), overlaps(cur, bad) */
+	while (bad - good > ZS_PAGE_SIZE) {	/* !foreign(cur, good), foreign(cur, bad) */
 		uintptr_t mid = good + (((bad - good) / 2) & ZS_PAGE_MASK);
-		if (prim_overlaps(cur, mid))
+		if (evict_foreign(cur, mid))
 			bad = mid;
 		else
 			good = mid;
@@ -142,11 +177,11 @@ static void evict_clip(uintptr_t cur, uintptr_t vstart, uintptr_t vend, uintptr_
 
 	good = cur;
 	bad = vstart;
-	if (!prim_overlaps(vstart, cur + ZS_PAGE_SIZE))
+	if (!evict_foreign(vstart, cur + ZS_PAGE_SIZE))
 		good = vstart;
-	while (good - bad > ZS_PAGE_SIZE) {	/* !overlaps(good, cur + 1), overlaps(bad, cur + 1) */
+	while (good - bad > ZS_PAGE_SIZE) {	/* !foreign(good, cur + 1), foreign(bad, cur + 1) */
 		uintptr_t mid = bad + (((good - bad) / 2) & ZS_PAGE_MASK);
-		if (prim_overlaps(mid, cur + ZS_PAGE_SIZE))
+		if (evict_foreign(mid, cur + ZS_PAGE_SIZE))
 			bad = mid;
 		else
 			good = mid;
@@ -154,27 +189,32 @@ static void evict_clip(uintptr_t cur, uintptr_t vstart, uintptr_t vend, uintptr_
 	*lo = good;
 }
 
-/* cur is library memory inside a VMA ending at vend: an address after it
- * where library memory ends (the first such one unless library and program
+static bool evict_foreign_page(uintptr_t p)
+{
+	return evict_foreign(p, p + ZS_PAGE_SIZE);
+}
+
+/* cur is foreign memory inside a VMA ending at vend: an address after it
+ * where the foreign run ends (the first such one unless foreign and program
  * runs alternate within one probe step), or vend. */
-static uintptr_t evict_own_end(uintptr_t cur, uintptr_t vend)
+static uintptr_t evict_foreign_end(uintptr_t cur, uintptr_t vend)
 {
 	uintptr_t lo = cur, hi, step = ZS_PAGE_SIZE;
 
-	for (;;) {	/* gallop: lo is library memory */
+	for (;;) {	/* gallop: lo is foreign */
 		hi = lo + step;
 		if (hi >= vend || hi < lo) {
 			hi = vend;
 			break;
 		}
-		if (!prim_is_own(hi))
+		if (!evict_foreign_page(hi))
 			break;
 		lo = hi;
 		step <<= 1;
 	}
-	while (hi - lo > ZS_PAGE_SIZE) {	/* prim_is_own(lo); hi == vend or !prim_is_own(hi) */
+	while (hi - lo > ZS_PAGE_SIZE) {	/* foreign(lo); hi == vend or !foreign(hi) */
 		uintptr_t mid = lo + (((hi - lo) / 2) & ZS_PAGE_MASK);
-		if (prim_is_own(mid))
+		if (evict_foreign_page(mid))
 			lo = mid;
 		else
 			hi = mid;
@@ -182,34 +222,8 @@ static uintptr_t evict_own_end(uintptr_t cur, uintptr_t vend)
 	return hi;
 }
 
-/*
- * A library built with AddressSanitizer (configure --enable-asan, test
- * builds) reads the shadow of every address it touches: shadow memory is
- * the sanitizer's, like the library's own, and must never be adopted (a
- * handler would fault on its own shadow and wait on itself). The x86-64
- * layout: low shadow, shadow gap, high shadow.
- */
-#if defined(__SANITIZE_ADDRESS__) && defined(__x86_64__)
-#define EVICT_SHADOW_LO 0x00007fff8000UL
-#define EVICT_SHADOW_HI 0x10007fff8000UL
-#else
-#define EVICT_SHADOW_LO 0UL
-#define EVICT_SHADOW_HI 0UL
-#endif
-
-/* Keep [*lo, *hi) (around cur, which is outside) clear of the shadow. */
-static void evict_clip_shadow(uintptr_t cur, uintptr_t *lo, uintptr_t *hi)
-{
-	if (EVICT_SHADOW_HI <= EVICT_SHADOW_LO)
-		return;
-	if (cur < EVICT_SHADOW_LO && *hi > EVICT_SHADOW_LO)
-		*hi = EVICT_SHADOW_LO;
-	if (cur >= EVICT_SHADOW_HI && *lo < EVICT_SHADOW_HI)
-		*lo = EVICT_SHADOW_HI;
-}
-
 /* No region covers cur: adopt the mapping there if it is one we may manage,
- * without the library memory the kernel may have merged into it.
+ * without the foreign memory the kernel may have merged into it.
  * Returns true if a region was inserted (look again), else sets *skip_to. */
 static bool evict_adopt(uintptr_t cur, uintptr_t *skip_to)
 {
@@ -227,17 +241,12 @@ static bool evict_adopt(uintptr_t cur, uintptr_t *skip_to)
 	*skip_to = v.end;
 	if (!v.anon_rw_private)
 		return false;
-	if (cur >= EVICT_SHADOW_LO && cur < EVICT_SHADOW_HI) {
-		*skip_to = EVICT_SHADOW_HI;
-		return false;
-	}
-	if (prim_is_own(cur)) {
-		*skip_to = evict_own_end(cur, v.end);
+	if (evict_foreign_page(cur)) {
+		*skip_to = evict_foreign_end(cur, v.end);
 		return false;
 	}
 	evict_clip(cur, v.start, v.end, &lo, &hi);
-	evict_clip_shadow(cur, &lo, &hi);
-	if (evict_is_own_stack(lo, hi) || hi - lo < eng.opt.min_region) {
+	if (evict_is_own(lo, hi) || hi - lo < eng.opt.min_region) {
 		*skip_to = hi;
 		return false;
 	}
@@ -254,7 +263,7 @@ static bool evict_register(const struct region_ref *ref)
 	/* The table may be stale (a raw munmap/mmap the interposer never saw,
 	 * and the library may since have mapped memory of its own there):
 	 * check with the kernel and with prim before registering. */
-	if (prim_overlaps(ref->start, ref->end) || !maps_range_anon_rw(ref->start, ref->end)) {
+	if (evict_foreign(ref->start, ref->end) || !maps_range_anon_rw(ref->start, ref->end)) {
 		region_forget_unregistered(ref->start, ref->end);
 		return true;
 	}

@@ -25,7 +25,9 @@
  *              faults the same pages back: the reader sees each page intact
  *              or zero, and once madvise returns the run reads zeros (an
  *              eviction that slipped in before the kernel's zap would bring
- *              the old contents back);
+ *              the old contents back). In turn through the interposed
+ *              madvise, the raw system call, and MADV_FREE (old contents or
+ *              zeros); after each, once rewritten, the run is evicted again;
  *   fork       fork() again and again while writer threads rewrite pages, a
  *              reader faults evicted pages back and the evictor runs: every
  *              child sees intact data (the static mapping exactly, the
@@ -461,8 +463,11 @@ static void case_dontneed(void)
 	for (size_t it = 0; it < iters; it++) {
 		size_t s = (size_t)(pc_rand(&rng) % (n / run)) * run;
 
-		/* The run is evicted (one whole round after its last write). */
+		/* Everything is evicted after a whole round (the reader is out):
+		 * whatever an earlier madvise left marked was cleared. */
 		vr_wait_round();
+		snprintf(what, sizeof(what), "dontneed %zu: a whole round after the last rewrite", it);
+		vr_expect_evicted(what, p, n);
 		atomic_store(&dn.run_start, s);
 		atomic_store(&dn.run_len, run);
 		unsigned long r0 = atomic_load(&dn.reads);
@@ -470,12 +475,27 @@ static void case_dontneed(void)
 		/* Let the reader fault a few pages of the run back first. */
 		while (atomic_load(&dn.reads) < r0 + (it % 8))
 			sched_yield();
-		if (madvise(p + s * PC_PAGE, run * PC_PAGE, MADV_DONTNEED) != 0)
-			pc_fail("madvise DONTNEED: %s", strerror(errno));
-		/* Once madvise returned, the run reads zeros (whatever the
-		 * evictor and the reader did meanwhile). */
-		snprintf(what, sizeof(what), "dontneed %zu: pages %zu-%zu after MADV_DONTNEED", it, s, s + run - 1);
-		vr_expect_zero(what, p + s * PC_PAGE, run);
+		/* The interposed madvise, the raw system call (as glibc makes
+		 * it: the library sees only its event), and MADV_FREE. */
+		int variant = (int)(it % 3);
+		long rc = variant == 1 ? syscall(SYS_madvise, p + s * PC_PAGE, run * PC_PAGE, MADV_DONTNEED)
+				       : madvise(p + s * PC_PAGE, run * PC_PAGE, variant == 2 ? MADV_FREE : MADV_DONTNEED);
+		if (rc != 0)
+			pc_fail("madvise: %s", strerror(errno));
+		snprintf(what, sizeof(what), "dontneed %zu: pages %zu-%zu after %s", it, s, s + run - 1,
+			 variant == 0 ? "MADV_DONTNEED" : variant == 1 ? "a raw MADV_DONTNEED" : "MADV_FREE");
+		if (variant < 2) {
+			/* Once madvise returned, the run reads zeros (whatever the
+			 * evictor and the reader did meanwhile). */
+			vr_expect_zero(what, p + s * PC_PAGE, run);
+		} else {
+			/* MADV_FREE: each page is its old self or zeros. */
+			for (size_t i = s; i < s + run; i++) {
+				const char *why = vr_check(p + i * PC_PAGE, i, ver[i], false);
+				if (why && !pc_page_is_zero(p + i * PC_PAGE))
+					pc_fail("%s: page %zu: %s", what, i, why);
+			}
+		}
 		atomic_store(&dn.phase, 0);
 		unsigned long req = atomic_fetch_add(&dn.stop_req, 1) + 1;
 		while (atomic_load(&dn.stop_ack) < req)
