@@ -290,6 +290,48 @@ static bool evict_register(const struct region_ref *ref)
 	return true;
 }
 
+/* Read n pagemap entries from addr on (n <= 64). Returns how many were read. */
+static size_t evict_pagemap(uintptr_t addr, uint64_t *pm, size_t n)
+{
+	long r = syscall(SYS_pread64, eng.pagemap_fd, pm, n * sizeof(*pm),
+			 (off_t)((addr >> ZS_PAGE_SHIFT) * sizeof(*pm)));
+
+	return r > 0 ? (size_t)r / sizeof(*pm) : 0;
+}
+
+#define PM_HAS_PAGE(e) (((e) >> 62) != 0)	/* bit 63 present, bit 62 swapped */
+
+/*
+ * The kernel's UFFDIO_MOVE can move pages and still answer an error: in
+ * 6.18, once one step of its loop returns EAGAIN the error is not cleared,
+ * the next step moves pages without counting them, and the call ends with
+ * EAGAIN, EEXIST or ENOENT and 0 bytes (seen here under load: pages gone
+ * from the program, their slots RESIDENT, read back as zeros; the staging
+ * slots left full, every later move into them EEXIST). So after every short
+ * or failed move of n pages from src to dst, the page table says what
+ * happened: a page that is now in staging and no longer at its source was
+ * moved. Returns how many, from the first on.
+ */
+static size_t evict_moved_anyway(uintptr_t dst, uintptr_t src, size_t n)
+{
+	uint64_t d[64], s[64];
+	size_t found = 0;
+
+	while (found < n) {
+		size_t want = n - found < 64 ? n - found : 64;
+		size_t nd = evict_pagemap(dst + (found << ZS_PAGE_SHIFT), d, want);
+		size_t ns = evict_pagemap(src + (found << ZS_PAGE_SHIFT), s, want);
+		for (size_t i = 0; i < nd && i < ns; i++) {
+			if (!PM_HAS_PAGE(d[i]) || PM_HAS_PAGE(s[i]))
+				return found;
+			found++;
+		}
+		if (nd < want || ns < want)
+			break;
+	}
+	return found;
+}
+
 static void evict_unclaim(struct slot *s)
 {
 	uint32_t old = atomic_exchange(&s->state, SLOT_RESIDENT);
@@ -312,8 +354,19 @@ static int evict_move_run(struct evict_stage *st, const struct region_ref *ref,
 		size_t len = single ? 1 : n - done;
 		long r = uf_move(eng.uffd, st->base + (st->n << ZS_PAGE_SHIFT),
 				 addr + (done << ZS_PAGE_SHIFT), len << ZS_PAGE_SHIFT, UF_DONTWAKE);
-		if (r > 0) {
-			size_t k = (size_t)r >> ZS_PAGE_SHIFT;
+		size_t k = r > 0 ? (size_t)r >> ZS_PAGE_SHIFT : 0;
+		if (k < len) {
+			size_t extra = evict_moved_anyway(st->base + ((st->n + k) << ZS_PAGE_SHIFT),
+							  addr + ((done + k) << ZS_PAGE_SHIFT), len - k);
+			if (extra) {
+				static _Atomic int said;
+				if (eng.opt.verbose && !atomic_exchange(&said, 1))
+					zlog("UFFDIO_MOVE moved %zu page(s) it did not count (answer %ld): counted anyway"
+					     " (a kernel bug, worked around)", extra, r);
+				k += extra;
+			}
+		}
+		if (k) {
 			for (size_t i = 0; i < k; i++) {
 				struct evict_page *pg = &st->pages[st->n++];
 				pg->arr = ref->arr;
@@ -446,6 +499,8 @@ static void evict_put_back(struct evict_stage *st, size_t k)
 		/* Without waking: WAITERs are woken by evict_finish once the
 		 * slot is RESIDENT again. */
 		long r = uf_move(eng.uffd, to, st->base + (k << ZS_PAGE_SHIFT), ZS_PAGE_SIZE, UF_DONTWAKE);
+		if (r < 0 && evict_moved_anyway(to, st->base + (k << ZS_PAGE_SHIFT), 1))
+			r = ZS_PAGE_SIZE;	/* it went back all the same (see evict_moved_anyway) */
 		if (r == -EAGAIN) {
 			pthread_rwlock_unlock(&eng.ev_lock);
 			evict_pause();

@@ -75,6 +75,19 @@ const struct opt_def opt_table[OPT__COUNT] = {
 	[OPT_READAHEAD] = {
 		OPT_READAHEAD, "ZSWAP_READAHEAD", OPT_UINT, "0", 0, 64, NULL, "pages",
 		"stored neighbouring pages loaded with a faulting one", 0 },
+	[OPT_MEMORY_LIMIT] = {
+		OPT_MEMORY_LIMIT, "ZSWAP_MEMORY_LIMIT", OPT_SIZE, "0", 0, UINT64_MAX, NULL, "bytes",
+		"resident anonymous memory plus the pool kept at or below this, or N% of physical memory; 0 = no limit",
+		OPT_F_PERCENT | OPT_F_PAGE_UP },
+	[OPT_COLD_AGE] = {
+		OPT_COLD_AGE, "ZSWAP_COLD_AGE", OPT_UINT, "0", 0, 86400, NULL, "seconds",
+		"pages idle this long are compressed even below the limit; 0 = never", 0 },
+	[OPT_MAX_POOL_PERCENT] = {
+		OPT_MAX_POOL_PERCENT, "ZSWAP_MAX_POOL_PERCENT", OPT_UINT, "20", 1, 100, NULL, "percent",
+		"most physical memory the pool may take (ZSWAP_MAX_POOL_SIZE, when set, wins)", 0 },
+	[OPT_ACCEPT_THRESHOLD_PERCENT] = {
+		OPT_ACCEPT_THRESHOLD_PERCENT, "ZSWAP_ACCEPT_THRESHOLD_PERCENT", OPT_UINT, "90", 0, 100, NULL,
+		"percent", "once full, the pool accepts stores again below this share of its limit", 0 },
 	[OPT_VERBOSE] = {
 		OPT_VERBOSE, "ZSWAP_VERBOSE", OPT_UINT, "0", 0, 2, NULL, "",
 		"0: problems only; 1: also start-up and limits; 2: also every region", 0 },
@@ -417,6 +430,10 @@ static void opt_set(enum opt_id id, const struct opt_val *val, struct opt_values
 	case OPT_MIN_REGION:	v->min_region = val->u; break;
 	case OPT_FAULT_AROUND:	v->fault_around = (unsigned int)val->u; break;
 	case OPT_READAHEAD:	v->readahead = (unsigned int)val->u; break;
+	case OPT_MEMORY_LIMIT:	v->memory_limit = val->u; break;
+	case OPT_COLD_AGE:	v->cold_age = (unsigned int)val->u; break;
+	case OPT_MAX_POOL_PERCENT: v->max_pool_percent = (unsigned int)val->u; break;
+	case OPT_ACCEPT_THRESHOLD_PERCENT: v->accept_threshold_percent = (unsigned int)val->u; break;
 	case OPT_VERBOSE:	v->verbose = (unsigned int)val->u; break;
 	case OPT_INJECT_DECOMPRESS_FAIL: v->inject_decompress_fail = (unsigned int)val->u; break;
 	case OPT__COUNT:	break;
@@ -437,6 +454,10 @@ static void opt_get(enum opt_id id, const struct opt_values *v, struct opt_val *
 	case OPT_MIN_REGION:	val->u = v->min_region; break;
 	case OPT_FAULT_AROUND:	val->u = v->fault_around; break;
 	case OPT_READAHEAD:	val->u = v->readahead; break;
+	case OPT_MEMORY_LIMIT:	val->u = v->memory_limit; break;
+	case OPT_COLD_AGE:	val->u = v->cold_age; break;
+	case OPT_MAX_POOL_PERCENT: val->u = v->max_pool_percent; break;
+	case OPT_ACCEPT_THRESHOLD_PERCENT: val->u = v->accept_threshold_percent; break;
 	case OPT_VERBOSE:	val->u = v->verbose; break;
 	case OPT_INJECT_DECOMPRESS_FAIL: val->u = v->inject_decompress_fail; break;
 	case OPT__COUNT:	val->u = 0; break;

@@ -44,6 +44,10 @@ enum opt_id {
 	OPT_MIN_REGION,		/* ZSWAP_MIN_REGION */
 	OPT_FAULT_AROUND,	/* ZSWAP_FAULT_AROUND */
 	OPT_READAHEAD,		/* ZSWAP_READAHEAD */
+	OPT_MEMORY_LIMIT,	/* ZSWAP_MEMORY_LIMIT */
+	OPT_COLD_AGE,		/* ZSWAP_COLD_AGE */
+	OPT_MAX_POOL_PERCENT,	/* ZSWAP_MAX_POOL_PERCENT */
+	OPT_ACCEPT_THRESHOLD_PERCENT,	/* ZSWAP_ACCEPT_THRESHOLD_PERCENT */
 	OPT_VERBOSE,		/* ZSWAP_VERBOSE */
 	OPT_INJECT_DECOMPRESS_FAIL,	/* ZSWAP_INJECT_DECOMPRESS_FAIL (testing) */
 	OPT__COUNT
@@ -74,6 +78,10 @@ struct opt_values {
 	uint64_t min_region;
 	unsigned int fault_around;	/* pages */
 	unsigned int readahead;		/* pages */
+	uint64_t memory_limit;		/* bytes of resident anonymous memory + pool; 0 = none */
+	unsigned int cold_age;		/* seconds; 0 = no proactive reclaim */
+	unsigned int max_pool_percent;	/* of physical memory */
+	unsigned int accept_threshold_percent;	/* of the pool limit */
 	unsigned int verbose;
 	unsigned int inject_decompress_fail;	/* loads made to fail, for tests */
 };
