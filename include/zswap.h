@@ -69,6 +69,21 @@ struct zswap_stats {
 
 	/* the pool, beyond zram's columns */
 	uint64_t pool_metadata_bytes;		/* bytes: handle tables, zspage descriptors (not in mem_used_total) */
+
+	/* readahead on refault (ZSWAP_READAHEAD) */
+	uint64_t readahead_hits;		/* pages read ahead that the reader then went through */
+	uint64_t readahead_misses;		/* pages read ahead, then left or evicted again unused */
+
+	/* automatic reclaim (ZSWAP_MEMORY_LIMIT, ZSWAP_COLD_AGE), memcg's names */
+	uint64_t memory_max;			/* bytes: ZSWAP_MEMORY_LIMIT, 0 for none (memory.max) */
+	uint64_t memory_current;		/* bytes: resident anonymous memory, pool included, last read */
+	uint64_t pgscan;			/* resident pages reclaim looked at */
+	uint64_t pgsteal;			/* pages reclaim stored (limit and cold age) */
+	uint64_t pgsteal_proactive;		/* of those, stored for ZSWAP_COLD_AGE below the limit */
+	uint64_t workingset_activate;		/* refaults soon after eviction: brought back protected */
+	uint64_t allocstall;			/* faults held at the limit until reclaim made room */
+	uint64_t memory_events_max;		/* faults let through over the limit: nothing left to reclaim */
+	uint64_t reclaim_backoff;		/* times reclaim paused: refaults outpaced it, or the pool was full */
 };
 
 /* Compress the managed pages of [addr, addr + len) into the pool and drop

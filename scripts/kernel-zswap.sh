@@ -21,6 +21,9 @@
 #   --swapfile PATH    default /var/tmp/libzswap-bench.swap
 #   --compressor NAME  zswap compressor during the run (default: unchanged;
 #                      this kernel has lzo, lzo-rle and deflate, no lz4)
+#   --memcg LIMIT      run COMMAND in a memory cgroup (v1, under
+#                      /sys/fs/cgroup/memory) limited to LIMIT bytes
+#                      (memory.limit_in_bytes: 256M, 1G, ...), removed after
 #
 # Needs root. Runs are serialised by a lock so two benchmarks never share
 # (or tear down) one swap setup.
@@ -30,6 +33,9 @@ swapfile=/var/tmp/libzswap-bench.swap
 size=1G
 page_cluster=
 compressor=
+memcg_limit=
+memcg_root=/sys/fs/cgroup/memory
+memcg=$memcg_root/libzswap-bench
 # root-only places: the state file is sourced by a root shell.
 state=/run/libzswap-kernel-zswap.state
 lock=/run/libzswap-kernel-zswap.lock
@@ -52,6 +58,11 @@ restore() {
 	# shellcheck disable=SC1090
 	. "$state"
 	rc=0
+	# The cgroup first: its processes are gone (the command was waited for),
+	# so it can go; its swapped pages are moved to the parent.
+	if [ -n "${s_memcg:-}" ] && [ -d "$s_memcg" ]; then
+		rmdir "$s_memcg" 2>/dev/null || { sleep 1; rmdir "$s_memcg"; } || { say "rmdir $s_memcg failed"; rc=1; }
+	fi
 	if grep -q "^$s_swapfile " /proc/swaps 2>/dev/null; then
 		# swapoff brings every swapped page back into memory; with zswap
 		# they come from the pool, so this is quick for benchmark sizes.
@@ -88,6 +99,7 @@ status() {
 	if mountpoint -q $dbg && [ -r $dbg/zswap/stored_pages ]; then
 		echo "stored_pages:  $(cat $dbg/zswap/stored_pages)"
 	fi
+	[ -d "$memcg" ] && echo "memory cgroup: $memcg (limit $(cat $memcg/memory.limit_in_bytes))"
 	[ -f "$state" ] && echo "state file:    $state (a run did not restore: run teardown)"
 	return 0
 }
@@ -125,6 +137,14 @@ setup() {
 	echo Y > $zp/enabled || die "cannot enable zswap"
 	[ -n "$page_cluster" ] && { sysctl -q -w vm.page-cluster="$page_cluster" || die "bad page-cluster"; }
 	swapon "$swapfile" || die "swapon failed"
+	if [ -n "$memcg_limit" ]; then
+		[ -d $memcg_root ] || die "no cgroup v1 memory controller at $memcg_root"
+		[ -d "$memcg" ] && { rmdir "$memcg" || die "$memcg exists and is in use"; }
+		echo "s_memcg='$memcg'" >> "$state"
+		mkdir "$memcg" || die "cannot create $memcg"
+		echo "$memcg_limit" > "$memcg/memory.limit_in_bytes" || die "limit $memcg_limit refused"
+		say "memory cgroup $memcg, limit $(cat "$memcg/memory.limit_in_bytes") bytes"
+	fi
 	say "swap on $swapfile ($size), zswap $(cat $zp/enabled) $(cat $zp/compressor)," \
 	    "page-cluster $(sysctl -n vm.page-cluster)"
 }
@@ -135,6 +155,7 @@ while [ $# -gt 0 ]; do
 	--size) size=${2:?}; shift 2 ;;
 	--swapfile) swapfile=${2:?}; shift 2 ;;
 	--compressor) compressor=${2:?}; shift 2 ;;
+	--memcg) memcg_limit=${2:?}; shift 2 ;;
 	-h|--help) usage ;;
 	--*) say "unknown option $1"; usage ;;
 	*) break ;;
@@ -167,7 +188,12 @@ run)
 	trap 'on_signal 143' TERM
 	trap 'on_signal 129' HUP
 	setup
-	"$@" 9>&- &
+	if [ -n "$memcg_limit" ]; then
+		# shellcheck disable=SC2016  # expanded by the inner shell
+		sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$memcg" "$@" 9>&- &
+	else
+		"$@" 9>&- &
+	fi
 	child=$!
 	wait "$child"
 	exit $? ;;

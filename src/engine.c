@@ -8,10 +8,11 @@
  * later destructors, atexit handlers and other threads may still touch
  * evicted pages, so faults are served until the process ends.
  *
- * fork (interim, until the engine follows children with UFFD_FEATURE_EVENT_FORK):
- * the child would lose the registration and read evicted pages as zeros, so
- * the prepare handler stops evictions and loads every evicted page back; the
- * child then runs as a pass-through (its copies of the descriptors closed).
+ * fork: with UFFD_FEATURE_EVENT_FORK the child is followed (src/fork.h): the
+ * state is frozen while the kernel copies it, the child is served from it
+ * until it holds its own userfaultfd, then runs its own handler threads.
+ * Otherwise (the interim) the prepare handler loads every evicted page back
+ * and the child runs as a pass-through (its copies of the descriptors closed).
  */
 #include "config.h"
 #include "engine.h"
@@ -29,10 +30,13 @@
 
 #include "evict.h"
 #include "fault.h"
+#include "fork.h"
 #include "log.h"
 #include "maps.h"
 #include "prim.h"
+#include "reclaim.h"
 #include "region.h"
+#include "stats.h"
 #include "uffd.h"
 #include "zswap.h"
 
@@ -47,6 +51,10 @@ void engine_sigblock(sigset_t *old)
 	sigset_t all;
 
 	sigfillset(&all);
+	/* Fault signals stay deliverable: blocked, the kernel would kill the
+	 * process at once, without the crash report (src/crash.c). */
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGBUS);
 	pthread_sigmask(SIG_BLOCK, &all, old);
 }
 
@@ -57,12 +65,26 @@ void engine_sigrestore(const sigset_t *old)
 
 /* --- fork --------------------------------------------------------------- */
 
+static int engine_start_handlers(unsigned int nthreads);
+
+/* This fork is followed (fork.c holds the state frozen), or the interim. */
+static bool engine_fork_followed;
+
+/* The pid engine_fork_prepare saw running (the child compares it with the
+ * state's: a fork from a process whose engine is not its own does nothing). */
+static pid_t engine_fork_pid;
+
 static void engine_fork_prepare(void)
 {
+	engine_fork_pid = 0;
 	if (!engine_running())
 		return;
+	engine_fork_pid = eng.pid;
 	engine_sigblock(&engine_fork_mask);
 	pthread_rwlock_wrlock(&eng.evict_gate);	/* no page in flight, none to come */
+	engine_fork_followed = fork_prepare();
+	if (engine_fork_followed)
+		return;
 	fault_load_all(0, UINTPTR_MAX);
 	/* Wait out fault services still installing a page. */
 	pthread_rwlock_wrlock(&eng.ev_lock);
@@ -71,18 +93,31 @@ static void engine_fork_prepare(void)
 
 static void engine_fork_parent(void)
 {
-	if (!engine_running())
+	if (!engine_fork_pid)
 		return;
+	if (engine_fork_followed)
+		fork_parent();
 	pthread_rwlock_unlock(&eng.evict_gate);
 	engine_sigrestore(&engine_fork_mask);
 }
 
 static void engine_fork_child(void)
 {
-	if (!engine_running())
+	if (atomic_load(&eng.state) != ENGINE_RUNNING || engine_fork_pid != eng.pid)
 		return;
-	/* No handler thread exists here and the kernel dropped the child's
-	 * registrations: run as a pass-through. */
+	eng.pid = (pid_t)syscall(SYS_getpid);
+	if (engine_fork_followed && fork_child()) {
+		/* Our own userfaultfd and copy of everything: serve it. */
+		int rc = engine_start_handlers(eng.opt.fault_threads);
+		if (rc > 0) {
+			engine_sigrestore(&engine_fork_mask);
+			return;
+		}
+		zlog("fork: cannot start the child's handler threads (%d): its evicted pages are lost", rc);
+	}
+	/* The interim (every page was loaded back), or a child that could not
+	 * take over: a pass-through. Closing its userfaultfd drops its
+	 * registrations (the kernel then fills missing pages with zeros). */
 	atomic_store(&eng.state, ENGINE_OFF);
 	close(eng.uffd);
 	close(eng.pagemap_fd);
@@ -214,6 +249,21 @@ static int engine_start_handlers(unsigned int nthreads)
 		rc = -pthread_create(&t, &attr, fault_thread, ctx);
 		pthread_attr_destroy(&attr);
 	}
+	/* The fork thread (fork.c): reads userfaultfd while a fork freezes
+	 * the handlers. Without it forks take the interim. */
+	if (rc == 0 && fork_enabled()) {
+		void *stack = prim_alloc(ENGINE_HANDLER_STACK);
+		pthread_attr_t attr;
+		pthread_t t;
+		rc = -ENOMEM;
+		if (stack) {
+			pthread_attr_init(&attr);
+			pthread_attr_setstack(&attr, stack, ENGINE_HANDLER_STACK);
+			pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+			rc = -pthread_create(&t, &attr, fork_thread, NULL);
+			pthread_attr_destroy(&attr);
+		}
+	}
 	engine_sigrestore(&old);
 	return rc < 0 ? rc : (int)i;
 }
@@ -252,6 +302,7 @@ static void engine_init(void)
 	pthread_rwlockattr_destroy(&attr);
 
 	opt_store_config(&eng.opt, &cfg);
+	reclaim_store_config(&eng.opt, &cfg);	/* ZSWAP_MAX_POOL_PERCENT, accept threshold */
 	eng.store = zswap_store_create(&cfg);
 	if (!eng.store) {
 		zlog("cannot create the compressed store (%s); running without libzswap",
@@ -262,6 +313,8 @@ static void engine_init(void)
 		zlog("cannot start (%s); running without libzswap", engine_errname(-rc));
 		goto off_fd;
 	}
+	if (!fork_init() && (eng.features & UFFD_FEATURE_EVENT_FORK) && eng.opt.verbose)
+		zlog("fork: children are not followed (pool-lock mode or no memory): fork loads the pool back");
 	if ((rc = engine_start_handlers(eng.opt.fault_threads)) < 0) {
 		/* Threads already started block in poll(); nothing is ever
 		 * registered, so they are never woken. */
@@ -269,11 +322,54 @@ static void engine_init(void)
 		     engine_errname(-rc));
 		goto off_fd;
 	}
+	/* The reclaimer (ZSWAP_MEMORY_LIMIT, ZSWAP_COLD_AGE), on a library
+	 * stack with every signal blocked, like the handlers. */
+	int rrc = reclaim_init();
+	if (rrc > 0) {
+		void *stack = prim_alloc(ENGINE_HANDLER_STACK);
+		pthread_attr_t rattr;
+		pthread_t t;
+		sigset_t rold;
+		rrc = -ENOMEM;
+		if (stack) {
+			engine_sigblock(&rold);
+			pthread_attr_init(&rattr);
+			pthread_attr_setstack(&rattr, stack, ENGINE_HANDLER_STACK);
+			pthread_attr_setdetachstate(&rattr, PTHREAD_CREATE_DETACHED);
+			rrc = -pthread_create(&t, &rattr, reclaim_thread, NULL);
+			pthread_attr_destroy(&rattr);
+			engine_sigrestore(&rold);
+		}
+	}
+	if (rrc < 0)
+		zlog("cannot start the reclaimer (%s): ZSWAP_MEMORY_LIMIT and ZSWAP_COLD_AGE are not enforced",
+		     engine_errname(-rrc));
 	/* Test hook (ZSWAP_INJECT_DECOMPRESS_FAIL): tests/test_eng_poison.sh. */
 	if (eng.opt.inject_decompress_fail)
 		zswap_store_inject_decompress_fail(eng.store, eng.opt.inject_decompress_fail);
 	pthread_atfork(engine_fork_prepare, engine_fork_parent, engine_fork_child);
+	eng.pid = (pid_t)syscall(SYS_getpid);
 	atomic_store_explicit(&eng.state, ENGINE_RUNNING, memory_order_release);
+	/* The statistics thread (src/stats.c), started like the handlers. */
+	if (stats_init() == 0) {
+		void *sstack = prim_alloc(STATS_STACK_SIZE);
+		pthread_attr_t sattr;
+		pthread_t st;
+		sigset_t sold;
+		int src = -ENOMEM;
+		if (sstack) {
+			engine_sigblock(&sold);
+			pthread_attr_init(&sattr);
+			pthread_attr_setstack(&sattr, sstack, STATS_STACK_SIZE);
+			pthread_attr_setdetachstate(&sattr, PTHREAD_CREATE_DETACHED);
+			src = -pthread_create(&st, &sattr, stats_thread, NULL);
+			pthread_attr_destroy(&sattr);
+			engine_sigrestore(&sold);
+		}
+		if (src < 0)
+			zlog("cannot start the statistics thread (%s): no statistics dumps",
+			     engine_errname(-src));
+	}
 	if (eng.opt.verbose)
 		zlog("active: %d fault thread(s)%s, min region %llu bytes, fault-around %u pages",
 		     rc, eng.opt.fault_threads ? "" : " (one per CPU)",
@@ -313,6 +409,10 @@ void engine_mapped(uintptr_t addr, size_t len, int prot, int flags, int fd)
 	pthread_rwlock_rdlock(&eng.ev_lock);
 	region_forget_unregistered(addr, addr + len);
 	region_insert(addr, addr + len, 0);
+	/* Under a memory limit first touches must fault (to be counted and
+	 * held): register now rather than at the first eviction. */
+	if (reclaim_limit_set())
+		evict_register_new(addr);
 	pthread_rwlock_unlock(&eng.ev_lock);
 	engine_sigrestore(&old);
 }
@@ -497,7 +597,9 @@ int engine_mlockall(int flags)
 		return -1;
 	sigset_t old;
 	engine_sigblock(&old);
+	pthread_rwlock_rdlock(&eng.evict_gate);	/* maps_lock never held across fork */
 	int rc = maps_for_each(engine_mlock_fn, NULL);
+	pthread_rwlock_unlock(&eng.evict_gate);
 	engine_sigrestore(&old);
 	if (rc < 0) {
 		syscall(SYS_munlockall);
@@ -570,6 +672,9 @@ ZSWAP_EXPORT int zswap_stats(struct zswap_stats *st, size_t size)
 	full.events_unmap = atomic_load(&eng.cnt.events_unmap);
 	full.events_remap = atomic_load(&eng.cnt.events_remap);
 	full.events_remove = atomic_load(&eng.cnt.events_remove);
+	full.readahead_hits = atomic_load(&eng.cnt.readahead_hits);
+	full.readahead_misses = atomic_load(&eng.cnt.readahead_misses);
+	reclaim_stats(&full);
 	if (running) {
 		pthread_rwlock_unlock(&eng.ev_lock);
 		engine_sigrestore(&old);

@@ -34,9 +34,11 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "hist.h"
 #include "log.h"
 #include "maps.h"
 #include "prim.h"
+#include "reclaim.h"
 #include "region.h"
 #include "uffd.h"
 
@@ -332,13 +334,19 @@ static size_t evict_moved_anyway(uintptr_t dst, uintptr_t src, size_t n)
 	return found;
 }
 
-static void evict_unclaim(struct slot *s)
+static void evict_unclaim(struct slot *s, uintptr_t addr)
 {
 	uint32_t old = atomic_exchange(&s->state, SLOT_RESIDENT);
 
-	/* The page never left (it is present), so nobody can wait on it, and
-	 * no event is processed while we hold ev_lock: only EVICTING is possible. */
-	ZS_CHECK((old & (SLOT_STATE | SLOT_WAITER | SLOT_DROPPED)) == SLOT_EVICTING);
+	/* The page never left (it is present) and no event is processed while
+	 * we hold ev_lock: only EVICTING is possible. WAITER is, though: a fault
+	 * message that outlived its fault (its thread woken by a neighbour's
+	 * fill, DESIGN.md) can reach a handler while the page is claimed. No
+	 * thread sleeps on a present page, but wake the address all the same,
+	 * as evict_finish would: a wake with no sleeper costs one ioctl. */
+	ZS_CHECK((old & (SLOT_STATE | SLOT_DROPPED)) == SLOT_EVICTING);
+	if (old & SLOT_WAITER)
+		uf_wake(eng.uffd, addr, ZS_PAGE_SIZE);
 }
 
 /* Move n claimed pages starting at addr (slot idx) into the stage. Pages that
@@ -382,7 +390,7 @@ static int evict_move_run(struct evict_stage *st, const struct region_ref *ref,
 		}
 		if (r == -EAGAIN) {
 			for (size_t i = done; i < n; i++)
-				evict_unclaim(&ref->arr->slots[idx + i]);
+				evict_unclaim(&ref->arr->slots[idx + i], addr + (i << ZS_PAGE_SHIFT));
 			return -EAGAIN;
 		}
 		if (r == -EINVAL && !single && n - done > 1) {
@@ -398,14 +406,14 @@ static int evict_move_run(struct evict_stage *st, const struct region_ref *ref,
 		uintptr_t at = addr + (done << ZS_PAGE_SHIFT);
 		if (r == -EBUSY && !st->busy_retry && st->nbusy && st->busy[st->nbusy - 1].end == at) {
 			st->busy[st->nbusy - 1].end = at + ZS_PAGE_SIZE;
-			evict_unclaim(&ref->arr->slots[idx + done]);
+			evict_unclaim(&ref->arr->slots[idx + done], at);
 			done++;
 			continue;
 		}
 		if (r == -EBUSY && !st->busy_retry && st->nbusy < EVICT_BUSY) {
 			st->busy[st->nbusy].start = at;
 			st->busy[st->nbusy++].end = at + ZS_PAGE_SIZE;
-			evict_unclaim(&ref->arr->slots[idx + done]);
+			evict_unclaim(&ref->arr->slots[idx + done], at);
 			done++;
 			continue;
 		}
@@ -414,16 +422,18 @@ static int evict_move_run(struct evict_stage *st, const struct region_ref *ref,
 			if (!atomic_exchange(&said, 1))
 				zlog("staging area not empty at %p: skipping", (void *)st->base);
 		}
-		evict_unclaim(&ref->arr->slots[idx + done]);
+		evict_unclaim(&ref->arr->slots[idx + done], at);
 		atomic_fetch_add_explicit(&eng.cnt.evict_skipped_pages, 1, memory_order_relaxed);
 		done++;
 	}
 	return 0;
 }
 
-/* Scan [cur, end) of one registered region, claim and move its present pages. */
+/* Scan [cur, end) of one registered region, claim and move its present pages
+ * (in reclaim mode, sel, only those reclaim_select() takes; *scanned counts
+ * the present pages looked at). */
 static int evict_stage_pages(struct evict_stage *st, const struct region_ref *ref,
-			     uintptr_t cur, uintptr_t end, uintptr_t *walked)
+			     uintptr_t cur, uintptr_t end, uintptr_t *walked, bool sel, size_t *scanned)
 {
 	uint64_t gen = atomic_load(&eng.ev_gen);
 	struct pm_scan_arg a = {
@@ -447,6 +457,8 @@ static int evict_stage_pages(struct evict_stage *st, const struct region_ref *re
 	}
 	*walked = a.walk_end > cur ? a.walk_end : end;
 	for (long v = 0; v < nr; v++) {
+		if (sel)
+			*scanned += (st->vec[v].end - st->vec[v].start) >> ZS_PAGE_SHIFT;
 		uintptr_t p = st->vec[v].start, vend = st->vec[v].end;
 		while (p < vend) {
 			/* Claim a run of RESIDENT slots (COLD or not; never ZAP: a
@@ -455,7 +467,7 @@ static int evict_stage_pages(struct evict_stage *st, const struct region_ref *re
 			while (p + (n << ZS_PAGE_SHIFT) < vend) {
 				struct slot *s = &ref->arr->slots[idx + n];
 				uint32_t old = atomic_load(&s->state);
-				if ((old & ~SLOT_COLD) != SLOT_RESIDENT ||
+				if ((old & ~SLOT_COLD) != SLOT_RESIDENT || (sel && !reclaim_select(s, old)) ||
 				    !atomic_compare_exchange_strong(&s->state, &old, SLOT_EVICTING))
 					break;
 				n++;
@@ -467,8 +479,10 @@ static int evict_stage_pages(struct evict_stage *st, const struct region_ref *re
 				}
 				p += n << ZS_PAGE_SHIFT;
 			} else {
-				/* In flight or stored while present: not ours to take now. */
-				atomic_fetch_add_explicit(&eng.cnt.evict_skipped_pages, 1, memory_order_relaxed);
+				/* In flight or stored while present: not ours to take
+				 * now (or, for reclaim, not chosen this time). */
+				if (!sel)
+					atomic_fetch_add_explicit(&eng.cnt.evict_skipped_pages, 1, memory_order_relaxed);
 				p += ZS_PAGE_SIZE;
 			}
 		}
@@ -516,22 +530,31 @@ static void evict_put_back(struct evict_stage *st, size_t k)
 	atomic_fetch_add_explicit(&eng.cnt.evict_skipped_pages, 1, memory_order_relaxed);
 }
 
-/* Compress and publish what the stage holds, then empty it and wake waiters. */
-static void evict_finish(struct evict_stage *st)
+/* Compress and publish what the stage holds, then empty it and wake waiters.
+ * Returns the pages stored. */
+static size_t evict_finish(struct evict_stage *st)
 {
 	uint64_t stored = 0;
+	uint32_t stamp = reclaim_evict_stamp();
+
+	bool full = false;
 
 	for (size_t k = 0; k < st->n; k++) {
 		struct evict_page *pg = &st->pages[k];
 		struct slot *s = &pg->arr->slots[pg->idx];
 		void *page = (void *)(st->base + (k << ZS_PAGE_SHIFT));
+		int r;
 
 		if (atomic_load(&s->state) & SLOT_DROPPED)
 			pg->fate = PG_VOID;	/* unmapped or zapped meanwhile */
-		else if (zswap_store_page(eng.store, page, &s->e) == 0)
+		else if (!full && (r = zswap_store_page(eng.store, page, &s->e)) == 0)
 			pg->fate = PG_STORED;
-		else
-			pg->fate = PG_REFUSED;	/* pool full or out of memory */
+		else {
+			/* Pool full (the rest of the batch would be refused
+			 * too, after compressing each: don't) or out of memory. */
+			full = full || r == -ENOSPC;
+			pg->fate = PG_REFUSED;
+		}
 	}
 	for (size_t k = 0; k < st->n; k++) {
 		struct evict_page *pg = &st->pages[k];
@@ -539,6 +562,11 @@ static void evict_finish(struct evict_stage *st)
 		uint32_t old;
 
 		if (pg->fate == PG_STORED) {
+			/* The eviction clock, for the refault distance (reclaim.h). */
+			atomic_store_explicit(&s->aux,
+					      reclaim_aux_evicted(atomic_load_explicit(&s->aux, memory_order_relaxed),
+								  stamp + (uint32_t)stored),
+					      memory_order_relaxed);
 			/* Publish, unless an event dropped the page meanwhile. */
 			old = atomic_load(&s->state);
 			while (!atomic_compare_exchange_weak(&s->state, &old,
@@ -546,8 +574,10 @@ static void evict_finish(struct evict_stage *st)
 				;
 			if (old & SLOT_DROPPED)
 				zswap_invalidate(eng.store, &s->e);
-			else
+			else {
 				stored++;
+				atomic_fetch_add_explicit(&pg->arr->evicted, 1, memory_order_relaxed);
+			}
 		} else {
 			if (pg->fate == PG_REFUSED)
 				evict_put_back(st, k);
@@ -568,14 +598,19 @@ static void evict_finish(struct evict_stage *st)
 		region_arr_put(pg->arr);
 	}
 	st->n = 0;
+	return stored;
 }
 
-void evict_range(uintptr_t start, uintptr_t end)
+/* Evict [start, end): every present page, or with sel only those reclaim
+ * takes, until want pages are stored (a batch may overshoot by one stage).
+ * Returns the pages stored; *stop is where it stopped. */
+static size_t evict_range_sel(uintptr_t start, uintptr_t end, bool sel, size_t want,
+			      uintptr_t *stop, size_t *scanned)
 {
 	struct evict_stage *st;
 	uintptr_t cur = start;
+	size_t stored = 0;
 
-	atomic_fetch_add(&eng.cnt.evict_calls, 1);
 	pthread_rwlock_rdlock(&eng.evict_gate);
 	st = evict_stage_get();
 	st->busy_retry = false;
@@ -600,12 +635,12 @@ void evict_range(uintptr_t start, uintptr_t end)
 			uintptr_t bend = ref.end < end ? ref.end : end;
 			if (bend - cur > (EVICT_BATCH << ZS_PAGE_SHIFT))
 				bend = cur + (EVICT_BATCH << ZS_PAGE_SHIFT);
-			rc = evict_stage_pages(st, &ref, cur, bend, &next);
+			rc = evict_stage_pages(st, &ref, cur, bend, &next, sel, scanned);
 		}
 		pthread_rwlock_unlock(&eng.ev_lock);
 		region_arr_put(ref.arr);
 		if (st->n)
-			evict_finish(st);
+			stored += evict_finish(st);
 		if (rc == -EAGAIN)
 			evict_pause();
 		if (st->nbusy) {
@@ -620,7 +655,37 @@ void evict_range(uintptr_t start, uintptr_t end)
 		}
 		st->busy_retry = false;
 		cur = next > end ? end : next;
+		if (stored >= want)
+			break;
 	}
 	pthread_mutex_unlock(&st->lock);
 	pthread_rwlock_unlock(&eng.evict_gate);
+	*stop = cur;
+	return stored;
+}
+
+void evict_range(uintptr_t start, uintptr_t end)
+{
+	uintptr_t stop;
+	size_t scanned = 0;
+
+	uint64_t t0 = hist_now();	/* statistics (src/hist.h) */
+	atomic_fetch_add(&eng.cnt.evict_calls, 1);
+	evict_range_sel(start, end, false, SIZE_MAX, &stop, &scanned);
+	hist_record(&hist_evict, hist_now() - t0);
+}
+
+size_t evict_reclaim(uintptr_t start, uintptr_t end, size_t want, uintptr_t *stop, size_t *scanned)
+{
+	return evict_range_sel(start, end, true, want, stop, scanned);
+}
+
+void evict_register_new(uintptr_t addr)
+{
+	struct region_ref ref;
+
+	/* Caller holds eng.ev_lock (read): the region is the one just inserted,
+	 * unless an event removed it meanwhile. */
+	if (region_lookup(addr, &ref, false) && !ref.arr && !(ref.flags & REGION_UNMANAGEABLE))
+		evict_register(&ref);
 }

@@ -32,8 +32,12 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "fork.h"
+#include "hist.h"
 #include "log.h"
 #include "prim.h"
+#include "readahead.h"
+#include "reclaim.h"
 #include "region.h"
 #include "uffd.h"
 
@@ -115,9 +119,21 @@ static void fault_event(const struct uffd_msg *m)
 		atomic_fetch_add(&eng.ev_gen, 1);
 		atomic_fetch_add(&eng.cnt.events_remap, 1);
 		break;
+	case UFFD_EVENT_FORK:
+		/* A fork we follow has its FORK read by the fork thread while
+		 * the handlers wait (src/fork.h); one read here has nobody to
+		 * take it. */
+		fork_event_unclaimed((int)m->arg.fork.ufd);
+		break;
 	default:
 		break;
 	}
+}
+
+/* Events read by the fork thread while a fork froze the handlers. */
+void fault_apply_event(const struct uffd_msg *m)
+{
+	fault_event(m);
 }
 
 /* Read what is pending (without blocking), process its events, queue its
@@ -159,6 +175,28 @@ static void fault_wait_events(struct fault_ctx *h)
 	pthread_rwlock_rdlock(&eng.ev_lock);
 }
 
+/* The memory limit holds this fault (reclaim_throttle): let go of the read
+ * side, wait until the reclaimer reports progress or an event or fault
+ * arrives (events must keep being read: the reclaimer's own eviction waits
+ * for its REMOVE event to be read), at most a few milliseconds; the caller
+ * then serves the fault again. Called and returns with eng.ev_lock read. */
+static void fault_throttle_wait(struct fault_ctx *h)
+{
+	struct pollfd p[2] = {
+		{ .fd = eng.uffd, .events = POLLIN },
+		{ .fd = reclaim_wait_fd(), .events = POLLIN },
+	};
+
+	pthread_rwlock_unlock(&eng.ev_lock);
+	if (poll(p, 2, 5) > 0) {
+		if (p[1].revents & POLLIN)
+			reclaim_wait_done();
+		if (p[0].revents & POLLIN)
+			fault_read(h);
+	}
+	pthread_rwlock_rdlock(&eng.ev_lock);
+}
+
 /* --- serving one fault (eng.ev_lock held for reading) ------------------- */
 
 /* The kernel could not resolve addr at all (no registered mapping there now,
@@ -166,6 +204,7 @@ static void fault_wait_events(struct fault_ctx *h)
  * whatever the mapping now gives it. */
 static void fault_unservable(uintptr_t addr, long err)
 {
+	atomic_fetch_add_explicit(&eng.cnt.uffd_errors, 1, memory_order_relaxed);
 	if (err == -EINVAL) {
 		/* A mapping we cannot fill (not private anonymous after all): stop
 		 * intercepting it, which also wakes its waiters. */
@@ -213,6 +252,12 @@ static int fault_zero_run(struct fault_ctx *h, const struct region_ref *ref, siz
 		max = left;
 	if (max > FAULT_AROUND_MAX)
 		max = FAULT_AROUND_MAX;
+	/* First touches are what a program writing fresh memory makes: over
+	 * the memory limit they wait for reclaim (src/reclaim.c). */
+	if (h->handler && reclaim_throttle(max)) {
+		fault_throttle_wait(h);
+		return SERVE_AGAIN;
+	}
 	for (; n < max; n++) {
 		/* ZAP: a REMOVE covered it; filling it now is as good as after
 		 * the zap (the zap would then take our zeros). */
@@ -231,9 +276,12 @@ static int fault_zero_run(struct fault_ctx *h, const struct region_ref *ref, siz
 	/* Filled pages are fresh (no COLD, no ZAP); the others (present
 	 * already: the fill stopped at the first) keep their flags. */
 	done = r > 0 ? (size_t)r >> ZS_PAGE_SHIFT : 0;
+	uint32_t fresh = reclaim_aux_fresh(reclaim_now());
 	for (size_t i = 0; i < n; i++) {
 		_Atomic uint32_t *st = &ref->arr->slots[idx + i].state;
 		uint32_t keep = i < done ? 0 : (SLOT_COLD | SLOT_ZAP);
+		if (i < done)
+			atomic_store_explicit(&ref->arr->slots[idx + i].aux, fresh, memory_order_relaxed);
 		uint32_t old = atomic_load(st);
 		while (!atomic_compare_exchange_weak(st, &old, SLOT_RESIDENT | (old & keep)))
 			;
@@ -288,11 +336,13 @@ static void fault_restore(struct fault_ctx *h, const struct region_ref *ref, siz
 }
 
 /*
- * Readahead (ZSWAP_READAHEAD): after a refault at slot idx (installed at
- * addr), load the stored pages that follow it and install them with one
- * UFFDIO_COPY, as swap readahead does; a sequential reader then faults once
- * per run instead of once per page. Stops at the first page that is not
- * STORED. Any page that cannot be installed is stored again.
+ * Readahead (ZSWAP_READAHEAD, the window's maximum): after a refault at slot
+ * idx (installed at addr), load the stored pages that follow it and install
+ * them with one UFFDIO_COPY, as swap readahead does; a sequential reader then
+ * faults once per window instead of once per page. How many: the adaptive
+ * window of this access stream (src/readahead.c: none for a random fault,
+ * growing while whole windows are used). Stops at the first page that is
+ * not STORED. Any page that cannot be installed is stored again.
  */
 static void fault_readahead(struct fault_ctx *h, const struct region_ref *ref, size_t idx, uintptr_t addr)
 {
@@ -301,6 +351,7 @@ static void fault_readahead(struct fault_ctx *h, const struct region_ref *ref, s
 
 	if (!max || addr < ref->start || addr >= ref->end)
 		return;
+	max = ra_window(ref->arr, idx, max);
 	if (max > left - 1)
 		max = left - 1;
 	for (; k < max; k++) {
@@ -329,8 +380,33 @@ static void fault_readahead(struct fault_ctx *h, const struct region_ref *ref, s
 	if (!k)
 		return;
 	atomic_fetch_add_explicit(&eng.cnt.refaults, k, memory_order_relaxed);
-	long r = uf_copy(eng.uffd, addr + ZS_PAGE_SIZE, h->buf + ZS_PAGE_SIZE, k << ZS_PAGE_SHIFT, UF_DONTWAKE);
-	size_t done = r > 0 ? (size_t)r >> ZS_PAGE_SHIFT : 0;
+	/* EAGAIN (an event is pending: under reclaim, most often the REMOVE
+	 * of an evictor emptying its staging area) is waited out and the copy
+	 * retried while the layout is the same (ev_gen) and no page of the
+	 * rest was dropped: giving up meant compressing the pages again, and
+	 * a sequential read under ZSWAP_MEMORY_LIMIT loaded 1.3 pages per
+	 * page touched. */
+	size_t done = 0;
+	for (int tries = 0; done < k; tries++) {
+		long r = uf_copy(eng.uffd, addr + ((done + 1) << ZS_PAGE_SHIFT),
+				 h->buf + ((done + 1) << ZS_PAGE_SHIFT), (k - done) << ZS_PAGE_SHIFT, UF_DONTWAKE);
+		if (r > 0) {
+			done += (size_t)r >> ZS_PAGE_SHIFT;
+			continue;
+		}
+		if (r != -EAGAIN || tries >= 8 || !h->handler)
+			break;
+		uint64_t gen = atomic_load(&eng.ev_gen);
+		fault_wait_events(h);
+		if (atomic_load(&eng.ev_gen) != gen)
+			break;
+		bool dropped = false;
+		for (size_t i = done; i < k && !dropped; i++)
+			dropped = atomic_load(&ref->arr->slots[idx + 1 + i].state) & SLOT_DROPPED;
+		if (dropped)
+			break;
+	}
+	ra_done(ref->arr, idx, done);
 	bool wake = false;
 	for (size_t i = 0; i < k; i++) {
 		struct slot *s = &ref->arr->slots[idx + 1 + i];
@@ -353,12 +429,20 @@ static int fault_load(struct fault_ctx *h, const struct region_ref *ref, size_t 
 	bool zero, poisoned = false, installed = false;
 	int rc;
 
+	/* A refault adds a page too (the pool gives back less): held over the
+	 * memory limit like a first touch (counted by eng.cnt.refaults). */
+	if (h->handler && reclaim_throttle(0)) {
+		fault_throttle_wait(h);
+		return SERVE_AGAIN;
+	}
 	if (!atomic_compare_exchange_strong(&s->state, &old, SLOT_LOADING | SLOT_INBUF | (old & SLOT_WAITER)))
 		return SERVE_AGAIN;
+	reclaim_refault(s);	/* refault distance: was it in the working set? */
 	struct zswap_entry e = s->e;
 	zero = zswap_entry_is_zero(&e);
 	rc = zswap_load_page(eng.store, &e, zero ? NULL : h->buf);
 	atomic_fetch_add_explicit(&eng.cnt.refaults, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&ref->arr->refaults, 1, memory_order_relaxed);	/* attribution */
 	if (rc < 0)
 		poisoned = true;
 
@@ -450,9 +534,13 @@ static void fault_serve(struct fault_ctx *h, uintptr_t addr, bool write)
 		case SLOT_RESIDENT:
 			rc = fault_zero_run(h, &ref, idx, addr, write);
 			break;
-		case SLOT_STORED:
+		case SLOT_STORED: {
+			uint64_t t0 = hist_now();	/* statistics (src/hist.h) */
 			rc = fault_load(h, &ref, idx, addr, old, gen);
+			if (rc == SERVE_DONE)
+				hist_record(&hist_refault, hist_now() - t0);
 			break;
+		}
 		default:
 			/* In flight: its owner wakes the page when done. */
 			if (!(old & SLOT_WAITER) &&

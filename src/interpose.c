@@ -10,38 +10,56 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "attrib.h"
 #include "engine.h"
+#include "sigchain.h"
 
 #define ZSWAP_EXPORT __attribute__((visibility("default")))
 
-ZSWAP_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+/* The mapping's call site is the return address of the exported entry
+ * point, so both entry points pass their own (inlined: no frame between). */
+static inline __attribute__((always_inline)) void *interpose_mmap(void *addr, size_t len, int prot,
+								   int flags, int fd, off_t off,
+								   void *caller)
 {
 	long r = syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 
 	if (r == -1)
 		return MAP_FAILED;
-	if (engine_running())
+	if (engine_running()) {
 		engine_mapped((uintptr_t)r, len, prot, flags, fd);
+		if ((flags & MAP_ANONYMOUS) && len >= eng.opt.min_region)
+			attrib_mapped((uintptr_t)r, len, caller);
+	}
 	return (void *)r;
+}
+
+ZSWAP_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return interpose_mmap(addr, len, prot, flags, fd, off, __builtin_return_address(0));
 }
 
 ZSWAP_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
 {
-	return mmap(addr, len, prot, flags, fd, (off_t)off);
+	return interpose_mmap(addr, len, prot, flags, fd, (off_t)off, __builtin_return_address(0));
 }
 
 ZSWAP_EXPORT int munmap(void *addr, size_t len)
 {
 	long r = syscall(SYS_munmap, addr, len);
 
-	if (r == 0 && engine_running())
+	if (r == 0 && engine_running()) {
 		engine_unmapped((uintptr_t)addr, len);
+		attrib_unmapped((uintptr_t)addr, len);
+	}
 	return (int)r;
 }
 
@@ -59,8 +77,10 @@ ZSWAP_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, 
 	r = syscall(SYS_mremap, old, old_len, new_len, flags, new_addr);
 	if (r == -1)
 		return MAP_FAILED;
-	if (engine_running())
+	if (engine_running()) {
 		engine_remapped((uintptr_t)old, old_len, (uintptr_t)r, new_len, flags);
+		attrib_remapped((uintptr_t)old, old_len, (uintptr_t)r, new_len);
+	}
 	return (void *)r;
 }
 
@@ -119,4 +139,63 @@ ZSWAP_EXPORT int munlockall(void)
 	if (engine_running())
 		return engine_munlockall();
 	return (int)syscall(SYS_munlockall);
+}
+
+/*
+ * Signals: the statistics signal, SIGSEGV and SIGBUS are shared with the
+ * program (src/sigchain.c); sigaction and signal see and set the program's
+ * own action for them, and pass every other signal to the kernel as the C
+ * library would.
+ */
+ZSWAP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
+{
+	return sigchain_sigaction(sig, act, oact);
+}
+
+int __sigaction(int sig, const struct sigaction *act, struct sigaction *oact);
+sighandler_t bsd_signal(int sig, sighandler_t handler);
+
+ZSWAP_EXPORT int __sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
+{
+	return sigchain_sigaction(sig, act, oact);
+}
+
+/* signal(3) with glibc's (BSD) semantics: the handler stays installed, the
+ * signal is blocked while it runs, interrupted calls restart. */
+static sighandler_t interpose_signal(int sig, sighandler_t handler, int flags)
+{
+	struct sigaction act, old;
+
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = handler;
+	act.sa_flags = flags;
+	sigemptyset(&act.sa_mask);
+	if (!(flags & SA_NODEFER) && sig > 0 && sig < 65)
+		sigaddset(&act.sa_mask, sig);
+	if (handler == SIG_ERR || sigchain_sigaction(sig, &act, &old) != 0) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	return old.sa_handler;
+}
+
+ZSWAP_EXPORT sighandler_t signal(int sig, sighandler_t handler)
+{
+	return interpose_signal(sig, handler, SA_RESTART);
+}
+
+ZSWAP_EXPORT sighandler_t bsd_signal(int sig, sighandler_t handler)
+{
+	return interpose_signal(sig, handler, SA_RESTART);
+}
+
+/* System V semantics: one-shot, not blocked while it runs, no restart. */
+ZSWAP_EXPORT sighandler_t sysv_signal(int sig, sighandler_t handler)
+{
+	return interpose_signal(sig, handler, (int)(SA_RESETHAND | SA_NODEFER));
+}
+
+ZSWAP_EXPORT sighandler_t __sysv_signal(int sig, sighandler_t handler)
+{
+	return interpose_signal(sig, handler, (int)(SA_RESETHAND | SA_NODEFER));
 }

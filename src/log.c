@@ -42,7 +42,7 @@ static void log_puts(struct log_buf *b, const char *s, int width, bool left)
 }
 
 static void log_putu(struct log_buf *b, unsigned long long v, unsigned base,
-		     int width, bool left, bool neg)
+		     int width, bool left, bool neg, bool zero)
 {
 	char tmp[32];
 	int n = 0;
@@ -51,6 +51,8 @@ static void log_putu(struct log_buf *b, unsigned long long v, unsigned base,
 		tmp[n++] = "0123456789abcdef"[v % base];
 		v /= base;
 	} while (v);
+	while (zero && !left && n < width - (neg ? 1 : 0) && n < 30)
+		tmp[n++] = '0';
 	if (neg)
 		tmp[n++] = '-';
 	char out[33];
@@ -70,10 +72,14 @@ size_t log_format(char *buf, size_t cap, const char *fmt, va_list ap)
 			continue;
 		}
 		f++;
-		bool left = false;
+		bool left = false, zero = false;
 		int width = 0, lng = 0;
 		if (*f == '-') {
 			left = true;
+			f++;
+		}
+		if (*f == '0') {
+			zero = true;
 			f++;
 		}
 		while (*f >= '0' && *f <= '9')
@@ -92,7 +98,7 @@ size_t log_format(char *buf, size_t cap, const char *fmt, va_list ap)
 			long long v = lng >= 2 ? va_arg(ap, long long) :
 				      lng == 1 ? va_arg(ap, long) : va_arg(ap, int);
 			log_putu(&b, v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v,
-				 10, width, left, v < 0);
+				 10, width, left, v < 0, zero);
 			break;
 		}
 		case 'u':
@@ -100,13 +106,13 @@ size_t log_format(char *buf, size_t cap, const char *fmt, va_list ap)
 			unsigned long long v = lng >= 2 ? va_arg(ap, unsigned long long) :
 					       lng == 1 ? va_arg(ap, unsigned long) :
 							  va_arg(ap, unsigned);
-			log_putu(&b, v, *f == 'x' ? 16 : 10, width, left, false);
+			log_putu(&b, v, *f == 'x' ? 16 : 10, width, left, false, zero);
 			break;
 		}
 		case 'p':
 			log_putc(&b, '0');
 			log_putc(&b, 'x');
-			log_putu(&b, (uintptr_t)va_arg(ap, void *), 16, width, left, false);
+			log_putu(&b, (uintptr_t)va_arg(ap, void *), 16, width, left, false, zero);
 			break;
 		case 's': {
 			const char *s = va_arg(ap, const char *);

@@ -5,7 +5,7 @@
  * stack buffer by our own formatter (no malloc, no stdio, no locale) and
  * written with one write(2): safe on the fault path and in signal handlers.
  * Supported conversions: %s %c %d %i %u %x %p %% with the l, ll and z length
- * modifiers, and a field width for numbers (%5u, %-12s).
+ * modifiers, and a field width (%5u, %-12s; %03u pads numbers with zeros).
  */
 #ifndef ZSWAP_LOG_H
 #define ZSWAP_LOG_H
@@ -31,6 +31,8 @@ int log_write_all(int fd, const char *buf, size_t len);
 	do { if (__builtin_expect(!(cond), 0)) log_check_failed(__FILE__, __LINE__, #cond); } while (0)
 void log_check_failed(const char *file, int line, const char *cond) __attribute__((noreturn));
 
-#define LOG_BURST 20
+/* Lines per second before zlog() starts counting instead of writing: room
+ * for one line per option at start-up (every option set wrong at once). */
+#define LOG_BURST 40
 
 #endif

@@ -202,3 +202,9 @@ int maps_for_each(int (*fn)(const struct maps_vma *vma, void *arg), void *arg)
 	pthread_mutex_unlock(&maps_lock);
 	return rc == -ENOENT ? 0 : rc;
 }
+
+void maps_fork_child(void)
+{
+	/* A thread of the parent may have held it at fork. */
+	maps_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+}

@@ -33,4 +33,7 @@ int maps_for_each(int (*fn)(const struct maps_vma *vma, void *arg), void *arg);
 /* True if [start, end) is entirely covered by private anonymous rw mappings. */
 bool maps_range_anon_rw(uintptr_t start, uintptr_t end);
 
+/* In a forked child: the lock afresh (its holder may have stayed in the parent). */
+void maps_fork_child(void);
+
 #endif

@@ -73,14 +73,14 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		OPT_FAULT_AROUND, "ZSWAP_FAULT_AROUND", OPT_UINT, "16", 1, 512, NULL, "pages",
 		"never-populated pages filled in one call on a first touch", 0 },
 	[OPT_READAHEAD] = {
-		OPT_READAHEAD, "ZSWAP_READAHEAD", OPT_UINT, "0", 0, 64, NULL, "pages",
-		"stored neighbouring pages loaded with a faulting one", 0 },
+		OPT_READAHEAD, "ZSWAP_READAHEAD", OPT_UINT, "16", 0, 64, NULL, "pages",
+		"most stored pages read ahead on a sequential refault (an adaptive window); 0 = none", 0 },
 	[OPT_MEMORY_LIMIT] = {
 		OPT_MEMORY_LIMIT, "ZSWAP_MEMORY_LIMIT", OPT_SIZE, "0", 0, UINT64_MAX, NULL, "bytes",
 		"resident anonymous memory plus the pool kept at or below this, or N% of physical memory; 0 = no limit",
 		OPT_F_PERCENT | OPT_F_PAGE_UP },
 	[OPT_COLD_AGE] = {
-		OPT_COLD_AGE, "ZSWAP_COLD_AGE", OPT_UINT, "0", 0, 86400, NULL, "seconds",
+		OPT_COLD_AGE, "ZSWAP_COLD_AGE", OPT_UINT, "120", 0, 86400, NULL, "seconds",
 		"pages idle this long are compressed even below the limit; 0 = never", 0 },
 	[OPT_MAX_POOL_PERCENT] = {
 		OPT_MAX_POOL_PERCENT, "ZSWAP_MAX_POOL_PERCENT", OPT_UINT, "20", 1, 100, NULL, "percent",
@@ -95,6 +95,30 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		OPT_INJECT_DECOMPRESS_FAIL, "ZSWAP_INJECT_DECOMPRESS_FAIL", OPT_UINT, "0", 0, 1000000,
 		NULL, "loads",
 		"testing: the next N loads of stored pages fail as if their data were corrupt", 0 },
+	[OPT_STATS_SIGNAL] = {
+		OPT_STATS_SIGNAL, "ZSWAP_STATS_SIGNAL", OPT_SIGNAL, "SIGUSR1", 1, 64, NULL, "",
+		"signal that makes the library write a statistics dump; none: no signal", 0 },
+	[OPT_STATS_FILE] = {
+		OPT_STATS_FILE, "ZSWAP_STATS_FILE", OPT_STRING, "stderr", 0, 0, NULL, "",
+		"where dumps go: stderr, or an absolute PATH (%p: pid, %t: seconds since the epoch)", 0 },
+	[OPT_STATS_FORMAT] = {
+		OPT_STATS_FORMAT, "ZSWAP_STATS_FORMAT", OPT_CHOICE, "text", 0, 0, "text|json", "",
+		"format of the statistics dump", 0 },
+	[OPT_STATS_INTERVAL] = {
+		OPT_STATS_INTERVAL, "ZSWAP_STATS_INTERVAL", OPT_UINT, "0", 0, 86400, NULL, "seconds",
+		"write a dump every N seconds; 0 = only on the signal", 0 },
+	[OPT_STATS_AT_EXIT] = {
+		OPT_STATS_AT_EXIT, "ZSWAP_STATS_AT_EXIT", OPT_BOOL, "0", 0, 1, NULL, "",
+		"1 writes a dump when the program exits", 0 },
+	[OPT_STATS_TOP] = {
+		OPT_STATS_TOP, "ZSWAP_STATS_TOP", OPT_UINT, "10", 0, 1000, NULL, "mappings",
+		"mappings listed by the dump's attribution, most evicted bytes first", 0 },
+	[OPT_STATS_SOCKET] = {
+		OPT_STATS_SOCKET, "ZSWAP_STATS_SOCKET", OPT_BOOL, "1", 0, 1, NULL, "",
+		"1 offers dumps to zswapctl through a socket only this user can open", 0 },
+	[OPT_INJECT_CRASH] = {
+		OPT_INJECT_CRASH, "ZSWAP_INJECT_CRASH", OPT_BOOL, "0", 0, 1, NULL, "",
+		"testing: 1 makes the statistics thread crash at its first dump", 0 },
 };
 
 /*
@@ -109,8 +133,9 @@ static const char *const opt_not_options[] = {
 
 /* A parsed value before it is stored into struct opt_values. */
 struct opt_val {
-	uint64_t u;	/* bool, integer, size in bytes, choice index, enum zswap_comp */
+	uint64_t u;	/* bool, integer, size in bytes, choice index, enum zswap_comp, signal */
 	int level;	/* OPT_COMPRESSOR: zstd level, 0 for lz4 */
+	const char *str;	/* OPT_STRING: the text (copied by opt_set) */
 };
 
 /* ---- small string helpers (no locale, no libc beyond mem/str) ---------- */
@@ -396,6 +421,68 @@ static bool opt_parse_comp(const struct opt_def *d, const char *s, struct opt_va
 	return false;
 }
 
+/*
+ * A file name for the library to write to: "stderr", or an absolute path (a
+ * relative one would follow the program's working directory, which changes
+ * under it). The value is copied (opt_set), so the environment may change.
+ */
+static bool opt_parse_string(const char *s, struct opt_val *out, char *why, size_t why_len)
+{
+	size_t n = strlen(s);
+
+	if ((opt_word_eq(s, n, "stderr") || s[0] == '/') && n < OPT_STRING_MAX) {
+		out->str = opt_word_eq(s, n, "stderr") ? "stderr" : s;
+		return true;
+	}
+	log_snprintf(why, why_len, "expected stderr or an absolute path shorter than %d bytes",
+		     OPT_STRING_MAX);
+	return false;
+}
+
+/* Signal names as kill -l prints them, by number (index 0 unused). */
+static const char *const opt_signames[] = {
+	NULL, "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1",
+	"SEGV", "USR2", "PIPE", "ALRM", "TERM", "STKFLT", "CHLD", "CONT", "STOP", "TSTP",
+	"TTIN", "TTOU", "URG", "XCPU", "XFSZ", "VTALRM", "PROF", "WINCH", "IO", "PWR", "SYS",
+};
+#define OPT_NSIGNAMES (sizeof(opt_signames) / sizeof(opt_signames[0]))
+
+/*
+ * A signal for the statistics dump: a name (SIGUSR1 or USR1, any case), a
+ * number, or 0/none. Signals the program cannot meaningfully share are
+ * refused: KILL and STOP cannot be caught; ILL, TRAP, BUS, FPE and SEGV mean
+ * a fault; 32 and 33 belong to the C library's threads.
+ */
+static bool opt_parse_signal(const struct opt_def *d, const char *s, struct opt_val *out,
+			     char *why, size_t why_len)
+{
+	size_t n = strlen(s);
+	uint64_t v = UINT64_MAX;
+
+	if (opt_word_eq(s, n, "none") || opt_word_eq(s, n, "0")) {
+		out->u = 0;
+		return true;
+	}
+	if (n > 3 && opt_word_eq(s, 3, "SIG")) {
+		s += 3;
+		n -= 3;
+	}
+	if (!opt_parse_u64(s, &v)) {
+		for (size_t i = 1; i < OPT_NSIGNAMES; i++)
+			if (opt_word_eq(s, n, opt_signames[i]))
+				v = i;
+	}
+	if (v >= d->min && v <= d->max && v != 4 && v != 5 && v != 7 && v != 8 && v != 9 &&
+	    v != 11 && v != 19 && v != 32 && v != 33) {
+		out->u = v;
+		return true;
+	}
+	log_snprintf(why, why_len, "expected none or a signal from %llu to %llu such as SIGUSR1 "
+		     "(not KILL, STOP, a fault signal, 32 or 33)",
+		     (unsigned long long)d->min, (unsigned long long)d->max);
+	return false;
+}
+
 static bool opt_parse_value(const struct opt_def *d, const char *s, struct opt_val *out,
 			    char *why, size_t why_len)
 {
@@ -410,6 +497,10 @@ static bool opt_parse_value(const struct opt_def *d, const char *s, struct opt_v
 		return opt_parse_choice(d, s, out, why, why_len);
 	case OPT_COMP:
 		return opt_parse_comp(d, s, out, why, why_len);
+	case OPT_STRING:
+		return opt_parse_string(s, out, why, why_len);
+	case OPT_SIGNAL:
+		return opt_parse_signal(d, s, out, why, why_len);
 	}
 	log_snprintf(why, why_len, "expected a value of a known type");
 	return false;
@@ -436,6 +527,16 @@ static void opt_set(enum opt_id id, const struct opt_val *val, struct opt_values
 	case OPT_ACCEPT_THRESHOLD_PERCENT: v->accept_threshold_percent = (unsigned int)val->u; break;
 	case OPT_VERBOSE:	v->verbose = (unsigned int)val->u; break;
 	case OPT_INJECT_DECOMPRESS_FAIL: v->inject_decompress_fail = (unsigned int)val->u; break;
+	case OPT_STATS_SIGNAL:	v->stats_signal = (int)val->u; break;
+	case OPT_STATS_FILE:
+		log_snprintf(v->stats_file, sizeof(v->stats_file), "%s", val->str ? val->str : "");
+		break;
+	case OPT_STATS_FORMAT:	v->stats_format = (unsigned int)val->u; break;
+	case OPT_STATS_INTERVAL: v->stats_interval = (unsigned int)val->u; break;
+	case OPT_STATS_AT_EXIT:	v->stats_at_exit = val->u != 0; break;
+	case OPT_STATS_TOP:	v->stats_top = (unsigned int)val->u; break;
+	case OPT_STATS_SOCKET:	v->stats_socket = val->u != 0; break;
+	case OPT_INJECT_CRASH:	v->inject_crash = val->u != 0; break;
 	case OPT__COUNT:	break;
 	}
 }
@@ -443,6 +544,7 @@ static void opt_set(enum opt_id id, const struct opt_val *val, struct opt_values
 static void opt_get(enum opt_id id, const struct opt_values *v, struct opt_val *val)
 {
 	val->level = 0;
+	val->str = NULL;
 	switch (id) {
 	case OPT_ENABLED:	val->u = v->enabled; break;
 	case OPT_COMPRESSOR:	val->u = v->comp; val->level = v->comp_level; break;
@@ -460,6 +562,14 @@ static void opt_get(enum opt_id id, const struct opt_values *v, struct opt_val *
 	case OPT_ACCEPT_THRESHOLD_PERCENT: val->u = v->accept_threshold_percent; break;
 	case OPT_VERBOSE:	val->u = v->verbose; break;
 	case OPT_INJECT_DECOMPRESS_FAIL: val->u = v->inject_decompress_fail; break;
+	case OPT_STATS_SIGNAL:	val->u = (uint64_t)v->stats_signal; break;
+	case OPT_STATS_FILE:	val->u = 0; val->str = v->stats_file; break;
+	case OPT_STATS_FORMAT:	val->u = v->stats_format; break;
+	case OPT_STATS_INTERVAL: val->u = v->stats_interval; break;
+	case OPT_STATS_AT_EXIT:	val->u = v->stats_at_exit; break;
+	case OPT_STATS_TOP:	val->u = v->stats_top; break;
+	case OPT_STATS_SOCKET:	val->u = v->stats_socket; break;
+	case OPT_INJECT_CRASH:	val->u = v->inject_crash; break;
 	case OPT__COUNT:	val->u = 0; break;
 	}
 }
@@ -472,7 +582,7 @@ void opt_defaults(struct opt_values *v)
 
 	memset(v, 0, sizeof(*v));
 	for (int i = 0; i < OPT__COUNT; i++) {
-		struct opt_val val = { 0, 0 };
+		struct opt_val val = { 0, 0, NULL };
 		bool ok = opt_parse_value(&opt_table[i], opt_table[i].def, &val, why, sizeof(why));
 
 		/* The table is wrong, not the user: fail loudly in every build. */
@@ -484,7 +594,7 @@ void opt_defaults(struct opt_values *v)
 bool opt_parse_one(enum opt_id id, const char *text, struct opt_values *v, char *why, size_t why_len)
 {
 	char dummy[OPT_WHY_MAX];
-	struct opt_val val = { 0, 0 };
+	struct opt_val val = { 0, 0, NULL };
 
 	if (!why || why_len == 0) {
 		why = dummy;
@@ -500,10 +610,19 @@ bool opt_parse_one(enum opt_id id, const char *text, struct opt_values *v, char 
 	return true;
 }
 
+size_t opt_format_signal(int sig, char *buf, size_t len)
+{
+	if (sig <= 0)
+		return log_snprintf(buf, len, "none");
+	if ((size_t)sig < OPT_NSIGNAMES)
+		return log_snprintf(buf, len, "SIG%s", opt_signames[sig]);
+	return log_snprintf(buf, len, "%d", sig);
+}
+
 size_t opt_format(enum opt_id id, const struct opt_values *v, char *buf, size_t len)
 {
 	const struct opt_def *d;
-	struct opt_val val = { 0, 0 };
+	struct opt_val val = { 0, 0, NULL };
 
 	if ((unsigned)id >= OPT__COUNT)
 		return log_snprintf(buf, len, "?");
@@ -536,6 +655,10 @@ size_t opt_format(enum opt_id id, const struct opt_values *v, char *buf, size_t 
 		if (val.u == ZSWAP_COMP_ZSTD)
 			return log_snprintf(buf, len, "zstd:%d", val.level);
 		return log_snprintf(buf, len, "lz4");
+	case OPT_STRING:
+		return log_snprintf(buf, len, "%s", val.str ? val.str : "");
+	case OPT_SIGNAL:
+		return opt_format_signal((int)val.u, buf, len);
 	}
 	return log_snprintf(buf, len, "?");
 }
@@ -598,6 +721,11 @@ size_t opt_format_range(const struct opt_def *d, char *buf, size_t len)
 		return log_snprintf(buf, len, "%s", d->choices);
 	case OPT_COMP:
 		return log_snprintf(buf, len, "lz4|zstd[:%llu..%llu]",
+				    (unsigned long long)d->min, (unsigned long long)d->max);
+	case OPT_STRING:
+		return log_snprintf(buf, len, "stderr|PATH");
+	case OPT_SIGNAL:
+		return log_snprintf(buf, len, "none|SIGNAME,%llu..%llu",
 				    (unsigned long long)d->min, (unsigned long long)d->max);
 	}
 	return log_snprintf(buf, len, "?");
@@ -781,6 +909,11 @@ int opt_load(struct opt_values *v, char *const *envp)
 		const char *value = eq ? eq + 1 : "";
 		const struct opt_def *d;
 
+		if (name_len == 15 && strncmp(entry, "XDG_RUNTIME_DIR", 15) == 0 &&
+		    strlen(value) < sizeof(v->runtime_dir) && value[0] == '/') {
+			log_snprintf(v->runtime_dir, sizeof(v->runtime_dir), "%s", value);
+			continue;
+		}
 		if (strncmp(entry, OPT_PREFIX, OPT_PREFIX_LEN) != 0) {
 			/* Environment names are case-sensitive; a lower-case
 			 * zswap_verbose would otherwise do nothing, silently. */

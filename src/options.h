@@ -27,7 +27,11 @@ enum opt_type {
 	OPT_CHOICE,	/* one of a fixed list of words */
 	OPT_COMP,	/* lz4 | zstd[:LEVEL], LEVEL in [min, max]. (Not called
 			 * OPT_COMPRESSOR: that name is the option's id below.) */
+	OPT_STRING,	/* free text (a path), at most OPT_STRING_MAX - 1 bytes */
+	OPT_SIGNAL,	/* a signal: SIGUSR1, USR1 or a number in [min, max]; 0 or none for none */
 };
+
+#define OPT_STRING_MAX	256	/* bytes of an OPT_STRING value, its NUL included */
 
 /* Flags of an option (struct opt_def.flags). */
 #define OPT_F_PERCENT	0x1	/* OPT_SIZE: also "N%" of physical memory, N 1..100 */
@@ -50,6 +54,14 @@ enum opt_id {
 	OPT_ACCEPT_THRESHOLD_PERCENT,	/* ZSWAP_ACCEPT_THRESHOLD_PERCENT */
 	OPT_VERBOSE,		/* ZSWAP_VERBOSE */
 	OPT_INJECT_DECOMPRESS_FAIL,	/* ZSWAP_INJECT_DECOMPRESS_FAIL (testing) */
+	OPT_STATS_SIGNAL,	/* ZSWAP_STATS_SIGNAL */
+	OPT_STATS_FILE,		/* ZSWAP_STATS_FILE */
+	OPT_STATS_FORMAT,	/* ZSWAP_STATS_FORMAT */
+	OPT_STATS_INTERVAL,	/* ZSWAP_STATS_INTERVAL */
+	OPT_STATS_AT_EXIT,	/* ZSWAP_STATS_AT_EXIT */
+	OPT_STATS_TOP,		/* ZSWAP_STATS_TOP */
+	OPT_STATS_SOCKET,	/* ZSWAP_STATS_SOCKET */
+	OPT_INJECT_CRASH,	/* ZSWAP_INJECT_CRASH (testing) */
 	OPT__COUNT
 };
 
@@ -84,6 +96,17 @@ struct opt_values {
 	unsigned int accept_threshold_percent;	/* of the pool limit */
 	unsigned int verbose;
 	unsigned int inject_decompress_fail;	/* loads made to fail, for tests */
+	int stats_signal;		/* 0 = none */
+	char stats_file[OPT_STRING_MAX];	/* "stderr", or a path with %p/%t */
+	unsigned int stats_format;	/* 0 text, 1 json */
+	unsigned int stats_interval;	/* seconds; 0 = no periodic dump */
+	bool stats_at_exit;
+	unsigned int stats_top;		/* mappings listed by attribution */
+	bool stats_socket;		/* offer the dump to zswapctl */
+	bool inject_crash;		/* the statistics thread crashes, for tests */
+	/* Not an option: $XDG_RUNTIME_DIR as opt_load found it ("" if unset),
+	 * where the statistics socket goes (src/stats.c reads no environment). */
+	char runtime_dir[OPT_STRING_MAX];
 };
 
 /* The table, OPT__COUNT rows in enum opt_id order. */
@@ -108,6 +131,9 @@ bool opt_parse_one(enum opt_id id, const char *text, struct opt_values *v, char 
 
 /* The store configuration these options describe. */
 void opt_store_config(const struct opt_values *v, struct zswap_store_config *cfg);
+
+/* A signal number as the dump shows it: "SIGUSR1", "40", or "none" for 0. */
+size_t opt_format_signal(int sig, char *buf, size_t len);
 
 /* Format the current value of one option as text (e.g. "zstd:3", "1M"). */
 size_t opt_format(enum opt_id id, const struct opt_values *v, char *buf, size_t len);

@@ -43,6 +43,9 @@ bool prim_is_own(uintptr_t addr);
 /* True if [start, end) overlaps any library-owned range. Lock-free. */
 bool prim_overlaps(uintptr_t start, uintptr_t end);
 
+/* In a forked child: forget a lock a thread of the parent may have held. */
+void prim_fork_child(void);
+
 /* Number of library-owned ranges and their total size (for statistics). */
 size_t prim_own_bytes(void);
 

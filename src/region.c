@@ -51,6 +51,13 @@ void region_unlock(void)
 	pthread_rwlock_unlock(&tbl_lock);
 }
 
+void region_fork_child(void)
+{
+	/* The forking thread held it for reading, and a writer may have been
+	 * queued on it: neither exists here. */
+	tbl_lock = (pthread_rwlock_t)PTHREAD_RWLOCK_INITIALIZER;
+}
+
 static size_t region_pages(const struct region *r)
 {
 	return (r->end - r->start) >> ZS_PAGE_SHIFT;
@@ -109,7 +116,9 @@ static struct region *region_new(uintptr_t start, uintptr_t end, uint32_t flags)
 	r->gen = gen;
 	r->start = start;
 	r->end = end;
-	r->flags = flags;
+	/* REGION_LIBC outlives REGION_ADOPTED (cleared at registration): the
+	 * statistics dump names the C library's memory by it. */
+	r->flags = (flags & REGION_ADOPTED) ? flags | REGION_LIBC : flags;
 	return r;
 }
 
@@ -500,6 +509,23 @@ size_t region_collect(uintptr_t start, uintptr_t end, uintptr_t *cursor,
 		*cursor = tbl[i]->end;
 		if (tbl[i]->arr)
 			region_fill_ref(tbl[i], &out[n++], true);
+	}
+	if (n < max)
+		*cursor = end;
+	pthread_rwlock_unlock(&tbl_lock);
+	return n;
+}
+
+size_t region_collect_all(uintptr_t start, uintptr_t end, uintptr_t *cursor,
+			  struct region_ref *out, size_t max)
+{
+	size_t n = 0;
+
+	pthread_rwlock_rdlock(&tbl_lock);
+	uintptr_t from = *cursor > start ? *cursor : start;
+	for (size_t i = tbl_search(from); i < tbl_n && tbl[i]->start < end && n < max; i++) {
+		*cursor = tbl[i]->end;
+		region_fill_ref(tbl[i], &out[n++], true);
 	}
 	if (n < max)
 		*cursor = end;

@@ -67,7 +67,10 @@
 
 struct slot {
 	_Atomic uint32_t state;
-	uint32_t unused;
+	/* Reclaim's word (src/reclaim.h): while the page is resident, when it
+	 * last came in and how long it stays protected; while stored, the
+	 * eviction clock at its eviction (refault distance). Relaxed: a hint. */
+	_Atomic uint32_t aux;
 	struct zswap_entry e;
 };
 
@@ -75,6 +78,8 @@ struct slot_array {
 	_Atomic long refs;
 	size_t npages;
 	size_t bytes;		/* the prim allocation, for freeing */
+	_Atomic uint64_t refaults;	/* statistics (src/attrib.c): pages loaded back, */
+	_Atomic uint64_t evicted;	/* and pages stored, since the array was made */
 	struct slot slots[];
 };
 
@@ -82,6 +87,7 @@ struct slot_array {
 #define REGION_REGISTERED	(1u << 0)	/* registered with userfaultfd; has a slot array */
 #define REGION_UNMANAGEABLE	(1u << 1)	/* never evict: foreign userfaultfd, mlocked, not anon rw */
 #define REGION_ADOPTED		(1u << 2)	/* found in /proc/self/maps, not seen at mmap */
+#define REGION_LIBC		(1u << 3)	/* adopted once (stays): the C library's memory, for statistics */
 
 /* A snapshot of one region, taken under the table lock. */
 struct region_ref {
@@ -99,6 +105,8 @@ int region_init(void);
  * (a zero-fill of an address no region covers must not race an adoption). */
 void region_rdlock(void);
 void region_unlock(void);
+/* In a forked child: the table lock afresh (its holders stayed in the parent). */
+void region_fork_child(void);
 
 /* Find the region covering addr. With arr_ref, a reference on its slot array
  * is taken (drop it with region_arr_put). Returns false when none covers it;
@@ -151,6 +159,11 @@ bool region_addr_of(const struct slot_array *arr, size_t idx, uintptr_t *addr);
  * at or after *cursor, with array references taken; advances *cursor. */
 size_t region_collect(uintptr_t start, uintptr_t end, uintptr_t *cursor,
 		      struct region_ref *out, size_t max);
+
+/* Like region_collect, but every region, registered or not (arr NULL when
+ * not registered, else referenced): the statistics dump's attribution. */
+size_t region_collect_all(uintptr_t start, uintptr_t end, uintptr_t *cursor,
+			  struct region_ref *out, size_t max);
 
 /* A slot array for npages pages, all RESIDENT, one reference held. */
 struct slot_array *region_arr_alloc(size_t npages);

@@ -33,6 +33,9 @@
  * saw last and adds the difference, taken with an exchange so concurrent
  * threads never count a change twice. The statistics sum the pools exactly.
  *
+ * Pool limit: once mem_limit is reached, stores are refused until the pools
+ * shrink below accept_limit (store_limit_ok: zswap's accept threshold).
+ *
  * Entries are the caller's (struct zswap_entry); the store never keeps
  * per-page state and never allocates after zswap_store_create().
  */
@@ -84,6 +87,7 @@ struct zswap_store {
 	struct store_ws *ws;
 	struct zs_pool *pools[STORE_MAX_POOLS];
 	_Atomic unsigned int inject_fail;	/* read by every load: not beside the totals */
+	_Atomic bool reached_full;	/* mem_limit was hit: refuse until below accept_limit */
 
 	/* Running totals, written whenever any pool grows or shrinks: on lines
 	 * of their own, apart from the read-mostly fields above that every
@@ -247,6 +251,39 @@ static bool store_pool_sync(struct zswap_store *s, unsigned int idx)
 	return grew;
 }
 
+/*
+ * The pool limit with zswap's hysteresis (mm/zswap.c, zswap_check_limits):
+ * once the pools reach mem_limit, stores are refused (pool_limit_hit) until
+ * they have shrunk below accept_limit (ZSWAP_ACCEPT_THRESHOLD_PERCENT of the
+ * limit), so a full pool does not flip between accepting and refusing on
+ * every page that comes and goes. True if a store may go ahead.
+ */
+static bool store_limit_ok(struct zswap_store *s)
+{
+	uint64_t charged, accept;
+
+	if (!s->cfg.mem_limit)
+		return true;
+	charged = store_charged_fast(s);
+	if (charged >= s->cfg.mem_limit) {
+		if (!atomic_load_explicit(&s->reached_full, memory_order_relaxed))
+			atomic_store_explicit(&s->reached_full, true, memory_order_relaxed);
+		return false;
+	}
+	if (!atomic_load_explicit(&s->reached_full, memory_order_relaxed))
+		return true;
+	accept = s->cfg.accept_limit ? s->cfg.accept_limit : s->cfg.mem_limit;
+	if (charged >= accept)
+		return false;
+	atomic_store_explicit(&s->reached_full, false, memory_order_relaxed);
+	return true;
+}
+
+bool zswap_store_accepting(struct zswap_store *s)
+{
+	return store_limit_ok(s);
+}
+
 /* After an allocation from pool idx: if the pool grew, raise mem_used_max
  * and say whether mem_limit is now exceeded. */
 static bool store_grew_past_limit(struct zswap_store *s, unsigned int idx)
@@ -294,7 +331,7 @@ int zswap_store_page(struct zswap_store *s, const void *page, struct zswap_entry
 		cnt_add(&w->c.same, 1);
 		goto stored;
 	}
-	if (s->cfg.mem_limit && store_charged_fast(s) >= s->cfg.mem_limit) {
+	if (!store_limit_ok(s)) {
 		cnt_add(&w->c.pool_limit_hit, 1);
 		ret = -ENOSPC;
 		goto out;
@@ -322,6 +359,7 @@ int zswap_store_page(struct zswap_store *s, const void *page, struct zswap_entry
 		goto out;
 	}
 	if (store_grew_past_limit(s, idx)) {
+		atomic_store_explicit(&s->reached_full, true, memory_order_relaxed);
 		zs_free(s->pools[idx], handle);
 		store_pool_sync(s, idx);
 		cnt_add(&w->c.pool_limit_hit, 1);

@@ -46,6 +46,9 @@ struct zswap_store_config {
 	enum zs_lock_mode lock;		/* ZSWAP_POOL_LOCK */
 	unsigned int nr_pools;		/* ZSWAP_NR_POOLS, 1..64: pools chosen by hash */
 	uint64_t mem_limit;		/* bytes the pools may use, 0 = no limit */
+	uint64_t accept_limit;		/* once mem_limit was hit, stores are refused until the
+					 * pools are below this (zswap's accept_threshold_percent
+					 * hysteresis); 0 = accept again as soon as below mem_limit */
 	unsigned int nr_workspaces;	/* compressor workspaces made up front; 0 = a default */
 };
 
@@ -81,6 +84,12 @@ static inline bool zswap_entry_is_zero(const struct zswap_entry *e)
 /* Fill the store's part of a statistics snapshot (the zswap, vmstat and
  * mm_stat fields); engine fields are left untouched. */
 void zswap_store_stats(struct zswap_store *s, struct zswap_stats *st);
+
+/* Whether a store of a page that is not same-filled would be accepted now
+ * by the pool limit (mem_limit and its hysteresis); updates the hysteresis
+ * as a store would. For reclaim, so it does not compress pages the store
+ * would refuse. */
+bool zswap_store_accepting(struct zswap_store *s);
 
 /* Compact every pool; returns pages freed. */
 unsigned long zswap_store_compact(struct zswap_store *s);

@@ -25,7 +25,9 @@
 /* What the engine cannot run without, and what it uses when offered. */
 #define UF_REQUIRED_FEATURES (UFFD_FEATURE_EVENT_REMAP | UFFD_FEATURE_EVENT_REMOVE | \
 			      UFFD_FEATURE_EVENT_UNMAP | UFFD_FEATURE_MOVE)
-#define UF_OPTIONAL_FEATURES (UFFD_FEATURE_POISON)
+/* EVENT_FORK: the child keeps its registrations on a userfaultfd of its own,
+ * delivered to the parent as a FORK message (src/fork.h). */
+#define UF_OPTIONAL_FEATURES (UFFD_FEATURE_POISON | UFFD_FEATURE_EVENT_FORK)
 
 struct uf_info {
 	uint64_t features;	/* negotiated */

@@ -98,6 +98,11 @@ allowed() {
 		return 1 ;;
 	options:environ)
 		return 0 ;;
+	# libunwind (local unwinding), only on the statistics thread after
+	# every library lock is dropped (attrib_collect -> attrib_name) and
+	# in a crash report of a process that is dying (crash_backtrace)
+	attrib:_UL*|attrib:_U*_getcontext|crash:_UL*|crash:_U*_getcontext)
+		return 0 ;;
 	esac
 	return 2
 }

@@ -174,7 +174,7 @@ static void test_table(void)
 	CHECK(d.fault_threads == 0, "fault_threads (0: one per allowed CPU)");
 	CHECK(d.min_region == 1 << 20, "min_region %" PRIu64, d.min_region);
 	CHECK(d.fault_around == 16, "fault_around");
-	CHECK(d.readahead == 0, "readahead");
+	CHECK(d.readahead == 16, "readahead");
 	CHECK(d.verbose == 0, "verbose");
 
 	opt_format_range(&opt_table[OPT_ZSPAGE_ORDER], buf, sizeof(buf));
@@ -250,6 +250,19 @@ static void test_good_values(void)
 		{ "ZSWAP_VERBOSE=0", OPT_VERBOSE, "0" },
 		{ "ZSWAP_VERBOSE=1", OPT_VERBOSE, "1" },
 		{ "ZSWAP_VERBOSE=2", OPT_VERBOSE, "2" },
+		{ "ZSWAP_STATS_SIGNAL=SIGUSR2", OPT_STATS_SIGNAL, "SIGUSR2" },
+		{ "ZSWAP_STATS_SIGNAL=usr2", OPT_STATS_SIGNAL, "SIGUSR2" },
+		{ "ZSWAP_STATS_SIGNAL=12", OPT_STATS_SIGNAL, "SIGUSR2" },
+		{ "ZSWAP_STATS_SIGNAL=40", OPT_STATS_SIGNAL, "40" },
+		{ "ZSWAP_STATS_SIGNAL=none", OPT_STATS_SIGNAL, "none" },
+		{ "ZSWAP_STATS_SIGNAL=0", OPT_STATS_SIGNAL, "none" },
+		{ "ZSWAP_STATS_FILE=/tmp/d-%p-%t.txt", OPT_STATS_FILE, "/tmp/d-%p-%t.txt" },
+		{ "ZSWAP_STATS_FILE=STDERR", OPT_STATS_FILE, "stderr" },
+		{ "ZSWAP_STATS_FORMAT=JSON", OPT_STATS_FORMAT, "json" },
+		{ "ZSWAP_STATS_INTERVAL=86400", OPT_STATS_INTERVAL, "86400" },
+		{ "ZSWAP_STATS_AT_EXIT=yes", OPT_STATS_AT_EXIT, "1" },
+		{ "ZSWAP_STATS_TOP=0", OPT_STATS_TOP, "0" },
+		{ "ZSWAP_STATS_SOCKET=off", OPT_STATS_SOCKET, "0" },
 	};
 	struct load_result res;
 
@@ -376,6 +389,14 @@ static void test_bad_values(void)
 		{ "ZSWAP_MAX_POOL_SIZE", "16777216T", "at most" },
 		{ "ZSWAP_MIN_REGION", "99999999999999999999K", "a size from 4K to 1T" },
 		{ "ZSWAP_COMPRESSOR", "zstd:99999999999999999999", "LEVEL from 1 to 19" },
+		/* the statistics' own kinds */
+		{ "ZSWAP_STATS_SIGNAL", "SIGKILL", "not KILL, STOP" },
+		{ "ZSWAP_STATS_SIGNAL", "11", "a fault signal" },
+		{ "ZSWAP_STATS_SIGNAL", "65", "from 1 to 64" },
+		{ "ZSWAP_STATS_SIGNAL", "USR3", "such as SIGUSR1" },
+		{ "ZSWAP_STATS_FILE", "relative/dump.txt", "stderr or an absolute path" },
+		{ "ZSWAP_STATS_FILE", "", "stderr or an absolute path" },
+		{ "ZSWAP_STATS_FORMAT", "xml", "text or json" },
 		/* beyond the range */
 		{ "ZSWAP_ZSPAGE_ORDER", "7", "from 2 to 4" },
 		{ "ZSWAP_ZSPAGE_ORDER", "1", "from 2 to 4" },

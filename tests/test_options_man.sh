@@ -1,13 +1,17 @@
 #!/bin/sh
-# test_options_man.sh - man/libzswap.7 documents exactly the option table.
+# test_options_man.sh - man/libzswap.7 documents exactly the option table
+# and every statistic; the man pages render cleanly.
 #
 # Every option of the table (as tests/test_options_list prints it) has an
 # ".It Ev NAME" entry in man/libzswap.7 that states its default as
 # "Default: .Ql VALUE", its range ("from MIN to MAX", or each choice word)
 # and its unit; every ZSWAP_* the page documents is in the table; every
 # field of struct zswap_stats (include/zswap.h) has an ".It Va field" entry
-# and the page documents no statistic that does not exist. The pages must
+# and the page documents no statistic that does not exist; the counters only
+# the statistics dump has (src/stats.c stats_extras) have ".It Va" entries
+# in its DUMPS section. The pages (libzswap.7, zswap.3, zswapctl.1) must
 # also render without warnings (groff -ww, and mandoc -T lint when present).
+# tests/test_eng_stats.sh checks a real dump's counters against the page.
 
 here=$(cd "$(dirname "$0")" && pwd)
 srcdir=${ZSWAP_SRCDIR:-$here/..}
@@ -15,7 +19,9 @@ builddir=${ZSWAP_BUILDDIR:-$here/..}
 list=$builddir/tests/test_options_list
 man7=$srcdir/man/libzswap.7
 man3=$srcdir/man/zswap.3
+man1=$srcdir/man/zswapctl.1
 header=$srcdir/include/zswap.h
+stats_c=$srcdir/src/stats.c
 
 # ZSWAP_* names the page mentions that are not options: src/options.c
 # ignores them on purpose (opt_not_options).
@@ -27,7 +33,7 @@ bad() {
 	fail=1
 }
 
-for f in "$man7" "$man3" "$header"; do
+for f in "$man7" "$man3" "$man1" "$header" "$stats_c"; do
 	[ -r "$f" ] || { echo "test_options_man: $f is missing" >&2; exit 99; }
 done
 [ -x "$list" ] || { echo "test_options_man: $list is not built (make check builds it)" >&2; exit 99; }
@@ -118,17 +124,26 @@ for f in $(comm -13 "$tmp/fields" "$tmp/stats"); do
 	bad "man/libzswap.7 documents a statistic $f that struct zswap_stats does not have"
 done
 
+# 3b. The dump's own counters (stats_extras: x[n].name = "...") are in DUMPS.
+grep -o 'x\[n\]\.name = "[a-z0-9_]*"' "$stats_c" | sed 's/.*"\(.*\)"/\1/' > "$tmp/extras"
+[ -s "$tmp/extras" ] || bad "no dump-only counters found in $stats_c (stats_extras changed form?)"
+awk '/^\.Sh / { inside = ($2 == "DUMPS") }
+     inside && $1 == ".It" && $2 == "Va" { print $3 }' "$man7" | sort -u > "$tmp/dumpdoc"
+while read -r c; do
+	grep -qxF "$c" "$tmp/dumpdoc" || bad "dump counter $c (src/stats.c) is not documented in man/libzswap.7 DUMPS"
+done < "$tmp/extras"
+
 # 4. The pages render without warnings.
 checked=
 if command -v groff > /dev/null 2>&1; then
-	for page in "$man7" "$man3"; do
+	for page in "$man7" "$man3" "$man1"; do
 		out=$(groff -mandoc -ww -z "$page" 2>&1)
 		[ -z "$out" ] || bad "groff warns about $page: $out"
 	done
 	checked="groff"
 fi
 if command -v mandoc > /dev/null 2>&1; then
-	for page in "$man7" "$man3"; do
+	for page in "$man7" "$man3" "$man1"; do
 		out=$(mandoc -T lint -W warning "$page" 2>&1)
 		[ -z "$out" ] || bad "mandoc -T lint warns about $page: $out"
 	done

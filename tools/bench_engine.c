@@ -322,13 +322,16 @@ static int bench_refault(const struct opts *o)
 	if (zs_stats) {
 		if (s1.compr_data_size)
 			ratio = (double)s1.orig_data_size / (double)s1.compr_data_size;
-		printf(" own_stored=%llu stored_pages=%llu evicted=%llu skipped=%llu ratio=%.2f refaults=%llu faults=%llu",
+		printf(" own_stored=%llu stored_pages=%llu evicted=%llu skipped=%llu ratio=%.2f refaults=%llu faults=%llu"
+		       " readahead_hits=%llu readahead_misses=%llu",
 		       (unsigned long long)s1.stored_pages, (unsigned long long)s1.stored_pages,
 		       (unsigned long long)(s1.evicted_pages - s0.evicted_pages),
 		       (unsigned long long)(s1.evict_skipped_pages - s0.evict_skipped_pages),
 		       ratio,
 		       (unsigned long long)(s2.refaults - s1.refaults),
-		       (unsigned long long)(s2.faults - s1.faults));
+		       (unsigned long long)(s2.faults - s1.faults),
+		       (unsigned long long)(s2.readahead_hits - s1.readahead_hits),
+		       (unsigned long long)(s2.readahead_misses - s1.readahead_misses));
 	} else {
 		long long stored = k1.stored_pages >= 0 && k0.stored_pages >= 0 ?
 				   k1.stored_pages - k0.stored_pages : -1;

@@ -8,9 +8,15 @@
 #               kernel zswap, vm.page-cluster=3     (the default readahead)
 #               kernel zswap, page-cluster=0, pinned to CPU 0
 #               libzswap, ZSWAP_READAHEAD=0         (LD_PRELOAD)
-#               libzswap, ZSWAP_READAHEAD=7         (8 pages a fault, as page-cluster=3)
+#               libzswap, ZSWAP_READAHEAD=RA        (--readahead, default 16: the
+#                           adaptive window's maximum, src/readahead.c)
 #               libzswap, READAHEAD=0, program thread and fault handler on
 #               one CPU (samecpu), and on different CPUs (othercpu)
+#               libzswap, READAHEAD=RA on one CPU (samecpu)
+#   refault-random (--random-refault, or --only refault-random): the same
+#               refault in a random page order, kernel page-cluster 0 and 3,
+#               libzswap READAHEAD 0 and RA: what readahead costs when
+#               there is no sequence to find
 #   firsttouch  no library: fresh mapping, after a page-out of its tail,
 #               and pinned to CPU 0
 #               libzswap:   fresh mapping (never evicted, not registered),
@@ -28,8 +34,9 @@
 #
 # Usage: tools/bench_engine.sh [--runs N] [--builddir DIR] [--out DIR]
 #                              [--refault-size 256M] [--firsttouch-size 1G]
-#                              [--only refault|firsttouch|rtt] [--no-kernel]
-#                              [--idle-wait SECONDS]
+#                              [--only refault|refault-random|firsttouch|rtt] [--no-kernel]
+#                              [--idle-wait SECONDS] [--readahead RA]
+#                              [--random-refault]
 # Needs root for the kernel side (swapon); swap is on only while a kernel-side
 # run is going, and scripts/kernel-zswap.sh always turns it off again.
 set -u
@@ -43,6 +50,8 @@ ft_size=1G
 only=
 kernel=1
 idle_wait=10
+ra=16
+random_refault=0
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -54,6 +63,8 @@ while [ $# -gt 0 ]; do
 	--only) only=${2:?}; shift 2 ;;
 	--no-kernel) kernel=0; shift ;;
 	--idle-wait) idle_wait=${2:?}; shift 2 ;;
+	--readahead) ra=${2:?}; shift 2 ;;
+	--random-refault) random_refault=1; shift ;;
 	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench_engine.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
 	esac
@@ -73,7 +84,13 @@ raw=$out/raw.txt
 for v in $(env | sed -n 's/^\(ZSWAP_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
 
 say() { echo "bench_engine.sh: $*" >&2; }
-want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
+want() {
+	if [ "$1" = refault-random ]; then
+		[ "$only" = refault-random ] || { [ -z "$only" ] && [ $random_refault = 1 ]; }
+		return
+	fi
+	[ -z "$only" ] || [ "$only" = "$1" ]
+}
 
 # Wait until nothing else is runnable for half a second (the 4th field of
 # /proc/loadavg counts runnable threads, this shell included), at most
@@ -162,7 +179,7 @@ while [ $i -le "$runs" ]; do
 		fi
 		if [ $lib_ok = 1 ]; then
 			run refault-libzswap-ra0 $i lz env ZSWAP_READAHEAD=0 "$bench" refault --size "$refault_size"
-			run refault-libzswap-ra7 $i lz env ZSWAP_READAHEAD=7 "$bench" refault --size "$refault_size"
+			run refault-libzswap-ra$ra $i lz env ZSWAP_READAHEAD=$ra "$bench" refault --size "$refault_size"
 			# The handler threads start in the library's constructor and
 			# inherit the process's affinity; the program thread then
 			# pins itself (--cpu): same CPU, or the other one.
@@ -170,6 +187,22 @@ while [ $i -le "$runs" ]; do
 				"$bench" refault --size "$refault_size" --cpu 0
 			run refault-libzswap-ra0-othercpu $i lzpin 1 ZSWAP_READAHEAD=0 \
 				"$bench" refault --size "$refault_size" --cpu 0
+			run refault-libzswap-ra$ra-samecpu $i lzpin 0 ZSWAP_READAHEAD=$ra \
+				"$bench" refault --size "$refault_size" --cpu 0
+		fi
+	fi
+	if want refault-random; then
+		if [ $kernel_ok = 1 ]; then
+			run refault-random-kernel-pc0 $i "$kz" --page-cluster 0 run -- \
+				"$bench" refault --size "$refault_size" --random
+			run refault-random-kernel-pc3 $i "$kz" --page-cluster 3 run -- \
+				"$bench" refault --size "$refault_size" --random
+		fi
+		if [ $lib_ok = 1 ]; then
+			run refault-random-libzswap-ra0 $i lz env ZSWAP_READAHEAD=0 \
+				"$bench" refault --size "$refault_size" --random
+			run refault-random-libzswap-ra$ra $i lz env ZSWAP_READAHEAD=$ra \
+				"$bench" refault --size "$refault_size" --random
 		fi
 	fi
 	if want firsttouch; then
@@ -196,7 +229,7 @@ while [ $i -le "$runs" ]; do
 done
 
 # Summary: median and spread per configuration, then run-paired ratios.
-awk -v runs="$runs" '
+awk -v runs="$runs" -v ra="$ra" '
 function sortn(a, n,   i, j, t) {
 	for (i = 2; i <= n; i++)
 		for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
@@ -274,14 +307,23 @@ END {
 	print "## Ratios, computed run by run: median (min..max)"
 	print ""
 	k0 = "refault-kernel-pc0"; k3 = "refault-kernel-pc3"
-	l0 = "refault-libzswap-ra0"; l7 = "refault-libzswap-ra7"
+	l0 = "refault-libzswap-ra0"; l7 = "refault-libzswap-ra" ra
 	print "- pageout us/page, libzswap / kernel: " ratio(l0, k0, "pageout_us_per_page")
 	print "- refault p50, libzswap ra0 / kernel page-cluster=0: " ratio(l0, k0, "p50_us")
 	print "- refault p99, libzswap ra0 / kernel page-cluster=0: " ratio(l0, k0, "p99_us")
 	print "- refault mean, libzswap ra0 / kernel page-cluster=0: " ratio(l0, k0, "mean_us")
-	print "- refault p50, libzswap ra7 / kernel page-cluster=3: " ratio(l7, k3, "p50_us")
-	print "- refault p99, libzswap ra7 / kernel page-cluster=3: " ratio(l7, k3, "p99_us")
-	print "- refault mean, libzswap ra7 / kernel page-cluster=3: " ratio(l7, k3, "mean_us")
+	print "- refault p50, libzswap ra" ra " / kernel page-cluster=3: " ratio(l7, k3, "p50_us")
+	print "- refault p99, libzswap ra" ra " / kernel page-cluster=3: " ratio(l7, k3, "p99_us")
+	print "- refault mean, libzswap ra" ra " / kernel page-cluster=3: " ratio(l7, k3, "mean_us")
+	print "- refault mean, libzswap ra" ra " / kernel page-cluster=0: " ratio(l7, k0, "mean_us")
+	print "- refault mean, libzswap ra" ra " / libzswap ra0: " ratio(l7, l0, "mean_us")
+	print "- refault mean, libzswap ra" ra " same CPU / ra0 same CPU: " ratio(l7 "-samecpu", l0 "-samecpu", "mean_us")
+	print "- refault mean, libzswap ra" ra " same CPU / kernel page-cluster=0 on CPU 0: " ratio(l7 "-samecpu", "refault-kernel-pc0-cpu0", "mean_us")
+	r0 = "refault-random-libzswap-ra0"; r7 = "refault-random-libzswap-ra" ra
+	print "- random refault mean, libzswap ra" ra " / ra0: " ratio(r7, r0, "mean_us")
+	print "- random refault mean, libzswap ra0 / kernel page-cluster=0: " ratio(r0, "refault-random-kernel-pc0", "mean_us")
+	print "- random refault mean, libzswap ra" ra " / kernel page-cluster=3: " ratio(r7, "refault-random-kernel-pc3", "mean_us")
+	print "- random refault mean, kernel page-cluster=3 / page-cluster=0: " ratio("refault-random-kernel-pc3", "refault-random-kernel-pc0", "mean_us")
 	kc = "refault-kernel-pc0-cpu0"
 	print "- refault p50, libzswap same CPU / kernel page-cluster=0 on CPU 0: " ratio(l0 "-samecpu", kc, "p50_us")
 	print "- refault p99, libzswap same CPU / kernel page-cluster=0 on CPU 0: " ratio(l0 "-samecpu", kc, "p99_us")

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,47 @@ static const struct zswapctl_cmd zswapctl_cmds[] = {
 		"  --order N   zspage order, 2..4 (default 2, as ZSWAP_ZSPAGE_ORDER)\n"
 		"  -h, --help  this text\n",
 		.run = zswapctl_classes,
+	},
+	{
+		.name = "stats",
+		.synopsis = "[--json] PID",
+		.summary = "print the statistics dump of a process running under libzswap",
+		.help =
+		"Ask process PID, running under libzswap, for its statistics dump (the\n"
+		"one ZSWAP_STATS_SIGNAL writes; see libzswap(7)) and print it here.\n"
+		"The process answers through its statistics socket, so its standard\n"
+		"error does not matter. Only its own user (or root) may ask.\n"
+		"\n"
+		"  --json      the dump as one JSON object\n"
+		"  -h, --help  this text\n",
+		.run = zswapctl_stats,
+	},
+	{
+		.name = "watch",
+		.synopsis = "[--interval N] [--count N] PID",
+		.summary = "show live rates of a process under libzswap, as vmstat does",
+		.help =
+		"Every N seconds print one line for process PID: pages stored\n"
+		"(zswpout/s), loaded back (zswpin/s), faults and refaults per second,\n"
+		"pages evicted per second, then pages stored now, the pool's size in\n"
+		"bytes, the compression ratio (orig_data_size / pool_total_size) and\n"
+		"the refault latency's p50 in nanoseconds.\n"
+		"\n"
+		"  --interval N  seconds between lines, 1..3600 (default 1)\n"
+		"  --count N     stop after N lines (default: until interrupted)\n"
+		"  -h, --help    this text\n",
+		.run = zswapctl_watch,
+	},
+	{
+		.name = "list",
+		.synopsis = "",
+		.summary = "list this user's processes running under libzswap",
+		.help =
+		"Print the PID, command name and statistics socket of every process of\n"
+		"this user that runs under libzswap and offers its statistics.\n"
+		"\n"
+		"  -h, --help  this text\n",
+		.run = zswapctl_list,
 	},
 };
 
@@ -121,29 +163,47 @@ bool zswapctl_option(int argc, char **argv, int *i, const char *name, const char
 	return true;
 }
 
+static const struct option zswapctl_opts[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
 int main(int argc, char **argv)
 {
-	const char *name = argc > 1 ? argv[1] : NULL;
+	int c;
+
+	/* Options before the command only ("+": stop at the first word). */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+hV", zswapctl_opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			zswapctl_usage(stdout);
+			return 0;
+		case 'V':
+			printf("zswapctl (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+			return 0;
+		default:
+			return zswapctl_usage_error(NULL, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	const char *name = optind < argc ? argv[optind] : NULL;
 
 	if (!name)
 		return zswapctl_usage_error(NULL, "no command given");
-	if (!strcmp(name, "-h") || !strcmp(name, "--help") || !strcmp(name, "help")) {
+	if (!strcmp(name, "help")) {
 		zswapctl_usage(stdout);
 		return 0;
 	}
-	if (!strcmp(name, "--version")) {
-		printf("zswapctl (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
-		return 0;
-	}
 	for (size_t i = 0; i < ZSWAPCTL_NR_CMDS; i++) {
-		const struct zswapctl_cmd *c = &zswapctl_cmds[i];
+		const struct zswapctl_cmd *cmd = &zswapctl_cmds[i];
 		int rc;
 
-		if (strcmp(name, c->name) != 0)
+		if (strcmp(name, cmd->name) != 0)
 			continue;
-		rc = c->run(c, argc - 1, argv + 1);
+		rc = cmd->run(cmd, argc - optind, argv + optind);
 		if (fflush(stdout) != 0 || ferror(stdout)) {
-			fprintf(stderr, "zswapctl: %s: writing output: %s\n", c->name, strerror(errno));
+			fprintf(stderr, "zswapctl: %s: writing output: %s\n", cmd->name, strerror(errno));
 			return 1;
 		}
 		return rc;

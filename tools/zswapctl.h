@@ -39,5 +39,8 @@ bool zswapctl_parse_uint(const char *s, unsigned long min, unsigned long max,
 bool zswapctl_option(int argc, char **argv, int *i, const char *name, const char **value);
 
 int zswapctl_classes(const struct zswapctl_cmd *cmd, int argc, char **argv);
+int zswapctl_stats(const struct zswapctl_cmd *cmd, int argc, char **argv);
+int zswapctl_watch(const struct zswapctl_cmd *cmd, int argc, char **argv);
+int zswapctl_list(const struct zswapctl_cmd *cmd, int argc, char **argv);
 
 #endif

@@ -1,0 +1,74 @@
+/*
+ * fork.h - following fork(): the child keeps every byte and a libzswap of
+ * its own, without the pool being decompressed at fork.
+ *
+ * With UFFD_FEATURE_EVENT_FORK the kernel gives the child's registered
+ * mappings a userfaultfd of their own and delivers it to the parent as a
+ * FORK message; fork() waits in the kernel until that message is read. The
+ * child's copy of the library (region table, slots, pool) is its own from
+ * then on, so once it holds that descriptor and runs handler threads it
+ * serves its evicted pages from its own copy. Three steps (fork.c):
+ *
+ *  1. prepare (engine_fork_prepare, the forking thread): evictions stopped
+ *     (eng.evict_gate), no page in a handler's buffer (INBUF), then the
+ *     library state is frozen: eng.ev_lock held for writing and the region
+ *     table for reading by the forking thread until the child took over.
+ *     The fork thread (fork_thread) is then the only reader of eng.uffd: it
+ *     serves the parent's faults without changing the table or the pool (a
+ *     stored page is decompressed, not loaded: its entry stays until the
+ *     freeze ends), keeps events for later, and reads the FORK message.
+ *     Nothing the child inherits changes while the kernel copies it.
+ *  2. the window (fork thread): the child's faults before its atfork child
+ *     handler runs (glibc touches malloc arenas and thread descriptors) are
+ *     served on the child's descriptor from the same frozen state, which is
+ *     exactly the child's copy. The descriptor goes to the child over a
+ *     socketpair made in prepare (SCM_RIGHTS); the child acknowledges, the
+ *     fork thread stops reading it and answers with the addresses it filled
+ *     without freeing their entries.
+ *  3. the child (engine_fork_child): takes the descriptor, drops the entries
+ *     of pages now present, re-creates its locks and handler threads. The
+ *     parent (engine_fork_parent) processes the events kept, drops the
+ *     entries of the pages it was served during the freeze, and goes on.
+ *
+ * Any failure before fork() falls back to the interim: every page loaded
+ * back in the parent and the child a pass-through (its descriptor closed).
+ */
+#ifndef ZSWAP_FORK_H
+#define ZSWAP_FORK_H
+
+#include <stdbool.h>
+
+#include "compat.h"
+
+/* Start-up: the buffers and the decompression workspace of the fork thread.
+ * Returns true when forks can be followed (EVENT_FORK negotiated, the pool
+ * not in pool-lock mode, memory available); false leaves the interim. */
+bool fork_init(void);
+
+/* True once fork_init() succeeded: engine.c starts fork_thread then. */
+bool fork_enabled(void);
+
+/* The body of the fork thread (engine.c creates it with the handlers). */
+void *fork_thread(void *arg);
+
+/* The atfork handlers' halves, called by engine.c with signals blocked and
+ * eng.evict_gate held for writing. fork_prepare returns true when this fork
+ * is followed (the state is frozen until fork_parent / fork_child), false
+ * for the interim. fork_child returns true when the child holds its own
+ * userfaultfd (engine.c then starts its threads), false when it must run as
+ * a pass-through. */
+bool fork_prepare(void);
+void fork_parent(void);
+bool fork_child(void);
+
+/* A FORK message read by a handler thread: nobody waits for it (a child
+ * made by raw clone() or _Fork(), which run no atfork handler, or a fork in
+ * the interim). Its descriptor is closed, which drops the child's
+ * registrations: the child reads its evicted pages as zeros (README). */
+void fork_event_unclaimed(int ufd);
+
+/* Defined in fault.c: process one UNMAP/REMAP/REMOVE message as a handler
+ * would (caller holds eng.ev_lock for writing). */
+void fault_apply_event(const struct uffd_msg *m);
+
+#endif

@@ -1,0 +1,606 @@
+/*
+ * reclaim.c - the reclaimer thread, the memory limit's throttle, and the
+ * cold-page policy (see reclaim.h for the model).
+ *
+ * The charge. memcg charges a cgroup's anonymous pages and zswap's pool to
+ * the cgroup; here the whole process is the cgroup, and the pool is the
+ * library's own anonymous memory, so one number covers both: RssAnon, read
+ * from /proc/self/statm (resident minus file-backed and shmem pages; the
+ * kernel's counter, exact to its per-CPU batches). It is read by the
+ * reclaimer (a pread of one line, ~2 us) every RECLAIM_POLL_MS, and after
+ * every eviction step; between two readings the handlers add the pages they
+ * fill or load (rc.filled), so the throttle on the fault path never makes a
+ * system call. Memory the engine does not manage (the main stack, thread
+ * stacks, the program's own bss, small mappings glibc makes for itself) is
+ * charged but never reclaimed: a program whose unmanaged memory alone is
+ * over the limit runs over it (memory_events_max counts those faults).
+ *
+ * Watermarks (kswapd's): background reclaim starts when the charge is above
+ * high = limit - limit/32 and goes on until it is below low = limit -
+ * limit/16. Faults are held above limit - limit/64 (the estimate between
+ * two readings is rough, and eviction itself briefly holds a batch twice:
+ * in staging and in the pool).
+ *
+ * The throttle. reclaim_throttle() runs in a handler thread before it fills
+ * or loads pages. Above the limit it says "hold": the handler lets go of
+ * eng.ev_lock and polls the userfaultfd together with rc.wait_fd (an
+ * eventfd the reclaimer writes after each step), so events keep being read
+ * while it waits (the reclaimer's eviction itself waits for its staging
+ * area's REMOVE event to be read). The program thread stays blocked in its
+ * fault all the while: a program writing fresh memory at full speed is held
+ * like one that refaults. When a whole clock rotation stores nothing
+ * (everything resident is unmanaged, protected beyond RECLAIM_MAX_PASSES,
+ * or the pool is full) the reclaimer marks itself stuck and faults go
+ * through until it makes progress again.
+ *
+ * Cold pages: see reclaim.h and docs/DESIGN.md, "## Reclaim".
+ */
+#include "config.h"
+#include "reclaim.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <linux/futex.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/sysinfo.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "evict.h"
+#include "log.h"
+#include "maps.h"
+#include "prim.h"
+
+#define RECLAIM_POLL_MS		10	/* charge read this often under a limit */
+#define RECLAIM_STEP_MAX	2048	/* pages per eviction step, then the charge is read again */
+#define RECLAIM_STEP_MIN	128
+#define RECLAIM_TARGETS		1024	/* mappings one rotation walks */
+#define RECLAIM_MAX_PASSES	2	/* rotations one step may take before it gives up */
+#define RECLAIM_PAUSE_MAX_MS	100	/* longest back-off */
+/* Refault feedback on (1) or off (0: a plain CLOCK in address order), for
+ * the comparison in docs/DESIGN.md. */
+#ifndef RECLAIM_REFAULT_FEEDBACK
+#define RECLAIM_REFAULT_FEEDBACK 1
+#endif
+
+/* The resident word: [31:12] second it came in, [11:10] level, [9:1]
+ * protection, [0] 1. The stored word: [31:3] eviction clock, [2:1] level,
+ * [0] 0. A resident page whose word is still a stored one came in without
+ * reclaim's hooks (read ahead): unprotected, age unknown. */
+#define AUX_RESIDENT	1u
+#define AUX_PROT_MASK	0x3feu
+#define AUX_PROT_ONE	2u
+#define AUX_LEVEL(a)	(((a) >> 10) & 3u)
+#define AUX_TIME(a)	((a) >> 12)
+#define AUX_TIME_MASK	0xfffffu
+#define AUX_CLOCK_MASK	0x1fffffffu
+
+static struct {
+	uint64_t limit, hold, high, low;	/* bytes; 0 limit = none */
+	unsigned int cold_age;		/* seconds; 0 = no proactive reclaim */
+	_Atomic bool on;		/* the thread runs */
+	long pid;			/* in this process (not in a forked child) */
+	int statm_fd;
+	int wait_fd;
+	struct timespec t0;
+
+	_Atomic uint64_t charge;	/* bytes, at the last reading */
+	_Atomic uint64_t filled;	/* pages handlers zero-filled since */
+	_Atomic uint64_t refaults_seen;	/* eng.cnt.refaults at that reading */
+	_Atomic int stuck;
+	_Atomic int waiters;		/* a handler holds a fault */
+	_Atomic uint32_t kick;		/* futex word: bumped to wake the thread */
+	_Atomic int sleeping;
+
+	_Atomic uint64_t pgscan, pgsteal, pgsteal_proactive, activate, allocstall, events_max, backoff;
+
+	/* The clock: the reclaimer thread's alone. */
+	bool proactive;			/* the current sweep is a cold-age one */
+	bool force;			/* the current sweep takes protected pages too */
+	unsigned int pause_ms;		/* back-off, doubled while nothing can be taken */
+	uint32_t now_s;			/* its clock, for reclaim_select */
+	uintptr_t hand;
+	size_t ntargets, next;
+	struct { uintptr_t start, end; } *targets;
+} rc = { .statm_fd = -1, .wait_fd = -1 };
+
+/* --- time and the per-page word ---------------------------------------- */
+
+uint32_t reclaim_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+	return (uint32_t)(t.tv_sec - rc.t0.tv_sec) & AUX_TIME_MASK;
+}
+
+uint32_t reclaim_evict_stamp(void)
+{
+	return (uint32_t)atomic_load_explicit(&eng.cnt.evicted_pages, memory_order_relaxed);
+}
+
+uint32_t reclaim_aux_evicted(uint32_t resident_aux, uint32_t clock)
+{
+	uint32_t level = (resident_aux & AUX_RESIDENT) ? AUX_LEVEL(resident_aux) : 0;
+
+	return (clock << 3) | (level << 1);
+}
+
+/*
+ * Refault feedback (fault_load, the slot LOADING): the kernel's workingset
+ * test. The page left when the eviction clock read `then`; if fewer pages
+ * have been evicted since than are resident now, it would have stayed with
+ * a little more memory: it is part of the working set, and comes back
+ * protected for 4^(level+1) - 1 clock passes, the level rising with each
+ * quick refault (15, 63, 255 passes). A late refault starts again at level
+ * 0. Protection is a preference, not a pin: when a step finds nothing
+ * unprotected, it takes protected pages too (reclaim_to).
+ */
+void reclaim_refault(struct slot *s)
+{
+	uint32_t a = atomic_load_explicit(&s->aux, memory_order_relaxed);
+	uint32_t now_clock = reclaim_evict_stamp() & AUX_CLOCK_MASK;
+	uint32_t dist = (now_clock - (a >> 3)) & AUX_CLOCK_MASK;
+	uint64_t resident = atomic_load_explicit(&rc.charge, memory_order_relaxed) >> ZS_PAGE_SHIFT;
+	uint32_t level = (a >> 1) & 3u, w = reclaim_aux_fresh(reclaim_now());
+
+	if (RECLAIM_REFAULT_FEEDBACK && rc.on && !(a & AUX_RESIDENT) && dist < resident) {
+		if (level < 3)
+			level++;
+		w |= (level << 10) | (((4u << (2 * level)) - 1) * AUX_PROT_ONE);
+		atomic_fetch_add_explicit(&rc.activate, 1, memory_order_relaxed);
+	}
+	atomic_store_explicit(&s->aux, w, memory_order_relaxed);
+}
+
+bool reclaim_select(struct slot *s, uint32_t state)
+{
+	uint32_t a = atomic_load_explicit(&s->aux, memory_order_relaxed);
+
+	if (state & SLOT_COLD)
+		return true;	/* MADV_COLD: first in line */
+	if (!(a & AUX_RESIDENT)) {
+		/* Came in without reclaim's hooks (read ahead, or first touched
+		 * before its region was registered): unprotected, age unknown.
+		 * A cold-age pass starts its clock now. */
+		if (!rc.proactive)
+			return true;
+		atomic_compare_exchange_strong_explicit(&s->aux, &a, reclaim_aux_fresh(rc.now_s),
+							memory_order_relaxed, memory_order_relaxed);
+		return false;
+	}
+	if (a & AUX_PROT_MASK) {
+		/* A protected page survives this pass (one fewer left). */
+		atomic_compare_exchange_strong_explicit(&s->aux, &a, a - AUX_PROT_ONE, memory_order_relaxed,
+							memory_order_relaxed);
+		if (!rc.force)
+			return false;
+	}
+	if (rc.proactive) {
+		uint32_t t = AUX_TIME(a);
+		/* A time ahead of the clock: not a resident word yet (a page
+		 * read ahead keeps its stored word): young. */
+		if (t > rc.now_s || rc.now_s - t < rc.cold_age)
+			return false;
+	}
+	return true;
+}
+
+/* --- the charge --------------------------------------------------------- */
+
+/* RssAnon in bytes from /proc/self/statm ("size resident shared ..." in
+ * pages; shared = file-backed + shmem), or the last value if unreadable. */
+static uint64_t reclaim_read_charge(void)
+{
+	char buf[128];
+	uint64_t f[3] = { 0, 0, 0 };
+	int k = 0;
+
+	/* Pages filled from here on are in both the reading and rc.filled:
+	 * counted twice until the next reading rather than not at all. */
+	atomic_store_explicit(&rc.filled, 0, memory_order_relaxed);
+	atomic_store_explicit(&rc.refaults_seen, atomic_load_explicit(&eng.cnt.refaults, memory_order_relaxed),
+			      memory_order_relaxed);
+	long n = syscall(SYS_pread64, rc.statm_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return atomic_load(&rc.charge);
+	for (long i = 0; i < n && k < 3; i++) {
+		if (buf[i] >= '0' && buf[i] <= '9')
+			f[k] = f[k] * 10 + (uint64_t)(buf[i] - '0');
+		else if (buf[i] == ' ')
+			k++;
+	}
+	uint64_t anon = f[1] > f[2] ? (f[1] - f[2]) << ZS_PAGE_SHIFT : 0;
+	atomic_store_explicit(&rc.charge, anon, memory_order_relaxed);
+	return anon;
+}
+
+static void reclaim_kick(void)
+{
+	if (atomic_load_explicit(&rc.sleeping, memory_order_relaxed)) {
+		atomic_fetch_add(&rc.kick, 1);
+		syscall(SYS_futex, &rc.kick, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	}
+}
+
+/* Tell handlers holding faults to look again. */
+static void reclaim_progress(void)
+{
+	if (atomic_exchange(&rc.waiters, 0)) {
+		uint64_t two = 2;	/* one read each for up to two waiting handlers */
+		(void)!write(rc.wait_fd, &two, sizeof(two));
+	}
+}
+
+bool reclaim_limit_set(void)
+{
+	return rc.limit != 0;
+}
+
+bool reclaim_throttle(size_t npages)
+{
+	if (!rc.limit || !rc.on)
+		return false;
+	/* Pages in since the reading: zero fills, and loads (readahead's
+	 * included) counted as whole pages though the pool gives some back. */
+	uint64_t filled = atomic_load_explicit(&rc.filled, memory_order_relaxed) + npages +
+			  atomic_load_explicit(&eng.cnt.refaults, memory_order_relaxed) -
+			  atomic_load_explicit(&rc.refaults_seen, memory_order_relaxed);
+	uint64_t est = atomic_load_explicit(&rc.charge, memory_order_relaxed) + (filled << ZS_PAGE_SHIFT);
+
+	if (est > rc.high)
+		reclaim_kick();
+	if (est > rc.hold) {
+		/* A forked child that kept its pages has no reclaimer: nobody
+		 * would ever make room. Its faults are not held. */
+		if (syscall(SYS_getpid) != rc.pid)
+			return false;
+		if (!atomic_load_explicit(&rc.stuck, memory_order_relaxed)) {
+			atomic_store(&rc.waiters, 1);
+			atomic_fetch_add_explicit(&rc.allocstall, 1, memory_order_relaxed);
+			reclaim_kick();
+			return true;
+		}
+		atomic_fetch_add_explicit(&rc.events_max, 1, memory_order_relaxed);
+	}
+	atomic_fetch_add_explicit(&rc.filled, npages, memory_order_relaxed);
+	return false;
+}
+
+int reclaim_wait_fd(void)
+{
+	return rc.wait_fd;
+}
+
+void reclaim_wait_done(void)
+{
+	uint64_t v;
+
+	(void)!read(rc.wait_fd, &v, sizeof(v));
+}
+
+/* --- the clock ---------------------------------------------------------- */
+
+struct reclaim_walk {
+	uintptr_t prev_end;
+	bool prev_anon;
+};
+
+/*
+ * A mapping reclaim may adopt: private anonymous read-write memory (the
+ * heap included) that does not start right after an inaccessible or file
+ * mapping. glibc's thread stacks sit just above their guard page; a
+ * thread's stack and TCB are touched by library code running on that
+ * thread while it holds library locks (an interposed mmap, an eviction), and
+ * a fault there then could never be served. Explicit MADV_PAGEOUT still
+ * reaches them; reclaim leaves them (and glibc arenas that follow another
+ * arena's reserved tail, and bss that follows a data segment) alone.
+ */
+static int reclaim_collect_vma(const struct maps_vma *v, void *arg)
+{
+	struct reclaim_walk *w = arg;
+	bool after_other = v->start == w->prev_end && !w->prev_anon;
+
+	w->prev_end = v->end;
+	w->prev_anon = v->anon_rw_private;
+	if (v->special || !v->anon_rw_private || (after_other && !v->heap) ||
+	    rc.ntargets == RECLAIM_TARGETS)
+		return 0;
+	rc.targets[rc.ntargets].start = v->start;
+	rc.targets[rc.ntargets++].end = v->end;
+	return 0;
+}
+
+/* The mappings of one rotation: what reclaim may adopt, plus every
+ * registered region (merged where they overlap), in address order. */
+static void reclaim_build_targets(void)
+{
+	struct reclaim_walk w = { 0, true };
+	struct region_ref refs[32];
+	uintptr_t cursor = 0;
+
+	rc.ntargets = 0;
+	/* Under the gate: fork's prepare handler takes it for writing, so
+	 * maps_lock is never held across fork (the child would inherit it). */
+	pthread_rwlock_rdlock(&eng.evict_gate);
+	maps_for_each(reclaim_collect_vma, &w);
+	pthread_rwlock_unlock(&eng.evict_gate);
+	while (cursor < UINTPTR_MAX) {
+		size_t n = region_collect(0, UINTPTR_MAX, &cursor, refs, 32);
+		for (size_t k = 0; k < n; k++) {
+			if (rc.ntargets < RECLAIM_TARGETS) {
+				rc.targets[rc.ntargets].start = refs[k].start;
+				rc.targets[rc.ntargets++].end = refs[k].end;
+			}
+			region_arr_put(refs[k].arr);
+		}
+		if (!n)
+			break;
+	}
+	/* Insertion sort (at most RECLAIM_TARGETS), then merge overlaps. */
+	for (size_t i = 1; i < rc.ntargets; i++) {
+		uintptr_t s = rc.targets[i].start, e = rc.targets[i].end;
+		size_t j = i;
+		for (; j > 0 && rc.targets[j - 1].start > s; j--)
+			rc.targets[j] = rc.targets[j - 1];
+		rc.targets[j].start = s;
+		rc.targets[j].end = e;
+	}
+	size_t m = 0;
+	for (size_t i = 0; i < rc.ntargets; i++) {
+		if (m && rc.targets[i].start < rc.targets[m - 1].end) {
+			if (rc.targets[i].end > rc.targets[m - 1].end)
+				rc.targets[m - 1].end = rc.targets[i].end;
+		} else {
+			rc.targets[m++] = rc.targets[i];
+		}
+	}
+	rc.ntargets = m;
+	rc.next = 0;
+	rc.hand = m ? rc.targets[0].start : 0;
+}
+
+/*
+ * Move the clock hand on until want pages are stored, or max_rotations
+ * rotations have gone by (a rotation that ends rebuilds the target list).
+ * Returns the pages stored; *rotations counts the rotations completed.
+ */
+static size_t reclaim_sweep(size_t want, unsigned int max_rotations, unsigned int *rotations)
+{
+	size_t got = 0, scanned = 0;
+
+	*rotations = 0;
+	while (got < want) {
+		if (rc.next >= rc.ntargets) {
+			if ((*rotations)++ >= max_rotations)
+				break;
+			reclaim_build_targets();
+			if (!rc.ntargets)
+				break;
+			continue;
+		}
+		uintptr_t start = rc.targets[rc.next].start, end = rc.targets[rc.next].end, stop;
+		if (rc.hand < start)
+			rc.hand = start;
+		got += evict_reclaim(rc.hand, end, want - got, &stop, &scanned);
+		rc.hand = stop;
+		if (stop >= end)
+			rc.next++;
+	}
+	atomic_fetch_add_explicit(&rc.pgscan, scanned, memory_order_relaxed);
+	atomic_fetch_add_explicit(&rc.pgsteal, got, memory_order_relaxed);
+	return got;
+}
+
+static void reclaim_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Wait for a kick or ms milliseconds. */
+static void reclaim_idle(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	uint32_t k = atomic_load(&rc.kick);
+
+	atomic_store(&rc.sleeping, 1);
+	syscall(SYS_futex, &rc.kick, FUTEX_WAIT_PRIVATE, k, &ts, NULL, 0);
+	atomic_store(&rc.sleeping, 0);
+}
+
+/*
+ * Bring the charge below target (the limit's low watermark). Steps of a few
+ * hundred to RECLAIM_STEP_MAX pages: each stores pages and then reads the
+ * charge again (a stored page gives back only what it does not take in the
+ * pool, about half a page for text). Backs off, counted, when the pool
+ * refuses everything, or when refaults outpace what it stores (the working
+ * set does not fit: evicting faster only burns CPU; the faults stay held
+ * meanwhile, so the limit still holds).
+ */
+/* What the pool costs now: zsmalloc pages plus metadata. */
+static uint64_t reclaim_pool_bytes(void)
+{
+	struct zswap_stats st;
+
+	memset(&st, 0, sizeof(st));
+	zswap_store_stats(eng.store, &st);
+	return st.mem_used_total + st.pool_metadata_bytes;
+}
+
+static void reclaim_backoff(void)
+{
+	atomic_fetch_add(&rc.backoff, 1);
+	reclaim_sleep_ms(rc.pause_ms);
+	if (rc.pause_ms < RECLAIM_PAUSE_MAX_MS)
+		rc.pause_ms *= 2;
+}
+
+static void reclaim_to(uint64_t target)
+{
+	for (;;) {
+		uint64_t c = reclaim_read_charge();
+		reclaim_progress();
+		if (c <= target)
+			break;
+		/* The pool alone (it only shrinks as pages come back) leaves
+		 * less than an eighth of the limit for everything else: evicting
+		 * the few pages still resident would only make every access
+		 * refault. Back off and let faults through: the limit cannot
+		 * hold for this working set (memory_events_max says so). */
+		if (reclaim_pool_bytes() > rc.limit - rc.limit / 8 || !zswap_store_accepting(eng.store)) {
+			atomic_store(&rc.stuck, 1);
+			reclaim_progress();
+			reclaim_backoff();
+			return;
+		}
+		size_t want = (size_t)(((c - target) >> ZS_PAGE_SHIFT) * 2);
+		if (want < RECLAIM_STEP_MIN)
+			want = RECLAIM_STEP_MIN;
+		if (want > RECLAIM_STEP_MAX)
+			want = RECLAIM_STEP_MAX;
+		uint64_t refaults0 = atomic_load(&eng.cnt.refaults);
+		unsigned int rot;
+		rc.proactive = false;
+		size_t got = reclaim_sweep(want, RECLAIM_MAX_PASSES, &rot);
+		if (!got) {
+			/* Everything left is protected: the working set is
+			 * larger than the limit allows, take it anyway. */
+			rc.force = true;
+			got = reclaim_sweep(want, 1, &rot);
+			rc.force = false;
+		}
+		if (!got) {
+			/* Nothing left to take (all unmanaged, protected or
+			 * stored already): let held faults through. */
+			atomic_store(&rc.stuck, 1);
+			reclaim_progress();
+			reclaim_backoff();
+			return;
+		}
+		atomic_store(&rc.stuck, 0);
+		rc.pause_ms = 1;
+		uint64_t refaults = atomic_load(&eng.cnt.refaults) - refaults0;
+		if (refaults > 2 * got + 64) {
+			atomic_fetch_add(&rc.backoff, 1);
+			reclaim_progress();
+			reclaim_sleep_ms(1);
+		}
+	}
+}
+
+/* A cold-age pass: one rotation storing every unprotected page that has
+ * not come in for cold_age seconds. */
+static void reclaim_proactive(void)
+{
+	unsigned int rot;
+
+	rc.proactive = true;
+	rc.now_s = reclaim_now();
+	reclaim_build_targets();
+	size_t got = reclaim_sweep(SIZE_MAX, 1, &rot);
+	rc.proactive = false;
+	atomic_fetch_add(&rc.pgsteal_proactive, got);
+}
+
+void *reclaim_thread(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "zswap-reclaim", 0, 0, 0);
+	/* Only a running reclaimer may hold faults (if the thread could not
+	 * start, nothing would ever make room). */
+	rc.on = true;
+	/* The engine is declared running just after this thread starts. */
+	while (!engine_running()) {
+		if (atomic_load(&eng.state) == ENGINE_OFF)
+			return NULL;
+		reclaim_sleep_ms(1);
+	}
+	/* A pass every quarter of the age: a page is stored between one and
+	 * one and a quarter ages after its last fault. */
+	unsigned int period = rc.cold_age >= 4 ? rc.cold_age / 4 : 1;
+	/* No page can be idle for the cold age before that much time went by. */
+	uint32_t last_pass = reclaim_now() + rc.cold_age - period;
+	for (;;) {
+		uint64_t c = reclaim_read_charge();
+		reclaim_progress();
+		if (rc.limit && (c > rc.high || (atomic_load(&rc.waiters) && c > rc.low))) {
+			reclaim_to(rc.low);
+			continue;
+		}
+		if (rc.limit && atomic_load(&rc.stuck) && c <= rc.limit)
+			atomic_store(&rc.stuck, 0);
+		if (rc.cold_age && (int32_t)(reclaim_now() - last_pass) >= (int32_t)period) {
+			reclaim_proactive();
+			last_pass = reclaim_now();
+			continue;
+		}
+		reclaim_idle(rc.limit ? RECLAIM_POLL_MS : 1000);
+	}
+	return NULL;
+}
+
+/* --- start-up ----------------------------------------------------------- */
+
+static uint64_t reclaim_physmem(void)
+{
+	struct sysinfo si;
+
+	if (syscall(SYS_sysinfo, &si) != 0)
+		return 0;
+	return (uint64_t)si.totalram * (si.mem_unit ? si.mem_unit : 1);
+}
+
+void reclaim_store_config(const struct opt_values *v, struct zswap_store_config *cfg)
+{
+	if (!cfg->mem_limit)
+		cfg->mem_limit = reclaim_physmem() / 100 * v->max_pool_percent;
+	/* zswap's accept_threshold_percent; 0% means "only once empty", which
+	 * must not read as the store's 0 = no hysteresis. */
+	cfg->accept_limit = cfg->mem_limit / 100 * v->accept_threshold_percent;
+	if (!cfg->accept_limit && cfg->mem_limit)
+		cfg->accept_limit = 1;
+}
+
+int reclaim_init(void)
+{
+	rc.limit = eng.opt.memory_limit;
+	rc.cold_age = eng.opt.cold_age;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &rc.t0);
+	if (!rc.limit && !rc.cold_age)
+		return 0;
+	rc.hold = rc.limit - rc.limit / 64;
+	rc.high = rc.limit - rc.limit / 32;
+	rc.low = rc.limit - rc.limit / 16;
+	rc.pause_ms = 1;
+	rc.targets = prim_alloc(RECLAIM_TARGETS * sizeof(*rc.targets));
+	rc.statm_fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	rc.wait_fd = (int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE);
+	if (!rc.targets || rc.statm_fd < 0 || rc.wait_fd < 0)
+		return -ENOMEM;
+	reclaim_read_charge();
+	rc.pid = syscall(SYS_getpid);
+	if (eng.opt.verbose)
+		zlog("reclaim: memory limit %llu MiB (reclaim from %llu to %llu MiB), cold age %u s",
+		     (unsigned long long)(rc.limit >> 20), (unsigned long long)(rc.high >> 20),
+		     (unsigned long long)(rc.low >> 20), rc.cold_age);
+	return 1;
+}
+
+void reclaim_stats(struct zswap_stats *st)
+{
+	st->memory_max = rc.limit;
+	st->memory_current = rc.on ? atomic_load(&rc.charge) : 0;
+	st->pgscan = atomic_load(&rc.pgscan);
+	st->pgsteal = atomic_load(&rc.pgsteal);
+	st->pgsteal_proactive = atomic_load(&rc.pgsteal_proactive);
+	st->workingset_activate = atomic_load(&rc.activate);
+	st->allocstall = atomic_load(&rc.allocstall);
+	st->memory_events_max = atomic_load(&rc.events_max);
+	st->reclaim_backoff = atomic_load(&rc.backoff);
+}

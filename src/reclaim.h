@@ -1,0 +1,88 @@
+/*
+ * reclaim.h - automatic reclaim: the memory limit, cold pages, proactive
+ * reclaim (ZSWAP_MEMORY_LIMIT, ZSWAP_COLD_AGE).
+ *
+ * One reclaimer thread, modelled on kswapd: it reads the charge (the
+ * process's resident anonymous memory, which includes the pool, from
+ * /proc/self/statm) and, above the high watermark, evicts pages until the
+ * charge is below the low one. Handler threads call reclaim_throttle() before
+ * they fill a never-populated page or load a stored one: above the limit the
+ * fault is held (direct reclaim's place) until the reclaimer has brought the
+ * charge down, or has found nothing left to take.
+ *
+ * Which pages: a CLOCK hand over the managed memory in address order. Each
+ * resident page carries a word (struct slot's aux):
+ *
+ *   resident: bits 12..31 the second (since start-up, modulo 2^20) it
+ *             last came in, bits 10..11 its level (how often it came back
+ *             quickly), bits 1..9 protection: clock passes it survives,
+ *             bit 0 set
+ *   stored:   bits 3..31 the eviction clock (pages evicted so far) when it
+ *             left, bits 1..2 its level, bit 0 clear
+ *
+ * A page that refaults within fewer evictions than there are resident pages
+ * (the kernel's refault distance, mm/workingset.c) was in the working set:
+ * it comes back protected. MADV_COLD pages (SLOT_COLD) go first.
+ */
+#ifndef ZSWAP_RECLAIM_H
+#define ZSWAP_RECLAIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "region.h"
+#include "store.h"
+#include "options.h"
+#include "zswap.h"
+
+/* The store's pool limit from the options: ZSWAP_MAX_POOL_SIZE, else
+ * ZSWAP_MAX_POOL_PERCENT of physical memory; the accept threshold. Start-up. */
+void reclaim_store_config(const struct opt_values *v, struct zswap_store_config *cfg);
+
+/* Set up (start-up only, after the handlers run). Returns 1 if the caller
+ * must start reclaim_thread (a limit or a cold age is set), 0 if not, or
+ * -errno. */
+int reclaim_init(void);
+
+/* The reclaimer thread's body (engine.c starts it on a library stack). */
+void *reclaim_thread(void *arg);
+
+/* Whether a memory limit is set: then regions are registered with
+ * userfaultfd when they are created, so first touches fault and are counted. */
+bool reclaim_limit_set(void);
+
+/*
+ * A handler is about to zero-fill npages pages, or (npages 0) to load a
+ * stored page (loads are counted through eng.cnt.refaults, readahead's
+ * included). Returns false to go ahead (the pages are counted), true when
+ * the charge is at the limit and the fault should be held: the caller lets
+ * go of eng.ev_lock, polls reclaim_wait_fd() with the userfaultfd (calling
+ * reclaim_wait_done() if it was readable) and serves the fault again.
+ */
+bool reclaim_throttle(size_t npages);
+
+/* A descriptor that becomes readable when the reclaimer has made progress
+ * (poll it with the userfaultfd), and what to call once it polled readable. */
+int reclaim_wait_fd(void);
+void reclaim_wait_done(void);
+
+/* Per-page hooks. The caller owns the slot (LOADING or EVICTING). */
+static inline uint32_t reclaim_aux_fresh(uint32_t now_s)
+{
+	return (now_s << 12) | 1u;
+}
+uint32_t reclaim_now(void);			/* seconds since start-up, for aux */
+void reclaim_refault(struct slot *s);		/* fault_load: aux from the refault distance */
+uint32_t reclaim_evict_stamp(void);		/* evict: the eviction clock now */
+/* evict: the stored word of a page evicted at clock (its level kept). */
+uint32_t reclaim_aux_evicted(uint32_t resident_aux, uint32_t clock);
+
+/* Eviction's question in reclaim mode: take this resident page now?
+ * (May lower its protection instead.) */
+bool reclaim_select(struct slot *s, uint32_t state);
+
+/* Statistics: the fields reclaim owns in struct zswap_stats. */
+void reclaim_stats(struct zswap_stats *st);
+
+#endif

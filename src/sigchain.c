@@ -1,0 +1,263 @@
+/*
+ * sigchain.c - sharing signals with the program (see sigchain.h).
+ *
+ * The program's recorded action for a taken signal is read by our handler
+ * at any moment, on any thread, while the program may be replacing it: so
+ * each action lives in one of SIGCHAIN_RING immutable records and an atomic
+ * index names the current one (a writer fills the next record, then
+ * publishes its index). A handler would have to be preempted across
+ * SIGCHAIN_RING - 1 further sigaction calls for one signal to read a record
+ * being rewritten.
+ */
+#include "config.h"
+#include "sigchain.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define SIGCHAIN_NSIG	65	/* kernel signals 1..64 */
+#define SIGCHAIN_RING	8
+
+#ifndef SA_RESTORER
+#define SA_RESTORER	0x04000000
+#endif
+
+/* The kernel's struct sigaction (x86_64 and most others: this layout). */
+struct ksigaction {
+	void *handler;
+	unsigned long flags;
+	void (*restorer)(void);
+	uint64_t mask;
+};
+
+#if defined(__x86_64__)
+/*
+ * The signal return trampoline, byte for byte the C library's __restore_rt
+ * (mov $15, %rax; syscall): unwinders (libgcc, libunwind, gdb) recognise a
+ * signal frame by these bytes, so C++ exceptions and backtraces still cross
+ * handlers we installed.
+ */
+void sigchain_restore_rt(void);
+__asm__(".text\n"
+	".align 16\n"
+	".type sigchain_restore_rt,@function\n"
+	"sigchain_restore_rt:\n"
+	"	movq $15, %rax\n"
+	"	syscall\n"
+	".size sigchain_restore_rt,.-sigchain_restore_rt\n");
+#define SIGCHAIN_RESTORER sigchain_restore_rt
+#endif
+
+struct sigchain_sig {
+	sigchain_fn fn;			/* ours; NULL when not taken */
+	_Atomic unsigned int cur;	/* index of the program's current action */
+	struct ksigaction prog[SIGCHAIN_RING];
+};
+
+static struct sigchain_sig sigchain[SIGCHAIN_NSIG];
+static _Atomic int sigchain_lock;	/* writers only; never held in a handler */
+
+static long sigchain_sys(int sig, const struct ksigaction *act, struct ksigaction *old)
+{
+	struct ksigaction k;
+
+	if (act) {
+		k = *act;
+#ifdef SIGCHAIN_RESTORER
+		k.flags |= SA_RESTORER;
+		k.restorer = SIGCHAIN_RESTORER;
+#endif
+		act = &k;
+	}
+	return syscall(SYS_rt_sigaction, sig, act, old, sizeof(uint64_t));
+}
+
+/* glibc's struct sigaction <-> the kernel's. */
+static void sigchain_to_k(const struct sigaction *a, struct ksigaction *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->handler = (a->sa_flags & SA_SIGINFO) ? (void *)a->sa_sigaction : (void *)a->sa_handler;
+	k->flags = (unsigned long)(unsigned int)a->sa_flags;
+	memcpy(&k->mask, &a->sa_mask, sizeof(k->mask));
+}
+
+static void sigchain_from_k(const struct ksigaction *k, struct sigaction *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (k->flags & SA_SIGINFO)
+		a->sa_sigaction = (void (*)(int, siginfo_t *, void *))k->handler;
+	else
+		a->sa_handler = (void (*)(int))k->handler;
+	a->sa_flags = (int)k->flags;
+	memcpy(&a->sa_mask, &k->mask, sizeof(k->mask));
+#ifdef SIGCHAIN_RESTORER
+	a->sa_restorer = k->restorer;
+#endif
+}
+
+static void sigchain_lock_take(sigset_t *old)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, old);
+	int expect = 0;
+	while (!atomic_compare_exchange_weak(&sigchain_lock, &expect, 1)) {
+		expect = 0;
+		sched_yield();
+	}
+}
+
+static void sigchain_lock_drop(const sigset_t *old)
+{
+	atomic_store(&sigchain_lock, 0);
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+static const struct ksigaction *sigchain_prog(int sig)
+{
+	struct sigchain_sig *s = &sigchain[sig];
+
+	return &s->prog[atomic_load_explicit(&s->cur, memory_order_acquire) % SIGCHAIN_RING];
+}
+
+static void sigchain_handler(int sig, siginfo_t *info, void *uc);
+
+/* Our registration for sig: our handler with the program's flags and mask. */
+static long sigchain_install(int sig, const struct ksigaction *prog)
+{
+	struct ksigaction ours = {
+		.handler = (void *)sigchain_handler,
+		.flags = (prog->flags & ~(unsigned long)SA_RESETHAND) | SA_SIGINFO,
+		.mask = prog->mask,
+	};
+	return sigchain_sys(sig, &ours, NULL);
+}
+
+/* Make rec the program's action for a taken signal (lock held). */
+static void sigchain_publish(int sig, const struct ksigaction *rec)
+{
+	struct sigchain_sig *s = &sigchain[sig];
+	unsigned int next = atomic_load(&s->cur) + 1;
+
+	s->prog[next % SIGCHAIN_RING] = *rec;
+	atomic_store_explicit(&s->cur, next, memory_order_release);
+}
+
+static void sigchain_handler(int sig, siginfo_t *info, void *uc)
+{
+	struct sigchain_sig *s = &sigchain[sig];
+	int saved = errno;
+	sigchain_fn fn = s->fn;
+
+	if (fn && fn(sig, info, uc)) {
+		errno = saved;
+		return;
+	}
+	struct ksigaction p = *sigchain_prog(sig);
+	if (p.flags & SA_RESETHAND) {
+		/* One-shot: the program's next one is the default action. */
+		struct ksigaction dfl = { .handler = SIG_DFL };
+		unsigned int next = atomic_load(&s->cur) + 1;
+		s->prog[next % SIGCHAIN_RING] = dfl;
+		atomic_store_explicit(&s->cur, next, memory_order_release);
+	}
+	errno = saved;
+	if (p.handler == (void *)SIG_IGN || p.handler == (void *)SIG_DFL)
+		return;	/* our part was the whole of it (see sigchain.h for SIG_DFL) */
+	if (p.flags & SA_SIGINFO)
+		((void (*)(int, siginfo_t *, void *))p.handler)(sig, info, uc);
+	else
+		((void (*)(int))p.handler)(sig);
+}
+
+int sigchain_take(int sig, sigchain_fn fn)
+{
+	struct ksigaction cur;
+	sigset_t old;
+	long r;
+
+	if (sig <= 0 || sig >= SIGCHAIN_NSIG)
+		return -EINVAL;
+	sigchain_lock_take(&old);
+	r = syscall(SYS_rt_sigaction, sig, NULL, &cur, sizeof(uint64_t));
+	if (r == 0) {
+		sigchain_publish(sig, &cur);
+		sigchain[sig].fn = fn;
+		r = sigchain_install(sig, &cur);
+		if (r != 0)
+			sigchain[sig].fn = NULL;
+	}
+	sigchain_lock_drop(&old);
+	return r == 0 ? 0 : -errno;
+}
+
+bool sigchain_program_fatal(int sig)
+{
+	if (sig <= 0 || sig >= SIGCHAIN_NSIG || !sigchain[sig].fn)
+		return false;
+	void *h = sigchain_prog(sig)->handler;
+	return h == (void *)SIG_DFL || h == (void *)SIG_IGN;
+}
+
+bool sigchain_give_back(int sig)
+{
+	if (sig <= 0 || sig >= SIGCHAIN_NSIG || !sigchain[sig].fn)
+		return false;
+	struct ksigaction p = *sigchain_prog(sig);
+	sigchain[sig].fn = NULL;
+	sigchain_sys(sig, &p, NULL);
+	return p.handler == (void *)SIG_DFL;
+}
+
+void sigchain_default(int sig)
+{
+	struct ksigaction dfl = { .handler = SIG_DFL };
+
+	if (sig <= 0 || sig >= SIGCHAIN_NSIG)
+		return;
+	sigchain[sig].fn = NULL;
+	sigchain_sys(sig, &dfl, NULL);
+}
+
+int sigchain_sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
+{
+	struct ksigaction k, ko;
+	sigset_t old;
+	long r = 0;
+
+	/* As the C library: its threads' signals are not the program's. */
+	if (sig <= 0 || sig >= SIGCHAIN_NSIG || sig == 32 || sig == 33 ||
+	    (act && (sig == SIGKILL || sig == SIGSTOP))) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (act)
+		sigchain_to_k(act, &k);
+	sigchain_lock_take(&old);
+	if (sigchain[sig].fn) {
+		ko = *sigchain_prog(sig);
+		if (act) {
+			r = sigchain_install(sig, &k);
+			if (r == 0)
+				sigchain_publish(sig, &k);
+		}
+	} else {
+		r = sigchain_sys(sig, act ? &k : NULL, &ko);
+	}
+	int err = errno;
+	sigchain_lock_drop(&old);
+	if (r != 0) {
+		errno = err;
+		return -1;
+	}
+	if (oact)
+		sigchain_from_k(&ko, oact);
+	return 0;
+}

@@ -1,0 +1,30 @@
+/*
+ * stats.h - the statistics dump (ZSWAP_STATS_*) and its thread.
+ *
+ * A dump is made on the statistics signal (SIGUSR1 by default), every
+ * ZSWAP_STATS_INTERVAL seconds, at exit (ZSWAP_STATS_AT_EXIT), and when
+ * zswapctl asks through the per-process socket. The signal handler only
+ * wakes the statistics thread (an eventfd write); the thread builds the dump
+ * in library memory and write(2)s it. Sections, in order: the configuration,
+ * zswap's debugfs counters, vmstat, zram's mm_stat line, zsmalloc's classes,
+ * the engine's counters, latency percentiles, attribution.
+ */
+#ifndef ZSWAP_STATS_H
+#define ZSWAP_STATS_H
+
+#define STATS_STACK_SIZE (256 * 1024)
+
+/* Start-up (engine_init, engine running): buffers, the wake-up eventfd,
+ * the socket, the statistics signal, crash reports. 0 when the statistics
+ * thread should be started (engine.c starts it: stats_thread), -errno if
+ * not (the dump is then unavailable; the engine runs on). */
+int stats_init(void);
+
+/* The statistics thread's body (library stack, every signal blocked). */
+void *stats_thread(void *arg);
+
+/* The socket's path for pid (for tools and tests); "" when the library
+ * offers none. */
+const char *stats_socket_path(void);
+
+#endif

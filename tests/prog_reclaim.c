@@ -1,0 +1,226 @@
+/*
+ * prog_reclaim - a program with more data than its memory limit
+ * (tests/test_eng_reclaim*.sh run it under ZSWAP_MEMORY_LIMIT).
+ *
+ *   prog_reclaim fill MB          write MB of text-like pages in one pass, as
+ *                                 fast as it can, then read them all back
+ *   prog_reclaim random MB OPS    fill, then OPS uniformly random page
+ *                                 accesses (half reads, half rewrites)
+ *   prog_reclaim hotcold MB OPS   fill, then OPS accesses, 90% of them on a
+ *                                 hot tenth of the pages (spread out)
+ *   prog_reclaim idle MB SECS     fill, then sit idle until the library has
+ *                                 stored half the pages (ZSWAP_COLD_AGE) or
+ *                                 SECS seconds went by
+ *
+ * Every access checks the page's bytes; at the end every page is checked
+ * again. stdout is the same with and without the library (a checksum per
+ * phase); stderr gets "prog_reclaim: vmhwm_kb=N" (peak RSS), for the limit
+ * tests, and the library's counters as "prog_reclaim: stat NAME=VALUE".
+ */
+#include "prog_common.h"
+
+#include <sys/resource.h>
+
+static size_t npages;
+static unsigned char *mem;
+static uint32_t *ver;		/* per page: how many times it was rewritten */
+
+static uint64_t page_seed(size_t i)
+{
+	return pc_mix(((uint64_t)i << 20) ^ ver[i]);
+}
+
+/* A page of a service's log: timestamped lines with a few varying fields,
+ * what a program keeps in memory as text (LZ4 stores it at about 4:1). */
+static void page_fill(unsigned char *page, uint64_t seed)
+{
+	static const char *const lvl[] = { "INFO ", "INFO ", "INFO ", "INFO ", "INFO ", "INFO ", "DEBUG", "WARN " };
+	static const char *const path[] = { "items", "users", "orders", "search", "cart", "login", "items", "items" };
+	static const unsigned int size[] = { 512, 1024, 2048, 4096, 310, 87, 1536, 12288 };
+	uint64_t rs = seed;
+	unsigned int t = (unsigned int)(seed % 3600000);
+	size_t off = 0;
+	char line[160];
+
+	while (off < PC_PAGE) {
+		uint64_t r = pc_rand(&rs);
+		t += (unsigned int)(r % 8);
+		int n = snprintf(line, sizeof(line),
+				 "2026-11-30 09:%02u:%02u.%03u %s worker-%u GET /api/v1/%s/%u status=%u bytes=%u\n",
+				 t / 60000 % 60, t / 1000 % 60, t % 1000, lvl[(r >> 8) % 8],
+				 (unsigned)((r >> 12) % 4), path[(r >> 16) % 8], (unsigned)((r >> 20) % 64),
+				 (r >> 28) % 16 ? 200u : 404u, size[(r >> 32) % 8]);
+		size_t k = (size_t)n < PC_PAGE - off ? (size_t)n : PC_PAGE - off;
+		memcpy(page + off, line, k);
+		off += k;
+	}
+}
+
+static void page_write(size_t i)
+{
+	page_fill(mem + i * PC_PAGE, page_seed(i));
+}
+
+static void page_check(size_t i)
+{
+	static unsigned char want[PC_PAGE];
+
+	page_fill(want, page_seed(i));
+	if (memcmp(want, mem + i * PC_PAGE, PC_PAGE) != 0)
+		pc_fail("page %zu (version %u) has the wrong contents", i, ver[i]);
+}
+
+static uint64_t check_all(void)
+{
+	uint64_t h = 0;
+
+	for (size_t i = 0; i < npages; i++) {
+		page_check(i);
+		h = pc_mix(h ^ pc_sum(mem + i * PC_PAGE, PC_PAGE));
+	}
+	return h;
+}
+
+static long vmhwm_kb(void)
+{
+	char buf[4096];
+	int fd = open("/proc/self/status", O_RDONLY);
+	long n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	char *p = strstr(buf, "VmHWM:");
+	return p ? strtol(p + 6, NULL, 10) : -1;
+}
+
+/* The kernel's count of pages loaded from its zswap (for runs without the
+ * library in a memory cgroup: the comparison in docs/DESIGN.md). */
+static unsigned long long vmstat_zswpin(void)
+{
+	static char buf[16384];
+	int fd = open("/proc/vmstat", O_RDONLY);
+	long n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	char *p = strstr(buf, "\nzswpin ");
+	return p ? strtoull(p + 8, NULL, 10) : 0;
+}
+
+/* Major faults of this process: swap-ins, zswap's loads included. */
+static unsigned long long majflt(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (unsigned long long)ru.ru_majflt;
+}
+
+static unsigned long long lib_refaults(void)
+{
+	struct zswap_stats st;
+
+	pc_stats(&st);
+	return st.refaults;
+}
+
+static unsigned long long lib_activations(void)
+{
+	struct zswap_stats st;
+
+	pc_stats(&st);
+	return st.workingset_activate;
+}
+
+static void print_stats(void)
+{
+	struct zswap_stats st;
+
+	pc_stats(&st);
+	fprintf(stderr, "%s: vmhwm_kb=%ld\n", pc.name, vmhwm_kb());
+	if (!pc_managed())
+		return;
+#define S(f) fprintf(stderr, "%s: stat " #f "=%llu\n", pc.name, (unsigned long long)st.f)
+	S(memory_max); S(memory_current); S(pgscan); S(pgsteal); S(pgsteal_proactive);
+	S(workingset_activate); S(allocstall); S(memory_events_max); S(reclaim_backoff);
+	S(refaults); S(zero_fill_pages); S(stored_pages); S(pool_limit_hit); S(mem_used_total);
+	S(evict_skipped_pages);
+#undef S
+}
+
+static void accesses(unsigned long ops, bool hotcold)
+{
+	uint64_t rs = 12345;
+	size_t nhot = npages / 10 ? npages / 10 : 1;
+	/* PROG_RECLAIM_HOT: share of accesses (in tenths) on the hot pages. */
+	const char *e = getenv("PROG_RECLAIM_HOT");
+	unsigned int hot = e ? (unsigned int)atoi(e) : 9;
+
+	for (unsigned long k = 0; k < ops; k++) {
+		uint64_t r = pc_rand(&rs);
+		size_t i;
+		if (hotcold && (r >> 32) % 10 < hot)
+			i = (size_t)((r % nhot) * 10 % npages);	/* hot: every tenth page */
+		else
+			i = (size_t)(r % npages);
+		if ((r >> 20) & 1) {
+			ver[i]++;
+			page_write(i);
+		} else {
+			page_check(i);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	pc_init("prog_reclaim", &argc, argv);
+	if (argc < 3)
+		pc_fail("usage: prog_reclaim fill|random|hotcold|idle MB [OPS|SECS]");
+	const char *mode = argv[1];
+	size_t mb = strtoul(argv[2], NULL, 10);
+	unsigned long arg = argc > 3 ? strtoul(argv[3], NULL, 10) : 0;
+
+	npages = mb * PC_MIB / PC_PAGE;
+	mem = pc_map(npages * PC_PAGE);
+	ver = calloc(npages, sizeof(*ver));
+	if (!ver)
+		pc_fail("calloc");
+
+	for (size_t i = 0; i < npages; i++)
+		page_write(i);
+	printf("filled %zu pages\n", npages);
+
+	if (strcmp(mode, "random") == 0 || strcmp(mode, "hotcold") == 0) {
+		unsigned long long r0 = lib_refaults(), k0 = vmstat_zswpin(), a0 = lib_activations();
+		unsigned long long m0 = majflt();
+		accesses(arg, mode[0] == 'h');
+		fprintf(stderr, "%s: access_refaults=%llu access_activations=%llu kernel_zswpin=%llu majflt=%llu\n",
+			pc.name, lib_refaults() - r0, lib_activations() - a0, vmstat_zswpin() - k0,
+			majflt() - m0);
+		printf("%lu accesses done\n", arg);
+	} else if (strcmp(mode, "idle") == 0) {
+		/* Wait (bounded) for proactive reclaim to store half the pages. */
+		struct zswap_stats st;
+		unsigned long waited_ms = 0;
+		pc_stats(&st);
+		while (pc_managed() && st.stored_pages < npages / 2 && waited_ms < arg * 1000) {
+			usleep(100000);
+			waited_ms += 100;
+			pc_stats(&st);
+		}
+		fprintf(stderr, "%s: idle_stored=%llu of %zu after %lu ms\n", pc.name,
+			(unsigned long long)st.stored_pages, npages, waited_ms);
+	} else if (strcmp(mode, "fill") != 0) {
+		pc_fail("unknown mode %s", mode);
+	}
+	printf("checksum %016llx\n", (unsigned long long)check_all());
+	print_stats();
+	return 0;
+}

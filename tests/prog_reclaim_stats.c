@@ -1,0 +1,37 @@
+/*
+ * prog_reclaim_stats.so - preloaded after libzswap into a program nobody
+ * here wrote (tests/test_eng_reclaim_interp.sh runs perl and python3 with
+ * it): at exit, prints libzswap's reclaim counters on stderr as
+ * "prog_reclaim_stats: NAME=VALUE", so the test can tell that reclaim and
+ * refaults really happened. Reaches the API through dlsym, like the
+ * programs (tests/prog_common.h).
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "zswap.h"
+
+__attribute__((destructor)) static void prog_reclaim_stats_dump(void)
+{
+	int (*stats)(struct zswap_stats *, size_t) =
+		(int (*)(struct zswap_stats *, size_t))dlsym(RTLD_DEFAULT, "zswap_stats");
+	struct zswap_stats st;
+	char buf[1024];
+
+	memset(&st, 0, sizeof(st));
+	if (!stats || stats(&st, sizeof(st)) != 0)
+		return;
+	/* One write: stdio may already be shut down for the program's streams. */
+	int n = snprintf(buf, sizeof(buf),
+			 "prog_reclaim_stats: pgsteal=%llu refaults=%llu stored_pages=%llu memory_max=%llu "
+			 "allocstall=%llu memory_events_max=%llu workingset_activate=%llu\n",
+			 (unsigned long long)st.pgsteal, (unsigned long long)st.refaults,
+			 (unsigned long long)st.stored_pages, (unsigned long long)st.memory_max,
+			 (unsigned long long)st.allocstall, (unsigned long long)st.memory_events_max,
+			 (unsigned long long)st.workingset_activate);
+	if (n > 0)
+		fwrite(buf, 1, (size_t)n, stderr);
+}

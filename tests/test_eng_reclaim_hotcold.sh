@@ -1,0 +1,28 @@
+#!/bin/sh
+# Cold pages without accessed bits: under ZSWAP_MEMORY_LIMIT, a hot/cold
+# workload (90% of the accesses, reads and writes, on a tenth of the pages,
+# spread over the whole range) keeps its hot pages resident. Every
+# cold access may refault; the hot pages may each refault a couple of times
+# (they were all evicted by the fill, and the policy only learns they are hot
+# from their refaults), but not at every access: the bound is generous
+# (cold accesses + 2 x hot pages); a policy blind to hotness (FIFO, or
+# evicting in address order) refaults on most hot accesses, several times
+# that. Data checked as always.
+. "${ZSWAP_SRCDIR:-$(dirname "$0")/..}/tests/eng_lib.sh"
+
+prog=$(eng_prog prog_reclaim)
+mb=128
+ops=60000
+hot_pages=$((mb * 256 / 10))
+bound=$((ops / 10 + 2 * hot_pages))
+
+eng_run hotcold-plain plain "$prog" hotcold $mb $ops
+eng_expect_rc 0 && cp "$ENG_OUT" "$ENG_TMP/hotcold.ref"
+eng_run hotcold lib ZSWAP_MEMORY_LIMIT=64M "$prog" hotcold $mb $ops
+if eng_expect_rc 0 && eng_expect_no_libzswap && eng_expect_same_stdout "$ENG_TMP/hotcold.ref"; then
+	r=$(sed -n 's/^prog_reclaim: access_refaults=\([0-9]*\).*/\1/p' "$ENG_ERR")
+	eng_say "refaults during $ops accesses: ${r:-?} (bound $bound)"
+	[ -n "$r" ] && [ "$r" -le "$bound" ] ||
+		eng_fail "hot pages do not stay resident: ${r:-?} refaults in $ops accesses, bound $bound"
+fi
+eng_finish

@@ -1,0 +1,41 @@
+#!/bin/sh
+# The pool limit and working sets that do not fit:
+#  - the store's hysteresis (ZSWAP_ACCEPT_THRESHOLD_PERCENT), in process
+#    (prog_reclaim_pool);
+#  - a program under ZSWAP_MEMORY_LIMIT whose pool would exceed
+#    ZSWAP_MAX_POOL_SIZE: stores are refused (pool_limit_hit), the pages stay
+#    resident, the limit cannot hold (memory_events_max) and the program runs
+#    correctly all the same;
+#  - a working set whose compressed size alone is over the memory limit:
+#    the same, correct and finishing.
+. "${ZSWAP_SRCDIR:-$(dirname "$0")/..}/tests/eng_lib.sh"
+
+unit=$(eng_prog prog_reclaim_pool)
+eng_run pool-unit plain "$unit"
+eng_expect_rc 0
+
+prog=$(eng_prog prog_reclaim)
+stat() {
+	sed -n "s/^prog_reclaim: stat $1=\\([0-9]*\\).*/\\1/p" "$ENG_ERR" | tail -n 1
+}
+
+eng_run fill-plain plain "$prog" fill 128
+eng_expect_rc 0 && cp "$ENG_OUT" "$ENG_TMP/fill.ref"
+
+eng_run poolfull lib ZSWAP_MEMORY_LIMIT=32M ZSWAP_MAX_POOL_SIZE=8M ZSWAP_ACCEPT_THRESHOLD_PERCENT=50 "$prog" fill 128
+if eng_expect_rc 0 && eng_expect_no_libzswap && eng_expect_same_stdout "$ENG_TMP/fill.ref"; then
+	hit=$(stat pool_limit_hit)
+	over=$(stat memory_events_max)
+	eng_say "pool limit 8M: pool_limit_hit ${hit:-?}, memory_events_max ${over:-?}"
+	[ "${hit:-0}" -gt 0 ] || eng_fail "the pool limit was never hit (pool_limit_hit ${hit:-?})"
+	[ "${over:-0}" -gt 0 ] || eng_fail "faults were never let through over the limit (memory_events_max ${over:-?})"
+fi
+
+# 128 MiB of this data takes ~33 MiB compressed: over a 16 MiB limit alone.
+eng_run nofit lib ZSWAP_MEMORY_LIMIT=16M "$prog" fill 128
+if eng_expect_rc 0 && eng_expect_no_libzswap && eng_expect_same_stdout "$ENG_TMP/fill.ref"; then
+	over=$(stat memory_events_max)
+	eng_say "16M limit: memory_events_max ${over:-?}"
+	[ "${over:-0}" -gt 0 ] || eng_fail "an impossible limit was never reported (memory_events_max ${over:-?})"
+fi
+eng_finish
