@@ -498,8 +498,10 @@ bool region_addr_of(const struct slot_array *arr, size_t idx, uintptr_t *addr)
 	return found;
 }
 
-size_t region_collect(uintptr_t start, uintptr_t end, uintptr_t *cursor,
-		      struct region_ref *out, size_t max)
+/* Up to max regions from *cursor on, all of them or only those with a slot
+ * array (registered), each with a reference on its array. */
+static size_t region_collect_some(uintptr_t start, uintptr_t end, uintptr_t *cursor,
+				  struct region_ref *out, size_t max, bool all)
 {
 	size_t n = 0;
 
@@ -507,7 +509,7 @@ size_t region_collect(uintptr_t start, uintptr_t end, uintptr_t *cursor,
 	uintptr_t from = *cursor > start ? *cursor : start;
 	for (size_t i = tbl_search(from); i < tbl_n && tbl[i]->start < end && n < max; i++) {
 		*cursor = tbl[i]->end;
-		if (tbl[i]->arr)
+		if (all || tbl[i]->arr)
 			region_fill_ref(tbl[i], &out[n++], true);
 	}
 	if (n < max)
@@ -516,21 +518,16 @@ size_t region_collect(uintptr_t start, uintptr_t end, uintptr_t *cursor,
 	return n;
 }
 
+size_t region_collect(uintptr_t start, uintptr_t end, uintptr_t *cursor,
+		      struct region_ref *out, size_t max)
+{
+	return region_collect_some(start, end, cursor, out, max, false);
+}
+
 size_t region_collect_all(uintptr_t start, uintptr_t end, uintptr_t *cursor,
 			  struct region_ref *out, size_t max)
 {
-	size_t n = 0;
-
-	pthread_rwlock_rdlock(&tbl_lock);
-	uintptr_t from = *cursor > start ? *cursor : start;
-	for (size_t i = tbl_search(from); i < tbl_n && tbl[i]->start < end && n < max; i++) {
-		*cursor = tbl[i]->end;
-		region_fill_ref(tbl[i], &out[n++], true);
-	}
-	if (n < max)
-		*cursor = end;
-	pthread_rwlock_unlock(&tbl_lock);
-	return n;
+	return region_collect_some(start, end, cursor, out, max, true);
 }
 
 void region_counts(uint64_t *regions, uint64_t *bytes)

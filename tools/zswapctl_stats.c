@@ -99,7 +99,13 @@ static int ctl_connect(const struct zswapctl_cmd *cmd, long pid)
 			saw_eacces = 1;
 	}
 	int lib = ctl_maps_libzswap(pid);
-	if (saw_eacces || (lib < 0 && (errno == EACCES || errno == EPERM)) || sb.st_uid != geteuid())
+	int maps_errno = lib < 0 ? errno : 0;
+	if (!saw_eacces && sb.st_uid == geteuid() && (maps_errno == EACCES || maps_errno == EPERM))
+		/* Our own user, yet its maps are closed to us (a protected or
+		 * non-dumpable process): say that, not "run as that user". */
+		fprintf(stderr, "zswapctl: %s: permission denied: cannot read /proc/%ld/maps (%s), and it "
+			"offers no libzswap statistics socket in %s\n", cmd->name, pid, strerror(maps_errno), tried);
+	else if (saw_eacces || maps_errno == EACCES || maps_errno == EPERM || sb.st_uid != geteuid())
 		fprintf(stderr, "zswapctl: %s: permission denied: process %ld belongs to user %lu "
 			"(run zswapctl as that user or as root)\n", cmd->name, pid, (unsigned long)sb.st_uid);
 	else if (lib == 1)
