@@ -66,6 +66,8 @@ void engine_sigrestore(const sigset_t *old)
 /* --- fork --------------------------------------------------------------- */
 
 static int engine_start_handlers(unsigned int nthreads);
+static void engine_start_reclaimer(int rc);
+static void engine_start_stats(int rc);
 
 /* This fork is followed (fork.c holds the state frozen), or the interim. */
 static bool engine_fork_followed;
@@ -107,9 +109,14 @@ static void engine_fork_child(void)
 		return;
 	eng.pid = (pid_t)syscall(SYS_getpid);
 	if (engine_fork_followed && fork_child()) {
-		/* Our own userfaultfd and copy of everything: serve it. */
+		/* Our own userfaultfd and copy of everything: serve it, and
+		 * reclaim and dump for this process (before the handlers start:
+		 * they poll the reclaimer's new eventfd). */
+		int rrc = reclaim_fork_child();
 		int rc = engine_start_handlers(eng.opt.fault_threads);
 		if (rc > 0) {
+			engine_start_reclaimer(rrc);
+			engine_start_stats(stats_fork_child());
 			engine_sigrestore(&engine_fork_mask);
 			return;
 		}
@@ -268,6 +275,49 @@ static int engine_start_handlers(unsigned int nthreads)
 	return rc < 0 ? rc : (int)i;
 }
 
+/* Start fn on a library stack of stack_size bytes, detached, with every
+ * signal blocked (as the handlers). Returns 0 or -errno. */
+static int engine_start_thread(void *(*fn)(void *), size_t stack_size)
+{
+	void *stack = prim_alloc(stack_size);
+	pthread_attr_t attr;
+	pthread_t t;
+	sigset_t old;
+	int rc;
+
+	if (!stack)
+		return -ENOMEM;
+	engine_sigblock(&old);
+	pthread_attr_init(&attr);
+	pthread_attr_setstack(&attr, stack, stack_size);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	rc = -pthread_create(&t, &attr, fn, NULL);
+	pthread_attr_destroy(&attr);
+	engine_sigrestore(&old);
+	if (rc < 0)
+		prim_free(stack, stack_size);
+	return rc;
+}
+
+/* The reclaimer (ZSWAP_MEMORY_LIMIT, ZSWAP_COLD_AGE), given what
+ * reclaim_init or reclaim_fork_child answered. */
+static void engine_start_reclaimer(int rc)
+{
+	if (rc > 0)
+		rc = engine_start_thread(reclaim_thread, ENGINE_HANDLER_STACK);
+	if (rc < 0)
+		zlog("cannot start the reclaimer (%s): ZSWAP_MEMORY_LIMIT and ZSWAP_COLD_AGE are not enforced",
+		     engine_errname(-rc));
+}
+
+/* The statistics thread (src/stats.c), given what stats_init or
+ * stats_fork_child answered (0: start it). */
+static void engine_start_stats(int rc)
+{
+	if (rc == 0 && (rc = engine_start_thread(stats_thread, STATS_STACK_SIZE)) < 0)
+		zlog("cannot start the statistics thread (%s): no statistics dumps", engine_errname(-rc));
+}
+
 static void engine_init(void)
 {
 	int expected = ENGINE_UNINIT;
@@ -324,26 +374,7 @@ static void engine_init(void)
 	}
 	/* The reclaimer (ZSWAP_MEMORY_LIMIT, ZSWAP_COLD_AGE), on a library
 	 * stack with every signal blocked, like the handlers. */
-	int rrc = reclaim_init();
-	if (rrc > 0) {
-		void *stack = prim_alloc(ENGINE_HANDLER_STACK);
-		pthread_attr_t rattr;
-		pthread_t t;
-		sigset_t rold;
-		rrc = -ENOMEM;
-		if (stack) {
-			engine_sigblock(&rold);
-			pthread_attr_init(&rattr);
-			pthread_attr_setstack(&rattr, stack, ENGINE_HANDLER_STACK);
-			pthread_attr_setdetachstate(&rattr, PTHREAD_CREATE_DETACHED);
-			rrc = -pthread_create(&t, &rattr, reclaim_thread, NULL);
-			pthread_attr_destroy(&rattr);
-			engine_sigrestore(&rold);
-		}
-	}
-	if (rrc < 0)
-		zlog("cannot start the reclaimer (%s): ZSWAP_MEMORY_LIMIT and ZSWAP_COLD_AGE are not enforced",
-		     engine_errname(-rrc));
+	engine_start_reclaimer(reclaim_init());
 	/* Test hook (ZSWAP_INJECT_DECOMPRESS_FAIL): tests/test_eng_poison.sh. */
 	if (eng.opt.inject_decompress_fail)
 		zswap_store_inject_decompress_fail(eng.store, eng.opt.inject_decompress_fail);
@@ -351,25 +382,7 @@ static void engine_init(void)
 	eng.pid = (pid_t)syscall(SYS_getpid);
 	atomic_store_explicit(&eng.state, ENGINE_RUNNING, memory_order_release);
 	/* The statistics thread (src/stats.c), started like the handlers. */
-	if (stats_init() == 0) {
-		void *sstack = prim_alloc(STATS_STACK_SIZE);
-		pthread_attr_t sattr;
-		pthread_t st;
-		sigset_t sold;
-		int src = -ENOMEM;
-		if (sstack) {
-			engine_sigblock(&sold);
-			pthread_attr_init(&sattr);
-			pthread_attr_setstack(&sattr, sstack, STATS_STACK_SIZE);
-			pthread_attr_setdetachstate(&sattr, PTHREAD_CREATE_DETACHED);
-			src = -pthread_create(&st, &sattr, stats_thread, NULL);
-			pthread_attr_destroy(&sattr);
-			engine_sigrestore(&sold);
-		}
-		if (src < 0)
-			zlog("cannot start the statistics thread (%s): no statistics dumps",
-			     engine_errname(-src));
-	}
+	engine_start_stats(stats_init());
 	if (eng.opt.verbose)
 		zlog("active: %d fault thread(s)%s, min region %llu bytes, fault-around %u pages",
 		     rc, eng.opt.fault_threads ? "" : " (one per CPU)",

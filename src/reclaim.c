@@ -592,6 +592,35 @@ int reclaim_init(void)
 	return 1;
 }
 
+int reclaim_fork_child(void)
+{
+	if (!rc.limit && !rc.cold_age)
+		return 0;
+	/* Until the child's own reclaimer runs, hold no fault. Everything
+	 * else is the parent's copy: its /proc/self/statm was opened as the
+	 * parent's ("self" resolves at open), its eventfd is shared with the
+	 * parent, and its clock may have been mid-rotation at fork. */
+	rc.on = false;
+	if (rc.statm_fd >= 0)
+		close(rc.statm_fd);
+	if (rc.wait_fd >= 0)
+		close(rc.wait_fd);
+	rc.statm_fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	rc.wait_fd = (int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE);
+	if (rc.statm_fd < 0 || rc.wait_fd < 0)
+		return -ENOMEM;
+	atomic_store(&rc.stuck, 0);
+	atomic_store(&rc.waiters, 0);
+	atomic_store(&rc.sleeping, 0);
+	rc.proactive = rc.force = false;
+	rc.ntargets = rc.next = 0;
+	rc.hand = 0;
+	rc.pause_ms = 1;
+	reclaim_read_charge();
+	rc.pid = syscall(SYS_getpid);
+	return 1;
+}
+
 void reclaim_stats(struct zswap_stats *st)
 {
 	st->memory_max = rc.limit;

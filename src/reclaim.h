@@ -48,6 +48,11 @@ int reclaim_init(void);
 /* The reclaimer thread's body (engine.c starts it on a library stack). */
 void *reclaim_thread(void *arg);
 
+/* In a followed fork child, before its handlers start: fresh descriptors
+ * and clock for the child. Returns 1 if reclaim_thread must be started in
+ * the child, 0 if no limit or cold age is set, -errno on failure. */
+int reclaim_fork_child(void);
+
 /* Whether a memory limit is set: then regions are registered with
  * userfaultfd when they are created, so first touches fault and are counted. */
 bool reclaim_limit_set(void);

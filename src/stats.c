@@ -837,6 +837,33 @@ int stats_init(void)
 	return 0;
 }
 
+int stats_fork_child(void)
+{
+	if (!atomic_load(&stats_ready))
+		return -ENOENT;
+	/* The parent's copy: its eventfd is shared with the parent (a signal
+	 * to the child would make the parent dump) and its socket is the
+	 * parent's path. New ones, under this pid. A signal that comes before
+	 * this wakes the parent's thread: one extra dump there, no harm. */
+	atomic_store(&stats_ready, false);
+	if (stats_efd >= 0)
+		close(stats_efd);
+	if (stats_sock >= 0)
+		close(stats_sock);
+	stats_sock = -1;
+	stats_path[0] = '\0';
+	stats_pid = syscall(SYS_getpid);
+	stats_t0 = hist_now();
+	stats_read_comm();
+	stats_efd = (int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (stats_efd < 0)
+		return -errno;
+	if (eng.opt.stats_socket)
+		(void)stats_open_socket();
+	atomic_store_explicit(&stats_ready, true, memory_order_release);
+	return 0;
+}
+
 /*
  * At exit: the dump (ZSWAP_STATS_AT_EXIT), and the socket removed. Not in a
  * forked child (another pid: the socket is the parent's). Nothing is

@@ -23,6 +23,10 @@ int stats_init(void);
 /* The statistics thread's body (library stack, every signal blocked). */
 void *stats_thread(void *arg);
 
+/* In a followed fork child: a wake-up eventfd and socket of its own. Returns
+ * 0 when the caller must start stats_thread, -errno if not. */
+int stats_fork_child(void);
+
 /* The socket's path for pid (for tools and tests); "" when the library
  * offers none. */
 const char *stats_socket_path(void);

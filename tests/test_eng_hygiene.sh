@@ -111,7 +111,7 @@ allowed() {
 # that may reference a start-up-only symbol of an object.
 startup_fns() {
 	case $1 in
-	engine) echo "engine_init engine_ctor engine_start_handlers engine_handler_cpus" ;;
+	engine) echo "engine_init engine_ctor engine_start_handlers engine_start_thread engine_handler_cpus" ;;
 	store) echo "zswap_store_create store_default_workspaces zswap_store_destroy" ;;
 	zsmalloc) echo "zs_create_pool zs_lock_init zs_destroy_pool" ;;
 	*) echo "" ;;
