@@ -77,6 +77,17 @@ static void expect_base(const char *what, const char *p, size_t from, size_t n)
 	}
 }
 
+/* fork() after flushing stdout (a child must not print the parent's
+ * buffered lines again); a failed fork fails the test. */
+static pid_t fork_flushed(void)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0)
+		pc_fail("fork: %s", strerror(errno));
+	return pid;
+}
+
 static char *setup(void)
 {
 	char *p = pc_map(NPAGES * PC_PAGE);
@@ -139,10 +150,7 @@ static void case_basic(void)
 	char *p = setup();
 	long rss_parent = pc_rss_anon_kb();
 
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid < 0)
-		pc_fail("fork: %s", strerror(errno));
+	pid_t pid = fork_flushed();
 	if (pid == 0) {
 		long rss = pc_rss_anon_kb();
 		child_start("basic");
@@ -169,10 +177,7 @@ static void case_childfirst(void)
 {
 	char *p = setup();
 
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid < 0)
-		pc_fail("fork: %s", strerror(errno));
+	pid_t pid = fork_flushed();
 	if (pid == 0) {
 		child_start("childfirst");
 		expect_base("childfirst child", p, 100, 4);
@@ -194,17 +199,12 @@ static void case_orphan(bool kill_parent)
 		pc_fail("PR_SET_CHILD_SUBREAPER: %s", strerror(errno));
 	if (pipe(go) != 0 || pipe(started) != 0)
 		pc_fail("pipe: %s", strerror(errno));
-	fflush(stdout);
-	pid_t mid = fork();
-	if (mid < 0)
-		pc_fail("fork: %s", strerror(errno));
+	pid_t mid = fork_flushed();
 	if (mid == 0) {
 		pc.name = "prog_fork(parent)";
 		pc_pagemap_reopen();
 		char *p = setup();
-		pid_t c = fork();
-		if (c < 0)
-			pc_fail("fork: %s", strerror(errno));
+		pid_t c = fork_flushed();
 		if (c == 0) {
 			char b;
 			child_start(kill_parent ? "killparent" : "parentfirst");
@@ -254,10 +254,7 @@ static void case_exec(void)
 {
 	char *p = setup();
 
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid < 0)
-		pc_fail("fork: %s", strerror(errno));
+	pid_t pid = fork_flushed();
 	if (pid == 0) {
 		child_start("exec");
 		pc_expect_range("exec child: before exec", p, NPAGES, PC_TEXT, SEED_BASE);
@@ -284,18 +281,12 @@ static void case_grand(void)
 {
 	char *p = setup();
 
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid < 0)
-		pc_fail("fork: %s", strerror(errno));
+	pid_t pid = fork_flushed();
 	if (pid == 0) {
 		child_start("grand");
 		pc_fill_range(p, NPAGES / 2, PC_RANDOM, SEED_CHILD);
 		pc_evict("grand child: before forking", p, NPAGES, false);
-		fflush(stdout);
-		pid_t g = fork();
-		if (g < 0)
-			pc_fail("fork: %s", strerror(errno));
+		pid_t g = fork_flushed();
 		if (g == 0) {
 			char *h = p + NPAGES / 2 * PC_PAGE;
 			child_start("grand: the grandchild");
