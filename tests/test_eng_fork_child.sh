@@ -56,12 +56,14 @@ fi
 # compare with. The interpreter's heap grows through brk and glibc's own
 # mmap calls, which the library sees only when it sweeps (not at each first
 # touch), so the limit itself is not the bound here (about 65-74 MiB peak
-# for 48M, with or without fork): the child's reclaimer must have kept its
-# peak under half of what it is without the library (about 150 MiB).
+# for 48M, with or without fork; 61-74 MiB seen in the child): the child's
+# reclaimer must have kept its peak under three quarters of what it is
+# without the library (about 140 MiB; a child without a reclaimer peaks
+# there too). Its dump's zswpout (above) says the same from inside.
 eng_run fork-child-plain plain "$py" "$tmp/child.py"
 eng_expect_rc 0
 plain_hwm=$(sed -n 's/^child [0-9]* bad 0 hwm_kb \([0-9]*\)$/\1/p' "$ENG_OUT")
-if [ -z "$hwm" ] || [ -z "$plain_hwm" ] || [ $((hwm * 2)) -gt "$plain_hwm" ]; then
+if [ -z "$hwm" ] || [ -z "$plain_hwm" ] || [ $((hwm * 4)) -gt $((plain_hwm * 3)) ]; then
 	eng_fail "the child's VmHWM is ${hwm:-?} KiB under ZSWAP_MEMORY_LIMIT=48M, ${plain_hwm:-?} KiB without the library: its reclaimer did not run"
 fi
 eng_finish
