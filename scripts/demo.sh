@@ -20,7 +20,7 @@ b=$top/build
 data_mb=${ZSWAP_DEMO_PAGER_MB:-384}
 limit_mb=${ZSWAP_DEMO_LIMIT_MB:-128}
 
-echo "== 1. the store: pages from files on this machine, LZ4, zspage order 2"
+echo "== 1. the store: pages from files on this machine, LZ4, zspage order 3"
 "$b/tools/zswap_demo" --mb "${ZSWAP_DEMO_MB:-256}"
 echo
 

@@ -23,7 +23,15 @@
 #                      this kernel has lzo, lzo-rle and deflate, no lz4)
 #   --memcg LIMIT      run COMMAND in a memory cgroup (v1, under
 #                      /sys/fs/cgroup/memory) limited to LIMIT bytes
-#                      (memory.limit_in_bytes: 256M, 1G, ...), removed after
+#                      (memory.limit_in_bytes: 256M, 1G, ...), removed after;
+#                      an OOM kill inside it is reported on stderr
+#   --memcg-ctl PROG   with --memcg: run PROG --memcg DIR --limit LIMIT
+#                      [CTL-ARGS] beside COMMAND, outside the group, from
+#                      before COMMAND starts (PROG prints READY) until it
+#                      ends (SIGTERM); tools/bench_reclaim_memcg emulates
+#                      cgroup v2's charging of zswap's pool (--mode v2)
+#   --memcg-ctl-args ARGS   extra arguments for PROG (one string)
+#   --memcg-report FILE     PROG's output (default: stderr)
 #
 # Needs root. Runs are serialised by a lock so two benchmarks never share
 # (or tear down) one swap setup.
@@ -34,6 +42,9 @@ size=1G
 page_cluster=
 compressor=
 memcg_limit=
+memcg_ctl=
+memcg_ctl_args=
+memcg_report=
 memcg_root=/sys/fs/cgroup/memory
 memcg=$memcg_root/libzswap-bench
 # root-only places: the state file is sourced by a root shell.
@@ -156,6 +167,9 @@ while [ $# -gt 0 ]; do
 	--swapfile) swapfile=${2:?}; shift 2 ;;
 	--compressor) compressor=${2:?}; shift 2 ;;
 	--memcg) memcg_limit=${2:?}; shift 2 ;;
+	--memcg-ctl) memcg_ctl=${2:?}; shift 2 ;;
+	--memcg-ctl-args) memcg_ctl_args=${2?}; shift 2 ;;
+	--memcg-report) memcg_report=${2:?}; shift 2 ;;
 	-h|--help) usage ;;
 	--*) say "unknown option $1"; usage ;;
 	*) break ;;
@@ -176,11 +190,21 @@ run)
 	# From here on, whatever happens, restore. The command runs in the
 	# background so that a signal reaches this shell's trap at once.
 	child=
+	ctl=
+	# Stop the controller (it prints its summary on SIGTERM) and wait.
+	# shellcheck disable=SC2317  # called from the traps below
+	stop_ctl() {
+		[ -n "$ctl" ] || return 0
+		kill -TERM "$ctl" 2>/dev/null
+		wait "$ctl" 2>/dev/null
+		ctl=
+	}
 	# On a signal, stop the command before swapoff: none of its pages
 	# may still be on their way to or from swap.
 	# shellcheck disable=SC2317  # called from the traps below
 	on_signal() {
 		[ -n "$child" ] && kill "$child" 2>/dev/null && wait "$child"
+		stop_ctl
 		exit "$1"
 	}
 	trap 'restore' EXIT
@@ -188,6 +212,22 @@ run)
 	trap 'on_signal 143' TERM
 	trap 'on_signal 129' HUP
 	setup
+	if [ -n "$memcg_limit" ] && [ -n "$memcg_ctl" ]; then
+		# The controller runs in this shell's group, not the limited one.
+		ctl_out=${memcg_report:-/dev/stderr}
+		# shellcheck disable=SC2086  # CTL-ARGS split on purpose
+		"$memcg_ctl" --memcg "$memcg" --limit "$memcg_limit" $memcg_ctl_args > "$ctl_out" 9>&- &
+		ctl=$!
+		if [ -n "$memcg_report" ]; then
+			n=0
+			until grep -q '^READY' "$memcg_report" 2>/dev/null; do
+				kill -0 "$ctl" 2>/dev/null || die "$memcg_ctl exited before it was ready"
+				n=$((n + 1))
+				[ $n -gt 200 ] && { stop_ctl; die "$memcg_ctl not ready after 10 s"; }
+				sleep 0.05
+			done
+		fi
+	fi
 	if [ -n "$memcg_limit" ]; then
 		# shellcheck disable=SC2016  # expanded by the inner shell
 		sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$memcg" "$@" 9>&- &
@@ -196,6 +236,14 @@ run)
 	fi
 	child=$!
 	wait "$child"
-	exit $? ;;
+	rc=$?
+	stop_ctl
+	if [ -n "$memcg_limit" ]; then
+		# v1's memory.oom_control counts the group's OOM kills (a killed
+		# command exits 137 with no message of its own).
+		kills=$(awk '$1 == "oom_kill" {print $2}' "$memcg/memory.oom_control" 2>/dev/null)
+		[ "${kills:-0}" != 0 ] && say "OOM killer: $kills kill(s) in $memcg (limit $memcg_limit); see dmesg"
+	fi
+	exit $rc ;;
 *) usage ;;
 esac

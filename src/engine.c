@@ -83,6 +83,9 @@ static void engine_fork_prepare(void)
 		return;
 	engine_fork_pid = eng.pid;
 	engine_sigblock(&engine_fork_mask);
+	/* First, while the handlers still process events: no munmap, mremap
+	 * or discard of the program's in flight across the copy (fork.h). */
+	fork_gate_close();
 	pthread_rwlock_wrlock(&eng.evict_gate);	/* no page in flight, none to come */
 	engine_fork_followed = fork_prepare();
 	if (engine_fork_followed)
@@ -99,12 +102,14 @@ static void engine_fork_parent(void)
 		return;
 	if (engine_fork_followed)
 		fork_parent();
+	fork_gate_open();
 	pthread_rwlock_unlock(&eng.evict_gate);
 	engine_sigrestore(&engine_fork_mask);
 }
 
 static void engine_fork_child(void)
 {
+	fork_gate_reset();	/* the calls it held back were the parent's threads */
 	if (atomic_load(&eng.state) != ENGINE_RUNNING || engine_fork_pid != eng.pid)
 		return;
 	eng.pid = (pid_t)syscall(SYS_getpid);

@@ -1,7 +1,8 @@
 /*
  * evict.c - batched, race-free eviction through staging areas.
  *
- * Per batch (at most EVICT_BATCH pages of one region), under eng.ev_lock read:
+ * Per batch (at most EVICT_BATCH pages, gathered from one or several ranges,
+ * each taken under eng.ev_lock read):
  *   PAGEMAP_SCAN the range for present pages that are not the zero page
  *   (absent and already-evicted pages are skipped without touching them);
  *   claim each slot RESIDENT -> EVICTING; UFFDIO_MOVE each run of claimed
@@ -10,7 +11,8 @@
  *   event is pending: a move that succeeds acted on the mapping the table
  *   describes (see engine.h).
  * Then, without the lock: compress each staged page into its slot's entry
- * and publish it (EVICTING -> STORED); a slot an event dropped meanwhile has
+ * (handlers holding a fault over the memory limit help: evict_help) and
+ * publish it (EVICTING -> STORED); a slot an event dropped meanwhile has
  * its entry freed instead; a page the store refused is moved back. Finally the
  * staging area is emptied (MADV_DONTNEED) and threads that faulted on a page
  * in flight are woken.
@@ -26,6 +28,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -68,7 +71,18 @@ struct evict_stage {
 	struct { uintptr_t start, end; } busy[EVICT_BUSY];
 	struct page_region vec[EVICT_BATCH];
 	struct evict_page pages[EVICT_BATCH];
+	/* Compressing the batch (evict_finish, evict_help): [63:32] the
+	 * batch's number, [31:16] pages staged, [15:0] the next page to take.
+	 * Only claims advance it within a batch. */
+	_Atomic uint64_t claim;
+	_Atomic uint32_t helped;	/* pages of this batch handlers compressed */
+	_Atomic bool full;		/* the pool refused a page: refuse the rest */
+	uint32_t seq;
 };
+
+/* The batch that handlers holding a fault over the memory limit may help
+ * compress (evict_help), or NULL. */
+static struct evict_stage *_Atomic evict_open;
 
 static struct evict_stage *evict_stages;
 static _Atomic unsigned int evict_next_stage;
@@ -530,32 +544,100 @@ static void evict_put_back(struct evict_stage *st, size_t k)
 	atomic_fetch_add_explicit(&eng.cnt.evict_skipped_pages, 1, memory_order_relaxed);
 }
 
+/* Take the next staged page of the batch to compress, or -1 when every one
+ * is taken. */
+static long evict_claim(struct evict_stage *st)
+{
+	uint64_t w = atomic_load_explicit(&st->claim, memory_order_acquire);
+
+	for (;;) {
+		if ((w & 0xffff) >= ((w >> 16) & 0xffff))
+			return -1;
+		if (atomic_compare_exchange_weak_explicit(&st->claim, &w, w + 1, memory_order_acq_rel,
+							  memory_order_acquire))
+			return (long)(w & 0xffff);
+	}
+}
+
+/* Compress staged page k into its slot's entry. The slot is EVICTING (the
+ * evictor's); its fate is read once every page of the batch is done. */
+static void evict_compress(struct evict_stage *st, size_t k)
+{
+	struct evict_page *pg = &st->pages[k];
+	struct slot *s = &pg->arr->slots[pg->idx];
+	void *page = (void *)(st->base + (k << ZS_PAGE_SHIFT));
+	int r = 0;
+
+	if (atomic_load(&s->state) & SLOT_DROPPED)
+		pg->fate = PG_VOID;	/* unmapped or zapped meanwhile */
+	else if (!atomic_load_explicit(&st->full, memory_order_relaxed) &&
+		 (r = zswap_store_page(eng.store, page, &s->e)) == 0)
+		pg->fate = PG_STORED;
+	else {
+		/* Pool full (the rest of the batch would be refused too, after
+		 * compressing each: don't) or out of memory. */
+		if (r == -ENOSPC)
+			atomic_store_explicit(&st->full, true, memory_order_relaxed);
+		pg->fate = PG_REFUSED;
+	}
+}
+
+/*
+ * Direct reclaim's share (reclaim.h): a handler holding a fault over the
+ * memory limit compresses pages of the batch the evictor has staged, instead
+ * of sleeping until the evictor is done. Compression is most of an
+ * eviction's cost, the evictor is one thread, and the CPU of a held fault
+ * would otherwise idle. The stage read here may have moved on to its next
+ * batch meanwhile: evict_claim then finds every page of the old one taken
+ * (or the new one's claim word, whose pages are staged and whose evictor
+ * waits for every claim to be done, as for its own), so a late helper takes
+ * nothing it may not. Takes no lock the evictor holds while it waits.
+ */
+size_t evict_help(void)
+{
+	struct evict_stage *st = atomic_load_explicit(&evict_open, memory_order_acquire);
+	size_t done = 0;
+	long k;
+
+	if (!st)
+		return 0;
+	while ((k = evict_claim(st)) >= 0) {
+		evict_compress(st, (size_t)k);
+		done++;
+		atomic_fetch_add_explicit(&st->helped, 1, memory_order_release);
+	}
+	return done;
+}
+
 /* Compress and publish what the stage holds, then empty it and wake waiters.
  * Returns the pages stored. */
 static size_t evict_finish(struct evict_stage *st)
 {
 	uint64_t stored = 0;
 	uint32_t stamp = reclaim_evict_stamp();
+	struct evict_stage *none = NULL;
+	size_t mine = 0;
+	long c;
 
-	bool full = false;
-
-	for (size_t k = 0; k < st->n; k++) {
-		struct evict_page *pg = &st->pages[k];
-		struct slot *s = &pg->arr->slots[pg->idx];
-		void *page = (void *)(st->base + (k << ZS_PAGE_SHIFT));
-		int r;
-
-		if (atomic_load(&s->state) & SLOT_DROPPED)
-			pg->fate = PG_VOID;	/* unmapped or zapped meanwhile */
-		else if (!full && (r = zswap_store_page(eng.store, page, &s->e)) == 0)
-			pg->fate = PG_STORED;
-		else {
-			/* Pool full (the rest of the batch would be refused
-			 * too, after compressing each: don't) or out of memory. */
-			full = full || r == -ENOSPC;
-			pg->fate = PG_REFUSED;
-		}
+	/* Open the batch for compression: this thread and, while it is the
+	 * open one, handlers holding faults (evict_help) take pages from it.
+	 * No helper is active on this stage now (the last batch waited for
+	 * all of its own), so the counters start afresh. */
+	st->seq++;
+	atomic_store_explicit(&st->full, false, memory_order_relaxed);
+	atomic_store_explicit(&st->helped, 0, memory_order_relaxed);
+	atomic_store_explicit(&st->claim, ((uint64_t)st->seq << 32) | ((uint64_t)st->n << 16), memory_order_release);
+	bool open = atomic_compare_exchange_strong(&evict_open, &none, st);
+	while ((c = evict_claim(st)) >= 0) {
+		evict_compress(st, (size_t)c);
+		mine++;
 	}
+	if (open)
+		atomic_store(&evict_open, NULL);
+	/* Helpers finish the page each took (a few microseconds); a late one
+	 * may have taken pages even when this batch was not the open one. */
+	while (mine + atomic_load_explicit(&st->helped, memory_order_acquire) < st->n)
+		sched_yield();
 	for (size_t k = 0; k < st->n; k++) {
 		struct evict_page *pg = &st->pages[k];
 		struct slot *s = &pg->arr->slots[pg->idx];
@@ -633,13 +715,18 @@ static size_t evict_range_sel(uintptr_t start, uintptr_t end, bool sel, size_t w
 				next = ref.end;
 		} else {
 			uintptr_t bend = ref.end < end ? ref.end : end;
-			if (bend - cur > (EVICT_BATCH << ZS_PAGE_SHIFT))
-				bend = cur + (EVICT_BATCH << ZS_PAGE_SHIFT);
+			if (bend - cur > ((EVICT_BATCH - st->n) << ZS_PAGE_SHIFT))
+				bend = cur + ((EVICT_BATCH - st->n) << ZS_PAGE_SHIFT);
 			rc = evict_stage_pages(st, &ref, cur, bend, &next, sel, scanned);
 		}
 		pthread_rwlock_unlock(&eng.ev_lock);
 		region_arr_put(ref.arr);
-		if (st->n)
+		/* A batch gathers what several ranges give (reclaim takes a
+		 * few pages of each: a clock over scattered residents) and is
+		 * compressed and emptied once nearly full: one MADV_DONTNEED,
+		 * one REMOVE event for the handlers, per batch. */
+		if (st->n && (rc == -EAGAIN || st->nbusy || stored + st->n >= want ||
+			      st->n > EVICT_BATCH - EVICT_BATCH / 4 || next >= end))
 			stored += evict_finish(st);
 		if (rc == -EAGAIN)
 			evict_pause();
@@ -658,6 +745,8 @@ static size_t evict_range_sel(uintptr_t start, uintptr_t end, bool sel, size_t w
 		if (stored >= want)
 			break;
 	}
+	if (st->n)
+		stored += evict_finish(st);
 	pthread_mutex_unlock(&st->lock);
 	pthread_rwlock_unlock(&eng.evict_gate);
 	*stop = cur;

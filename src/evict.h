@@ -33,4 +33,9 @@ size_t evict_reclaim(uintptr_t start, uintptr_t end, size_t want, uintptr_t *sto
  * has blocked signals. */
 void evict_register_new(uintptr_t addr);
 
+/* Direct reclaim's share, for a handler holding a fault over the limit:
+ * compress pages of the batch the evictor has staged rather than sleep.
+ * Returns the pages it compressed (0: nothing to help with). */
+size_t evict_help(void);
+
 #endif

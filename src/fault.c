@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "evict.h"
 #include "fork.h"
 #include "hist.h"
 #include "log.h"
@@ -176,7 +177,8 @@ static void fault_wait_events(struct fault_ctx *h)
 }
 
 /* The memory limit holds this fault (reclaim_throttle): let go of the read
- * side, wait until the reclaimer reports progress or an event or fault
+ * side, help compress the evictor's batch if one is open (evict_help), else
+ * wait until the reclaimer reports progress or an event or fault
  * arrives (events must keep being read: the reclaimer's own eviction waits
  * for its REMOVE event to be read), at most a few milliseconds; the caller
  * then serves the fault again. Called and returns with eng.ev_lock read. */
@@ -188,6 +190,12 @@ static void fault_throttle_wait(struct fault_ctx *h)
 	};
 
 	pthread_rwlock_unlock(&eng.ev_lock);
+	/* Direct reclaim: compress what the evictor has staged, then look
+	 * again, rather than leave this CPU idle while the fault is held. */
+	if (evict_help()) {
+		pthread_rwlock_rdlock(&eng.ev_lock);
+		return;
+	}
 	if (poll(p, 2, 5) > 0) {
 		if (p[1].revents & POLLIN)
 			reclaim_wait_done();

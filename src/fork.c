@@ -33,6 +33,8 @@
 #include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
@@ -56,6 +58,9 @@
 #define FORK_DONE_MAGIC 0x7a73776170666b31ULL
 #define FORK_STACK_TOUCH (16 * 1024)	/* stack the prepare and parent halves may use */
 #define FORK_WAKE_ALL (1UL << 47)	/* x86-64 user address space (4-level): halved until accepted */
+#define FORK_SETTLE_NS 2000000000L	/* longest wait for events in flight at the end of a freeze */
+#define FORK_SMAPS_BUF (64 * 1024)
+#define FORK_UM 4096			/* registered ranges the child can tell apart */
 
 enum { FORK_IDLE, FORK_FROZEN, FORK_OVER };
 
@@ -70,6 +75,8 @@ struct fork_done {		/* fork thread -> child, after its acknowledgement */
 	uint64_t n;		/* addresses that follow */
 	uint64_t overflow;	/* more were filled than FORK_SERVED: their entries stay */
 	uint64_t nev;		/* the child's own events that follow the addresses */
+	uint64_t npev;		/* then the parent's events read while frozen */
+	uint64_t unsettled;	/* an event was still in flight when the freeze ended */
 };
 
 static struct {
@@ -90,6 +97,11 @@ static struct {
 	char *buf;			/* one page */
 	struct comp_ws ws;		/* decompression only */
 	uint64_t *addrs;		/* FORK_SERVED addresses, sent to the child */
+	char *probe;			/* a present page registered on eng.uffd (fork_changing) */
+	char *smaps;			/* FORK_SMAPS_BUF bytes: the child reads /proc/self/smaps */
+	uintptr_t (*um)[2];		/* FORK_UM registered ranges of the child ("um") */
+	size_t num;
+	bool um_overflow;
 	_Atomic int interim;		/* interim forks whose FORK message is still due */
 } fk = { .efd = -1, .sv = { -1, -1 }, .child_fd = -1 };
 
@@ -117,9 +129,20 @@ bool fork_init(void)
 	fk.served = prim_alloc(FORK_SERVED * sizeof(*fk.served));
 	fk.addrs = prim_alloc(FORK_SERVED * sizeof(*fk.addrs));
 	fk.efd = (int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC);
+	fk.smaps = prim_alloc(FORK_SMAPS_BUF);
+	fk.um = prim_alloc(FORK_UM * sizeof(*fk.um));
 	if (!ws || !fk.buf || !fk.events || !fk.cevents || !fk.pfaults || !fk.cfaults || !fk.served || !fk.addrs ||
-	    fk.efd < 0 || comp_ws_init(&fk.ws, cfg.comp, cfg.level, ws, wsz) < 0)
+	    !fk.smaps || !fk.um || fk.efd < 0 || comp_ws_init(&fk.ws, cfg.comp, cfg.level, ws, wsz) < 0)
 		return false;
+	/* The probe page: present, so a fill there answers EEXIST, or EAGAIN
+	 * while an UNMAP/REMAP/REMOVE is prepared and not yet read. Without it
+	 * a freeze ends without waiting for events in flight. */
+	fk.probe = prim_alloc(ZS_PAGE_SIZE);
+	if (fk.probe) {
+		*(volatile char *)fk.probe = 1;
+		if (uf_register(eng.uffd, (uintptr_t)fk.probe, ZS_PAGE_SIZE, 0) != 0)
+			fk.probe = NULL;
+	}
 	fk.ok = true;
 	return true;
 }
@@ -315,6 +338,33 @@ static uintptr_t fork_child_source(uintptr_t addr)
 	return addr;
 }
 
+/* The child faults at addr, a registered page of its own (its own events
+ * already undone): a parent's REMAP read while frozen whose new range holds
+ * addr, where the frozen table has no region, moved that mapping before the
+ * kernel copied it (after the copy the child would have no registered page
+ * there): its contents are at the old address in the frozen table. The
+ * same rule as fork_child_reconcile's, a page at a time. */
+static uintptr_t fork_parent_source(uintptr_t addr)
+{
+	struct region_ref ref;
+
+	for (size_t i = fk.nevents; addr && i-- > 0;) {
+		const struct uffd_msg *m = &fk.events[i];
+		if (m->event == UFFD_EVENT_REMAP && addr >= m->arg.remap.to &&
+		    addr - m->arg.remap.to < m->arg.remap.len && !region_lookup_locked(addr, &ref, false))
+			addr = m->arg.remap.from + (addr - m->arg.remap.to);
+	}
+	return addr;
+}
+
+/* True while an UNMAP, REMAP or REMOVE of the parent's is prepared and not
+ * read yet (the kernel refuses fills then): its mapping change may precede
+ * the copy while its message comes after the freeze. */
+static bool fork_changing(void)
+{
+	return fk.probe && uf_zeropage(eng.uffd, (uintptr_t)fk.probe, ZS_PAGE_SIZE, UF_DONTWAKE) == -EAGAIN;
+}
+
 /* Serve what can be served of a queue of faults; the rest stays queued. */
 static void fork_serve_queue(int fd, struct uffd_msg *q, size_t *n, bool parent)
 {
@@ -323,7 +373,7 @@ static void fork_serve_queue(int fd, struct uffd_msg *q, size_t *n, bool parent)
 	for (size_t i = 0; i < *n; i++) {
 		uintptr_t a = q[i].arg.pagefault.address;
 		if (parent ? fork_event_covers(a) || fork_serve(fd, a, a, true) < 0
-			   : fork_serve(fd, a, fork_child_source(a & ZS_PAGE_MASK), false) < 0)
+			   : fork_serve(fd, a, fork_parent_source(fork_child_source(a & ZS_PAGE_MASK)), false) < 0)
 			q[keep++] = q[i];
 	}
 	*n = keep;
@@ -386,10 +436,37 @@ static void fork_read_child(void)
 	}
 }
 
+/* The child holds its descriptor. A mapping change of the parent's that
+ * bypassed the gate (glibc's own munmap/mremap, a raw system call) may have
+ * preceded the kernel's copy while its message is not read yet: wait until
+ * none is in flight, reading (and keeping) what comes, serving faults
+ * meanwhile, so every such event is in fk.events for the child to judge.
+ * Bounded: a program that keeps changing its mappings behind the gate
+ * could keep one in flight; false then (the child is told, and counts it). */
+static bool fork_settle(void)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (fork_changing()) {
+		fork_read_parent();
+		fork_serve_queue(eng.uffd, fk.pfaults, &fk.npfaults, true);
+		fork_read_child();
+		fork_serve_queue(fk.child_fd, fk.cfaults, &fk.ncfaults, false);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > FORK_SETTLE_NS)
+			return false;
+		struct pollfd p = { .fd = eng.uffd, .events = POLLIN };
+		poll(&p, 1, 1);
+	}
+	fork_read_parent();	/* what was read before the probe said so */
+	return true;
+}
+
 /* One freeze: from prepare until the child acknowledged (or there is none). */
 static void fork_run(void)
 {
-	bool acked = false;
+	bool acked = false, unsettled = false;
 
 	for (;;) {
 		fork_read_parent();
@@ -402,6 +479,7 @@ static void fork_run(void)
 		long r = syscall(SYS_recvfrom, fk.sv[0], &c, 1, MSG_DONTWAIT, NULL, NULL);
 		if (r == 1) {
 			acked = true;	/* the child holds its descriptor */
+			unsettled = !fork_settle();
 			break;
 		}
 		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
@@ -423,13 +501,15 @@ static void fork_run(void)
 			uf_wake(fk.child_fd, fk.cfaults[i].arg.pagefault.address & ZS_PAGE_MASK, ZS_PAGE_SIZE);
 		fk.ncfaults = 0;
 		if (acked) {
-			struct fork_done d = { FORK_DONE_MAGIC, 0, fk.overflow, fk.ncevents };
+			struct fork_done d = { FORK_DONE_MAGIC, 0, fk.overflow, fk.ncevents, fk.nevents, unsettled };
 			for (size_t i = 0; i < fk.nserved; i++)
 				fk.addrs[d.n++] = fk.served[i].addr;
 			if (fork_send(fk.sv[0], &d, sizeof(d), -1) == 0 && d.n)
 				fork_send(fk.sv[0], fk.addrs, d.n * sizeof(*fk.addrs), -1);
 			if (d.nev)
 				fork_send(fk.sv[0], fk.cevents, d.nev * sizeof(*fk.cevents), -1);
+			if (d.npev)
+				fork_send(fk.sv[0], fk.events, d.npev * sizeof(*fk.events), -1);
 		}
 		close(fk.child_fd);
 		fk.child_fd = -1;
@@ -450,6 +530,104 @@ void *fork_thread(void *arg)
 			fork_run();
 	}
 	return NULL;
+}
+
+/* --- the mapping gate (fork.h) ------------------------------------------- */
+
+static struct {
+	_Atomic uint32_t closed;	/* forks preparing or frozen (two threads may fork at once); a futex word */
+	_Atomic uint32_t inside;	/* calls holding it; a futex word the closer waits on */
+	pid_t pid;			/* the process that closed it */
+} fg;
+static __thread unsigned int fg_depth;	/* nesting in this thread */
+static __thread bool fg_counted;	/* this thread's outermost call is counted in inside */
+static __thread bool fg_closer;		/* this thread closed it (its fork is in progress) */
+
+static void fork_gate_leave(void)
+{
+	atomic_fetch_sub(&fg.inside, 1);
+	if (atomic_load(&fg.closed))	/* the closer waits for the count to fall */
+		syscall(SYS_futex, &fg.inside, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+}
+
+void fork_gate_enter(void)
+{
+	uint32_t c;
+
+	if (fg_depth) {
+		fg_depth++;	/* a signal handler inside a call of this thread */
+		return;
+	}
+	atomic_fetch_add(&fg.inside, 1);
+	fg_counted = true;
+	fg_depth = 1;
+	if (!atomic_load(&fg.closed))
+		return;
+	/* A fork is being prepared or its state is frozen: wait, signals
+	 * blocked (a handler's own call would pass as nested, unseen). */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (;;) {
+		fg_counted = false;
+		fork_gate_leave();
+		if (fg_closer || fg.pid != (pid_t)syscall(SYS_getpid))
+			break;	/* the forking thread itself (another atfork handler),
+				 * or a child whose copy is closed (an atfork child
+				 * handler before ours, a raw clone made meanwhile):
+				 * nobody would open it; pass uncounted */
+		while ((c = atomic_load(&fg.closed)) != 0)
+			syscall(SYS_futex, &fg.closed, FUTEX_WAIT_PRIVATE, c, NULL, NULL, 0);
+		atomic_fetch_add(&fg.inside, 1);
+		fg_counted = true;
+		if (!atomic_load(&fg.closed))
+			break;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void fork_gate_exit(void)
+{
+	int e = errno;	/* the call's */
+
+	if (--fg_depth)
+		return;
+	if (fg_counted)
+		fork_gate_leave();
+	fg_counted = false;
+	errno = e;
+}
+
+/* Prepare (signals blocked): no call of the program's changes a mapping
+ * from now until the freeze ends. A call in progress finishes (its event is
+ * read and processed by a handler: nothing is frozen yet). The forking
+ * thread's own call, if fork() runs in a signal handler inside one, is
+ * allowed for. */
+void fork_gate_close(void)
+{
+	uint32_t self = fg_depth && fg_counted ? 1 : 0, n;
+
+	fg.pid = (pid_t)syscall(SYS_getpid);
+	fg_closer = true;
+	atomic_fetch_add(&fg.closed, 1);
+	while ((n = atomic_load(&fg.inside)) > self)
+		syscall(SYS_futex, &fg.inside, FUTEX_WAIT_PRIVATE, n, NULL, NULL, 0);
+}
+
+void fork_gate_open(void)
+{
+	fg_closer = false;
+	if (atomic_fetch_sub(&fg.closed, 1) == 1)
+		syscall(SYS_futex, &fg.closed, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+}
+
+/* The child: the calls in progress or waiting were the parent's threads,
+ * and so was any other fork being prepared. */
+void fork_gate_reset(void)
+{
+	fg_closer = false;
+	atomic_store(&fg.inside, fg_depth && fg_counted ? 1 : 0);
+	atomic_store(&fg.closed, 0);
 }
 
 /* --- the atfork halves ---------------------------------------------------- */
@@ -605,9 +783,140 @@ static void fork_child_fixup(const uint64_t *addrs, size_t n)
 	}
 }
 
+/* The child's registered ranges (VmFlags "um": inherited registrations),
+ * from /proc/self/smaps read with raw system calls into prim memory. */
+static void fork_um_line(char *l, uintptr_t *s, uintptr_t *e)
+{
+	if (l[0] == 'V' && strncmp(l, "VmFlags:", 8) == 0) {
+		bool um = false;
+		for (char *t = l + 8; *t; t++)
+			if (t[0] == 'u' && t[1] == 'm' && t[-1] == ' ' && (t[2] == ' ' || t[2] == '\0'))
+				um = true;
+		if (!um || *e <= *s)
+			return;
+		if (fk.num && fk.um[fk.num - 1][1] == *s)
+			fk.um[fk.num - 1][1] = *e;	/* adjacent: one range */
+		else if (fk.num < FORK_UM)
+			fk.um[fk.num][0] = *s, fk.um[fk.num++][1] = *e;
+		else
+			fk.um_overflow = true;
+		return;
+	}
+	if (!((l[0] >= '0' && l[0] <= '9') || (l[0] >= 'a' && l[0] <= 'f')))
+		return;		/* a key line */
+	uintptr_t a = 0, b = 0;
+	char *p = l;
+	for (; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'); p++)
+		a = a * 16 + (uintptr_t)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
+	if (*p++ != '-')
+		return;
+	for (; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'); p++)
+		b = b * 16 + (uintptr_t)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
+	*s = a;
+	*e = b;
+}
+
+static void fork_um_load(void)
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/smaps", O_RDONLY | O_CLOEXEC);
+	uintptr_t s = 0, e = 0;
+	size_t have = 0;
+
+	fk.num = 0;
+	fk.um_overflow = fd < 0;
+	if (fd < 0)
+		return;
+	for (;;) {
+		long r = syscall(SYS_read, fd, fk.smaps + have, FORK_SMAPS_BUF - 1 - have);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			fk.um_overflow = true;
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+		fk.smaps[have] = '\0';
+		char *l = fk.smaps, *nl;
+		while ((nl = strchr(l, '\n'))) {
+			*nl = '\0';
+			fork_um_line(l, &s, &e);
+			l = nl + 1;
+		}
+		have -= (size_t)(l - fk.smaps);
+		memmove(fk.smaps, l, have);
+		if (have == FORK_SMAPS_BUF - 1)
+			have = 0;	/* a line longer than the buffer: not one we need */
+	}
+	close(fd);
+}
+
+/* 1: [start, end) is all registered in the child, 0: none of it, -1: part
+ * of it, -2: unknown (smaps unreadable, or too many ranges). */
+static int fork_um(uintptr_t start, uintptr_t end)
+{
+	uintptr_t pos = start;
+	bool any = false;
+
+	if (fk.um_overflow)
+		return -2;
+	for (size_t i = 0; i < fk.num; i++) {
+		if (fk.um[i][1] <= start || fk.um[i][0] >= end)
+			continue;
+		any = true;
+		if (fk.um[i][0] <= pos && fk.um[i][1] > pos)
+			pos = fk.um[i][1];
+	}
+	return pos >= end ? 1 : any ? -1 : 0;
+}
+
+/*
+ * The parent's UNMAP and REMAP events read while frozen (mapping changes
+ * that bypassed the gate): each happened in the kernel before or after the
+ * copy, and the order of the messages does not say which. The child's own
+ * address space does: apply exactly those whose effect it shows.
+ *   REMAP: (the moved range is one registered VMA: the kernel sends REMAP
+ *          for no other) the new range is all registered here and the
+ *          table has no region there: the move came before the copy (after
+ *          it, a registered range there is one the table holds); the
+ *          region moves.
+ *   UNMAP: no page of the range is registered here: it was gone before the
+ *          copy; its entries go. A registered page left: after the copy.
+ *   REMOVE: never (its zap follows the read: the child keeps the table's
+ *          entries; DESIGN.md "## Fork").
+ * Returns the number of events it could not decide (smaps unknown).
+ */
+static size_t fork_child_reconcile(const struct uffd_msg *ev, size_t n)
+{
+	size_t unsure = 0;
+
+	if (!n)
+		return 0;
+	fork_um_load();
+	for (size_t i = 0; i < n; i++) {
+		const struct uffd_msg *m = &ev[i];
+		struct region_ref ref;
+		int u;
+		if (m->event == UFFD_EVENT_REMAP) {
+			uintptr_t to = m->arg.remap.to, end = to + m->arg.remap.len;
+			u = fork_um(to, end);
+			if (u == 1 && !region_lookup(to, &ref, false) && ref.end >= end)
+				fault_apply_event(m);
+			else if (u == -2)
+				unsure++;
+		} else if (m->event == UFFD_EVENT_UNMAP) {
+			u = fork_um(m->arg.remove.start, m->arg.remove.end);
+			if (u == 0)
+				fault_apply_event(m);
+			else if (u == -2)
+				unsure++;
+		}
+	}
+	return unsure;
+}
+
 bool fork_child(void)
 {
-	struct fork_done d = { 0, 0, 0, 0 };
+	struct fork_done d = { 0, 0, 0, 0, 0, 0 };
 	int fd = -1;
 	char c = 0;
 
@@ -623,17 +932,23 @@ bool fork_child(void)
 	/* The parent's eventfd is shared with it: take one of our own. */
 	close(fk.efd);
 	fk.efd = (int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC);
-	if (fork_recv(fk.sv[1], &c, 1, &fd) < 0 || fd < 0 || c != 'F' ||
-	    fork_send(fk.sv[1], "A", 1, -1) < 0 ||
-	    fork_recv(fk.sv[1], &d, sizeof(d), NULL) < 0 || d.magic != FORK_DONE_MAGIC ||
-	    d.n > FORK_SERVED || (d.n && fork_recv(fk.sv[1], fk.addrs, d.n * sizeof(*fk.addrs), NULL) < 0) ||
-	    d.nev > FORK_MSGS || (d.nev && fork_recv(fk.sv[1], fk.cevents, d.nev * sizeof(*fk.cevents), NULL) < 0)) {
+	if (fork_recv(fk.sv[1], &c, 1, &fd) < 0 || fd < 0 || c != 'F' || fork_send(fk.sv[1], "A", 1, -1) < 0) {
 		zlog("fork: this child did not get its userfaultfd from the parent: its evicted pages are lost");
 		if (fd >= 0)
 			close(fd);
 		close(fk.sv[1]);
 		fk.sv[1] = -1;
 		return false;
+	}
+	if (fork_recv(fk.sv[1], &d, sizeof(d), NULL) < 0 || d.magic != FORK_DONE_MAGIC ||
+	    d.n > FORK_SERVED || (d.n && fork_recv(fk.sv[1], fk.addrs, d.n * sizeof(*fk.addrs), NULL) < 0) ||
+	    d.nev > FORK_MSGS || (d.nev && fork_recv(fk.sv[1], fk.cevents, d.nev * sizeof(*fk.cevents), NULL) < 0) ||
+	    d.npev > FORK_MSGS || (d.npev && fork_recv(fk.sv[1], fk.events, d.npev * sizeof(*fk.events), NULL) < 0)) {
+		/* The parent ended after handing over the descriptor: go on with
+		 * it and the table as copied (pages it filled keep their entries,
+		 * events of the window are unknown). */
+		zlog("fork: the parent ended during the handover: this child goes on with its table as copied");
+		d = (struct fork_done){ FORK_DONE_MAGIC, 0, 1, 0, 0, 0 };
 	}
 	close(fk.sv[1]);
 	fk.sv[1] = -1;
@@ -642,9 +957,19 @@ bool fork_child(void)
 	if (eng.pagemap_fd >= 0)
 		close(eng.pagemap_fd);	/* it reads the parent's page table */
 	eng.pagemap_fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	/* Alone here: no lock needed. The parent's changes that preceded the
+	 * copy, then the child's own (after it), then the pages filled. */
+	size_t unsure = fork_child_reconcile(fk.events, d.npev);
 	for (size_t i = 0; i < d.nev; i++)
-		fault_apply_event(&fk.cevents[i]);	/* alone here: no lock needed */
+		fault_apply_event(&fk.cevents[i]);
 	fork_child_fixup(fk.addrs, d.n);
+	if (unsure || d.unsettled) {
+		static _Atomic int said;
+		if (!atomic_exchange(&said, 1) || eng.opt.verbose)
+			zlog("fork: a mapping change the library does not see (glibc's own munmap/mremap, a raw system"
+			     " call) raced this fork: %zu undecided, %s in flight; this child may read zeros or old"
+			     " data there", unsure, d.unsettled ? "one still" : "none");
+	}
 	if (d.overflow && eng.opt.verbose)
 		zlog("fork: more than %d pages were filled during fork; some stay stored while present", FORK_SERVED);
 	/* The parent's references in fk.served were copied mid-update (the

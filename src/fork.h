@@ -9,10 +9,12 @@
  * then on, so once it holds that descriptor and runs handler threads it
  * serves its evicted pages from its own copy. Three steps (fork.c):
  *
- *  1. prepare (engine_fork_prepare, the forking thread): evictions stopped
- *     (eng.evict_gate), no page in a handler's buffer (INBUF), then the
- *     library state is frozen: eng.ev_lock held for writing and the region
- *     table for reading by the forking thread until the child took over.
+ *  1. prepare (engine_fork_prepare, the forking thread): the mapping gate
+ *     closed (below: no munmap/mremap/discard of the program's in flight),
+ *     evictions stopped (eng.evict_gate), no page in a handler's buffer
+ *     (INBUF), then the library state is frozen: eng.ev_lock held for
+ *     writing and the region table for reading by the forking thread until
+ *     the child took over.
  *     The fork thread (fork_thread) is then the only reader of eng.uffd: it
  *     serves the parent's faults without changing the table or the pool (a
  *     stored page is decompressed, not loaded: its entry stays until the
@@ -23,12 +25,16 @@
  *     served on the child's descriptor from the same frozen state, which is
  *     exactly the child's copy. The descriptor goes to the child over a
  *     socketpair made in prepare (SCM_RIGHTS); the child acknowledges, the
- *     fork thread stops reading it and answers with the addresses it filled
- *     without freeing their entries.
- *  3. the child (engine_fork_child): takes the descriptor, drops the entries
- *     of pages now present, re-creates its locks and handler threads. The
- *     parent (engine_fork_parent) processes the events kept, drops the
- *     entries of the pages it was served during the freeze, and goes on.
+ *     fork thread waits until no mapping change of the parent's is in
+ *     flight (one the gate does not see: glibc's own, raw system calls),
+ *     stops reading it and answers with the addresses it filled without
+ *     freeing their entries and the events it read while frozen.
+ *  3. the child (engine_fork_child): takes the descriptor, applies the
+ *     parent's UNMAP/REMAP events its own address space shows came before
+ *     the copy, drops the entries of pages now present, re-creates its locks
+ *     and handler threads. The parent (engine_fork_parent) processes the
+ *     events kept, drops the entries of the pages it was served during the
+ *     freeze, opens the gate, and goes on.
  *
  * Any failure before fork() falls back to the interim: every page loaded
  * back in the parent and the child a pass-through (its descriptor closed).
@@ -66,6 +72,24 @@ bool fork_child(void);
  * the interim). Its descriptor is closed, which drops the child's
  * registrations: the child reads its evicted pages as zeros (README). */
 void fork_event_unclaimed(int ufd);
+
+/*
+ * The mapping gate. The program's own munmap, mremap and discarding madvise
+ * (the interposed entry points) hold it shared for their whole call, system
+ * call and bookkeeping; fork's prepare handler closes it before the freeze
+ * and waits until no such call is in progress, and it opens again when the
+ * freeze ends (fork_gate_open in the parent, fork_gate_reset in the child).
+ * So no call of the program's changes a mapping between the table's freeze
+ * and the kernel's copy: the child's copy of the table describes its
+ * address space (see DESIGN.md "## Fork" for the calls it cannot see).
+ * Shared side: two atomics on the fast path; nested calls (a signal handler
+ * inside a call) pass; signals are blocked while a call waits.
+ */
+void fork_gate_enter(void);
+void fork_gate_exit(void);
+void fork_gate_close(void);
+void fork_gate_open(void);
+void fork_gate_reset(void);
 
 /* Defined in fault.c: process one UNMAP/REMAP/REMOVE message as a handler
  * would (caller holds eng.ev_lock for writing). */

@@ -20,6 +20,7 @@
 
 #include "attrib.h"
 #include "engine.h"
+#include "fork.h"
 #include "sigchain.h"
 
 #define ZSWAP_EXPORT __attribute__((visibility("default")))
@@ -52,14 +53,18 @@ ZSWAP_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, o
 	return interpose_mmap(addr, len, prot, flags, fd, (off_t)off, __builtin_return_address(0));
 }
 
+/* munmap, mremap and the discarding madvise hold fork's mapping gate for
+ * the whole call (src/fork.h): none is in flight while a fork copies. */
 ZSWAP_EXPORT int munmap(void *addr, size_t len)
 {
+	fork_gate_enter();
 	long r = syscall(SYS_munmap, addr, len);
 
 	if (r == 0 && engine_running()) {
 		engine_unmapped((uintptr_t)addr, len);
 		attrib_unmapped((uintptr_t)addr, len);
 	}
+	fork_gate_exit();
 	return (int)r;
 }
 
@@ -74,14 +79,14 @@ ZSWAP_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, 
 		new_addr = va_arg(ap, void *);
 		va_end(ap);
 	}
+	fork_gate_enter();
 	r = syscall(SYS_mremap, old, old_len, new_len, flags, new_addr);
-	if (r == -1)
-		return MAP_FAILED;
-	if (engine_running()) {
+	if (r != -1 && engine_running()) {
 		engine_remapped((uintptr_t)old, old_len, (uintptr_t)r, new_len, flags);
 		attrib_remapped((uintptr_t)old, old_len, (uintptr_t)r, new_len);
 	}
-	return (void *)r;
+	fork_gate_exit();
+	return r == -1 ? MAP_FAILED : (void *)r;
 }
 
 #ifndef MADV_DONTNEED_LOCKED
@@ -98,8 +103,12 @@ ZSWAP_EXPORT int madvise(void *addr, size_t len, int advice)
 		else if (advice == MADV_COLD && !((uintptr_t)addr & (ZS_PAGE_SIZE - 1)))
 			engine_cold((uintptr_t)addr, len);
 		else if (advice == MADV_DONTNEED || advice == MADV_DONTNEED_LOCKED || advice == MADV_FREE ||
-			 advice == MADV_REMOVE)
-			return (int)engine_discard(addr, len, advice);
+			 advice == MADV_REMOVE) {
+			fork_gate_enter();
+			long r = engine_discard(addr, len, advice);
+			fork_gate_exit();
+			return (int)r;
+		}
 	}
 	return (int)syscall(SYS_madvise, addr, len, advice);
 }

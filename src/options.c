@@ -49,7 +49,7 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		OPT_COMPRESSOR, "ZSWAP_COMPRESSOR", OPT_COMP, "lz4", 1, 19, NULL, "",
 		"compressor of stored pages; zstd takes a level, 3 when omitted", 0 },
 	[OPT_ZSPAGE_ORDER] = {
-		OPT_ZSPAGE_ORDER, "ZSWAP_ZSPAGE_ORDER", OPT_UINT, "2",
+		OPT_ZSPAGE_ORDER, "ZSWAP_ZSPAGE_ORDER", OPT_UINT, "3",
 		ZS_MIN_PAGE_ORDER, ZS_MAX_PAGE_ORDER, NULL, "",
 		"a zspage spans up to 2^order pages", 0 },
 	[OPT_POOL_LOCK] = {

@@ -51,12 +51,17 @@
 
 #include "engine.h"
 #include "evict.h"
+#include "growth.h"
 #include "log.h"
 #include "maps.h"
 #include "prim.h"
 
 #define RECLAIM_POLL_MS		10	/* charge read this often under a limit */
-#define RECLAIM_STEP_MAX	2048	/* pages per eviction step, then the charge is read again */
+/* Pages per eviction step, then the charge is read again and held faults
+ * are told (reclaim_progress): one staging batch (evict.c's EVICT_BATCH).
+ * With 2048, a step took ~30 ms under load and a held fault waited for all
+ * of it (docs/DESIGN.md, "Speed under the limit"). */
+#define RECLAIM_STEP_MAX	512
 #define RECLAIM_STEP_MIN	128
 #define RECLAIM_TARGETS		1024	/* mappings one rotation walks */
 #define RECLAIM_MAX_PASSES	2	/* rotations one step may take before it gives up */
@@ -521,6 +526,7 @@ void *reclaim_thread(void *arg)
 			return NULL;
 		reclaim_sleep_ms(1);
 	}
+	growth_start();	/* glibc's malloc followed as it grows (src/growth.c) */
 	/* A pass every quarter of the age: a page is stored between one and
 	 * one and a quarter ages after its last fault. */
 	unsigned int period = rc.cold_age >= 4 ? rc.cold_age / 4 : 1;

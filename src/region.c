@@ -23,6 +23,7 @@ struct region {
 	size_t first;
 	uint32_t flags;
 	uint64_t gen;		/* bumped each time the descriptor is reused */
+	uint64_t moved_in;	/* the REMAP (region_remaps) that moved it here last, or 0 */
 	struct region *next_free;
 };
 
@@ -33,6 +34,28 @@ static struct region **tbl;
 static size_t tbl_n, tbl_cap;
 static struct region *region_free_list;
 static uint64_t tbl_bytes;	/* sum of region sizes, for statistics */
+
+/*
+ * The UNMAP each REMAP is followed by. A moving mremap unmaps its old range
+ * under mmap_lock, then queues REMAP, waits until it is read, and only then
+ * queues UNMAP of exactly [from, from + len). Meanwhile another thread's
+ * mremap may move its own mapping into that very range (the kernel found it
+ * free) and have its REMAP read first: the late UNMAP must then spare the
+ * regions that REMAP brought in, or their entries are dropped and the moved
+ * buffer reads zeros (prog_growth realloc: 18 runs of 120, 0 after). Each
+ * REMAP leaves its old range here with its number; the UNMAP of exactly that
+ * range takes it out and spares the regions moved in by later REMAPs. A REMAP
+ * followed by no UNMAP (MREMAP_DONTUNMAP) leaves an entry nothing takes: a
+ * later munmap of exactly that range then spares only regions moved in
+ * since, of which there are none while the old range stays mapped. Table
+ * lock held for writing; oldest entry overwritten when full.
+ */
+#define REGION_UNMAPS_DUE 16
+static struct {
+	uintptr_t start, end;
+	uint64_t remap;		/* 0: free */
+} unmaps_due[REGION_UNMAPS_DUE];
+static uint64_t region_remaps;	/* REMAPs processed */
 
 int region_init(void)
 {
@@ -189,6 +212,7 @@ static int tbl_split(size_t pos, uintptr_t addr)
 		region_arr_get(u->arr);
 		u->first = r->first + ((addr - r->start) >> ZS_PAGE_SHIFT);
 	}
+	u->moved_in = r->moved_in;
 	tbl_bytes -= r->end - addr;
 	r->end = addr;
 	if (tbl_insert_at(pos + 1, u) < 0) {
@@ -377,12 +401,43 @@ static void tbl_drop_slots(struct zswap_store *store, uintptr_t start, uintptr_t
 	}
 }
 
+/* The REMAP whose UNMAP [start, end) is, taken out of unmaps_due, or 0. */
+static uint64_t region_unmap_due_take(uintptr_t start, uintptr_t end)
+{
+	for (size_t i = 0; i < REGION_UNMAPS_DUE; i++) {
+		if (unmaps_due[i].remap && unmaps_due[i].start == start && unmaps_due[i].end == end) {
+			uint64_t remap = unmaps_due[i].remap;
+			unmaps_due[i].remap = 0;
+			return remap;
+		}
+	}
+	return 0;
+}
+
 void region_drop_range(struct zswap_store *store, uintptr_t start, uintptr_t end, bool unmap)
 {
 	pthread_rwlock_wrlock(&tbl_lock);
-	tbl_drop_slots(store, start, end, unmap ? 0 : SLOT_ZAP);
-	if (unmap)
-		tbl_cut(start, end, false, false);
+	uint64_t remap = unmap ? region_unmap_due_take(start, end) : 0;
+	if (!remap) {
+		tbl_drop_slots(store, start, end, unmap ? 0 : SLOT_ZAP);
+		if (unmap)
+			tbl_cut(start, end, false, false);
+	} else {
+		/* A moving mremap's UNMAP (unmaps_due): what it unmapped was
+		 * moved out by its REMAP; what a later REMAP moved in stays. */
+		for (size_t i = tbl_search(start); i < tbl_n && tbl[i]->start < end;) {
+			struct region *r = tbl[i];
+			if (r->moved_in > remap) {
+				i++;
+				continue;
+			}
+			uintptr_t a = r->start > start ? r->start : start;
+			uintptr_t b = r->end < end ? r->end : end;
+			tbl_drop_slots(store, a, b, 0);
+			tbl_cut(a, b, false, false);
+			i = tbl_search(b);
+		}
+	}
 	pthread_rwlock_unlock(&tbl_lock);
 }
 
@@ -412,6 +467,21 @@ void region_relocate(struct zswap_store *store, uintptr_t from, size_t len, uint
 	uintptr_t cur = from, end = from + len;
 
 	pthread_rwlock_wrlock(&tbl_lock);
+	uint64_t remap = ++region_remaps;
+	/* Its UNMAP of [from, end) follows (unmaps_due): the oldest entry
+	 * goes if the table is full (that UNMAP then spares nothing). */
+	size_t slot = 0;
+	for (size_t i = 0; i < REGION_UNMAPS_DUE; i++) {
+		if (!unmaps_due[i].remap) {
+			slot = i;
+			break;
+		}
+		if (unmaps_due[i].remap < unmaps_due[slot].remap)
+			slot = i;
+	}
+	unmaps_due[slot].start = from;
+	unmaps_due[slot].end = end;
+	unmaps_due[slot].remap = remap;
 	/* Whatever the table still had at the destination was replaced. */
 	tbl_drop_slots(store, to, to + len, 0);
 	tbl_cut(to, to + len, false, false);
@@ -438,6 +508,7 @@ void region_relocate(struct zswap_store *store, uintptr_t from, size_t len, uint
 			struct region *r = moved[k];
 			r->start = r->start - from + to;
 			r->end = r->end - from + to;
+			r->moved_in = remap;
 			if (tbl_insert_at(tbl_search(r->start), r) < 0)
 				region_free(r);	/* out of memory: unmanaged, faults zero-fill */
 		}

@@ -25,6 +25,17 @@
  *   threads     8 threads evict, refault and fork (2 forks each); each child
  *               checks the static data and the forking thread's own slice,
  *               and evicts and refaults a slice of it
+ *   vmrace      worker threads keep changing the mappings of their evicted
+ *               buffers (mremap move and grow-move, munmap + mmap, and
+ *               MADV_DONTNEED, then rewrite and evict) while the main thread
+ *               forks in a loop; each child checks every buffer it can see
+ *               against the bookkeeping the parent had at the fork (every
+ *               page carries buffer id, version and index), then rewrites,
+ *               evicts and refaults its copies (vm_* below)
+ *   vmrace-raw  the same with mremap and munmap as raw system calls, which
+ *               the library does not see (glibc's free() and realloc() of
+ *               mmapped chunks make them so): the child judges the parent's
+ *               events by its own address space
  * With --interim the library is expected to take the interim instead
  * (pool-lock mode): the child is a pass-through, the data still intact.
  *
@@ -36,6 +47,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #define NPAGES 4096UL		/* 16 MiB */
@@ -440,6 +452,352 @@ static void case_threads(void)
 	pc_expect_range("threads: the static data at the end", th_static, NPAGES, PC_TEXT, SEED_BASE);
 }
 
+/* ---- vmrace: mappings change while the main thread forks ------------------ */
+
+/*
+ * Each worker owns one buffer of VM_PAGES pages in a window of two slots
+ * (the other slot is a PROT_NONE reservation, so MREMAP_FIXED never lands on
+ * anyone else's memory). Every page holds (magic, buffer, version, index)
+ * and a body derived from them. The worker publishes what it is about to do
+ * in its record before it does it and what it did after, so a child, whose
+ * record is a snapshot at least as new as any change of the buffer it sees,
+ * knows exactly what each buffer may hold:
+ *   steady (lo == hi, not moving): the buffer is in slot loc, every page
+ *           version lo;
+ *   moving: the buffer is in one of the two slots (and nowhere else), every
+ *           page version lo; never zeros at its new place;
+ *   fresh (munmap + mmap, or MADV_DONTNEED, then a rewrite with version hi):
+ *           either every page version lo (not done yet in the child), or
+ *           each page zero or version hi, or (munmap only) nothing mapped.
+ * A page of version lo beside a zero page is old data where the parent's
+ * call zapped, or a stale table serving the old mapping.
+ */
+#define VM_WORKERS 3
+#define VM_PAGES 16UL			/* 64 KiB: the test runs with ZSWAP_MIN_REGION=64K */
+#define VM_SLOT ((VM_PAGES + 1) * PC_PAGE)	/* room for the grown buffer */
+#define VM_MAGIC 0x7a7377666b766d72ULL
+#define VM_FORKS 400
+#define VM_CHILD_VER 0xc41dULL		/* the version a child writes */
+
+struct vm_hdr {
+	uint64_t magic, id, ver, idx;
+};
+
+struct vm_rec {
+	char *win;			/* two slots of VM_SLOT bytes */
+	_Atomic int loc;		/* the slot the buffer is in */
+	_Atomic int moving;		/* mremap between the slots in progress */
+	_Atomic int fresh;		/* a rewrite lo -> hi in progress */
+	_Atomic uint64_t lo, hi;
+	_Atomic uint64_t ops;
+};
+
+static struct vm_rec vm_recs[VM_WORKERS];
+static atomic_int vm_stop;
+static bool vm_raw;	/* vmrace-raw: mremap and munmap as raw system calls */
+
+/* The calls the library does not see (as glibc's own free() and realloc()
+ * make them) in vmrace-raw; the interposed ones otherwise. */
+static void *vm_mremap(void *old, size_t old_len, size_t new_len, int flags, void *to)
+{
+	if (!vm_raw)
+		return mremap(old, old_len, new_len, flags, to);
+	long r = syscall(SYS_mremap, old, old_len, new_len, flags, to);
+	return r == -1 ? MAP_FAILED : (void *)r;
+}
+
+static int vm_munmap(void *p, size_t len)
+{
+	return vm_raw ? (int)syscall(SYS_munmap, p, len) : munmap(p, len);
+}
+static char vm_maps[256 * 1024];	/* /proc/self/maps in the child: no malloc there */
+
+static uint64_t vm_word(uint64_t id, uint64_t ver, uint64_t idx)
+{
+	return pc_mix((id << 48) ^ (ver << 16) ^ idx);
+}
+
+static void vm_fill_page(char *pg, uint64_t id, uint64_t ver, uint64_t idx)
+{
+	struct vm_hdr h = { VM_MAGIC, id, ver, idx };
+	uint64_t *w = (uint64_t *)pg, base = vm_word(id, ver, idx);
+
+	for (size_t k = sizeof(h) / 8; k < PC_PAGE / 8; k++)
+		w[k] = base + k * 0x9e3779b97f4a7c15ULL;
+	memcpy(pg, &h, sizeof(h));
+}
+
+/* The version a page holds: 0 for a zero page, -1 for anything else wrong. */
+static int64_t vm_page_ver(const char *pg, uint64_t id, uint64_t idx)
+{
+	struct vm_hdr h;
+	const uint64_t *w = (const uint64_t *)pg;
+
+	memcpy(&h, pg, sizeof(h));
+	if (h.magic != VM_MAGIC) {
+		for (size_t k = 0; k < PC_PAGE / 8; k++)
+			if (w[k])
+				return -1;
+		return 0;
+	}
+	if (h.id != id || h.idx != idx || h.ver == 0 || h.ver > INT64_MAX)
+		return -1;
+	uint64_t base = vm_word(id, h.ver, idx);
+	for (size_t k = sizeof(h) / 8; k < PC_PAGE / 8; k++)
+		if (w[k] != base + k * 0x9e3779b97f4a7c15ULL)
+			return -1;
+	return (int64_t)h.ver;
+}
+
+static void vm_fill(char *b, uint64_t id, uint64_t ver)
+{
+	for (size_t i = 0; i < VM_PAGES; i++)
+		vm_fill_page(b + i * PC_PAGE, id, ver, i);
+}
+
+/* In the parent's workers: the whole buffer holds version ver. */
+static void vm_expect(const char *what, const char *b, uint64_t id, uint64_t ver)
+{
+	for (size_t i = 0; i < VM_PAGES; i++) {
+		int64_t v = vm_page_ver(b + i * PC_PAGE, id, i);
+		if (v != (int64_t)ver)
+			pc_fail("vmrace: buffer %" PRIu64 " %s: page %zu holds version %" PRId64 ", expected %" PRIu64,
+				id, what, i, v, ver);
+	}
+}
+
+/* Put the PROT_NONE reservation back over [p, p + len) (a slot we left). */
+static void vm_reserve(char *p, size_t len)
+{
+	void *r = mmap(p, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+	if (r != p)
+		pc_fail("vmrace: re-reserving %p: %s (another mapping took the hole)", (void *)p,
+			r == MAP_FAILED ? strerror(errno) : "placed elsewhere");
+}
+
+static void *vm_worker(void *arg)
+{
+	size_t id = (size_t)(uintptr_t)arg;
+	struct vm_rec *r = &vm_recs[id];
+	size_t len = VM_PAGES * PC_PAGE;
+
+	for (uint64_t n = 0; !atomic_load(&vm_stop); n++) {
+		int loc = atomic_load(&r->loc);
+		char *cur = r->win + (size_t)loc * VM_SLOT, *oth = r->win + (size_t)(1 - loc) * VM_SLOT;
+		uint64_t v = atomic_load(&r->lo);
+		void *m;
+
+		switch (n % 4) {
+		case 0:	/* move to the other slot */
+		case 1:	/* grow-move, then shrink back (the tail's UNMAP) */
+			atomic_store(&r->moving, 1);
+			m = vm_mremap(cur, len, n % 4 ? len + PC_PAGE : len, MREMAP_MAYMOVE | MREMAP_FIXED, oth);
+			if (m != oth)
+				pc_fail("vmrace: mremap: %s", m == MAP_FAILED ? strerror(errno) : "moved elsewhere");
+			atomic_store(&r->loc, 1 - loc);
+			atomic_store(&r->moving, 0);
+			if (n % 4) {
+				if (vm_mremap(oth, len + PC_PAGE, len, 0, NULL) != oth)
+					pc_fail("vmrace: mremap (shrink): %s", strerror(errno));
+				vm_reserve(oth + len, PC_PAGE);
+			}
+			vm_reserve(cur, len);
+			cur = oth;
+			break;
+		case 2:	/* munmap + mmap at the same place, rewritten */
+			atomic_store(&r->hi, v + 1);
+			atomic_store(&r->fresh, 1);
+			if (vm_munmap(cur, len) != 0)
+				pc_fail("vmrace: munmap: %s", strerror(errno));
+			m = mmap(cur, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+			if (m != cur)
+				pc_fail("vmrace: mmap over the hole: %s", m == MAP_FAILED ? strerror(errno) : "placed elsewhere");
+			vm_fill(cur, id + 1, v + 1);
+			pc_pageout(cur, len);
+			atomic_store(&r->lo, v + 1);
+			atomic_store(&r->fresh, 0);
+			break;
+		case 3:	/* MADV_DONTNEED of a half-resident buffer, rewritten */
+			vm_expect("before MADV_DONTNEED", cur, id + 1, v);	/* all back in */
+			pc_pageout(cur, len / 2);
+			atomic_store(&r->hi, v + 1);
+			atomic_store(&r->fresh, 1);
+			if (madvise(cur, len, MADV_DONTNEED) != 0)
+				pc_fail("vmrace: madvise(MADV_DONTNEED): %s", strerror(errno));
+			for (size_t i = 0; i < VM_PAGES; i++)
+				if (!pc_page_is_zero(cur + i * PC_PAGE))
+					pc_fail("vmrace: buffer %zu: page %zu not zero after MADV_DONTNEED", id + 1, i);
+			vm_fill(cur, id + 1, v + 1);
+			pc_pageout(cur, len);
+			atomic_store(&r->lo, v + 1);
+			atomic_store(&r->fresh, 0);
+			break;
+		}
+		vm_expect("after a change", cur, id + 1, atomic_load(&r->lo));
+		pc_pageout(cur, len);
+		atomic_fetch_add(&r->ops, 1);
+	}
+	return NULL;
+}
+
+/* In the child: [p, p + len) is wholly covered by read-write private
+ * mappings (raw reads of /proc/self/maps; the child may not malloc). */
+static bool vm_mapped(const char *p, size_t len)
+{
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	size_t n = 0;
+	ssize_t k;
+
+	if (fd < 0)
+		return false;
+	while (n < sizeof(vm_maps) - 1 && (k = read(fd, vm_maps + n, sizeof(vm_maps) - 1 - n)) > 0)
+		n += (size_t)k;
+	close(fd);
+	vm_maps[n] = '\0';
+	uintptr_t pos = (uintptr_t)p, end = pos + len;
+	for (char *l = vm_maps; *l && pos < end;) {
+		char *eol = strchr(l, '\n');
+		uintptr_t s = strtoul(l, &l, 16), e = strtoul(l + 1, &l, 16);
+		if (s <= pos && e > pos && l[1] == 'r' && l[2] == 'w')
+			pos = e;
+		if (!eol)
+			break;
+		l = eol + 1;
+	}
+	return pos >= end;
+}
+
+static int vm_child_say(uint64_t id, const char *msg, size_t page, int64_t got, const struct vm_rec *r)
+{
+	char line[256];
+
+	snprintf(line, sizeof(line), "prog_fork(child): FAIL: vmrace: buffer %" PRIu64 ": %s (page %zu holds version %"
+		 PRId64 "; at the fork: slot %d, moving %d, fresh %d, versions %" PRIu64 "..%" PRIu64 ")\n",
+		 id, msg, page, got, r->loc, r->moving, r->fresh, (uint64_t)r->lo, (uint64_t)r->hi);
+	pc_write_str(2, line);
+	return 20;
+}
+
+/* One buffer, as the child sees it. Returns 0 or the child's exit status. */
+static int vm_child_check(size_t w)
+{
+	const struct vm_rec *r = &vm_recs[w];
+	uint64_t id = w + 1, lo = r->lo, hi = r->hi;
+	size_t len = VM_PAGES * PC_PAGE;
+	char *at[2] = { r->win, r->win + VM_SLOT }, *b = NULL;
+	int nmapped = 0;
+
+	for (int s = 0; s < 2; s++) {
+		if ((s == r->loc || r->moving) && vm_mapped(at[s], len)) {
+			b = at[s];
+			nmapped++;
+		} else if (s != r->loc && !r->moving && vm_mapped(at[s], PC_PAGE)) {
+			return vm_child_say(id, "mapped in the slot it left", 0, 0, r);
+		}
+	}
+	if (nmapped > 1)
+		return vm_child_say(id, "mapped in both slots", 0, 0, r);
+	if (!b)
+		return r->fresh ? 0 : vm_child_say(id, "not mapped", 0, 0, r);
+	/* Either every page holds lo, or (fresh) the rewrite's order: pages of
+	 * hi, at most one page torn (the one being written when the kernel
+	 * copied it), then zeros. */
+	size_t i = 0, nlo = 0;
+	int64_t v = 0;
+	for (size_t k = 0; k < VM_PAGES; k++)
+		nlo += vm_page_ver(b + k * PC_PAGE, id, k) == (int64_t)lo;
+	if (nlo == VM_PAGES)
+		goto own;
+	if (!r->fresh) {
+		while (i < VM_PAGES && (v = vm_page_ver(b + i * PC_PAGE, id, i)) == (int64_t)lo)
+			i++;
+		return vm_child_say(id, nlo ? (v ? "a page is wrong" : "pages lost (zeros)") : "its data is gone",
+				    i, v, r);
+	}
+	while (i < VM_PAGES && (v = vm_page_ver(b + i * PC_PAGE, id, i)) == (int64_t)hi)
+		i++;
+	if (i < VM_PAGES && v != 0)
+		i++;	/* torn, or hi */
+	for (; i < VM_PAGES; i++)
+		if ((v = vm_page_ver(b + i * PC_PAGE, id, i)) != 0)
+			return vm_child_say(id, v == (int64_t)lo ? "old data beside discarded or rewritten pages"
+								 : "a page is wrong after the rewrite", i, v, r);
+own:
+	/* Its own copy: rewrite, evict, refault (a stale table entry would
+	 * serve the parent's old page, or lose the child's). */
+	vm_fill(b, id, VM_CHILD_VER);
+	pc_pageout(b, len);
+	for (i = 0; i < VM_PAGES; i++) {
+		v = vm_page_ver(b + i * PC_PAGE, id, i);
+		if (v != (int64_t)VM_CHILD_VER)
+			return vm_child_say(id, "the child's own write, evicted and refaulted, is wrong", i, v, r) + 1;
+	}
+	return 0;
+}
+
+static int vm_child(void)
+{
+	if (pc.mode == PC_MANAGED && !pc.active())
+		return 3;
+	for (size_t w = 0; w < VM_WORKERS; w++) {
+		int rc = vm_child_check(w);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static void case_vmrace(void)
+{
+	pthread_t t[VM_WORKERS];
+	size_t len = VM_PAGES * PC_PAGE;
+
+	for (size_t w = 0; w < VM_WORKERS; w++) {
+		struct vm_rec *r = &vm_recs[w];
+		r->win = mmap(NULL, 2 * VM_SLOT, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (r->win == MAP_FAILED)
+			pc_fail("vmrace: mmap: %s", strerror(errno));
+		if (munmap(r->win, len) != 0 ||
+		    mmap(r->win, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) !=
+			    r->win)
+			pc_fail("vmrace: mapping buffer %zu: %s", w + 1, strerror(errno));
+		atomic_store(&r->lo, 1);
+		atomic_store(&r->hi, 1);
+		vm_fill(r->win, w + 1, 1);
+		size_t ev = pc_evict("vmrace: setup", r->win, VM_PAGES, false);
+		if (pc_managed())
+			PC_CHECK(ev == VM_PAGES, "vmrace: setup: evicted %zu of %lu pages", ev, VM_PAGES);
+	}
+	fflush(stdout);
+	fflush(stderr);
+	for (size_t w = 0; w < VM_WORKERS; w++)
+		if (pthread_create(&t[w], NULL, vm_worker, (void *)(uintptr_t)w) != 0)
+			pc_fail("pthread_create");
+	for (int f = 0; f < VM_FORKS; f++) {
+		pid_t pid = fork();
+		if (pid < 0)
+			pc_fail("vmrace: fork: %s", strerror(errno));
+		if (pid == 0)
+			_exit(vm_child());
+		int status;
+		if (waitpid(pid, &status, 0) != pid)
+			pc_fail("vmrace: waitpid: %s", strerror(errno));
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			pc_fail("vmrace: fork %d: the child %s %d (3: not managed, 20: a buffer wrong, see above; 21: the"
+				" child's own rewrite wrong)", f, WIFEXITED(status) ? "exited with" : "died of signal",
+				WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	}
+	atomic_store(&vm_stop, 1);
+	uint64_t ops = 0;
+	for (size_t w = 0; w < VM_WORKERS; w++) {
+		pthread_join(t[w], NULL);
+		ops += atomic_load(&vm_recs[w].ops);
+		const struct vm_rec *r = &vm_recs[w];
+		vm_expect("at the end", r->win + (size_t)r->loc * VM_SLOT, w + 1, r->lo);
+	}
+	pc_info("vmrace: %d forks, %" PRIu64 " mapping changes", VM_FORKS, ops);
+}
+
 int main(int argc, char **argv)
 {
 	pc_init("prog_fork", &argc, argv);
@@ -473,6 +831,12 @@ int main(int argc, char **argv)
 			case_many();
 		else if (strcmp(c, "threads") == 0)
 			case_threads();
+		else if (strcmp(c, "vmrace") == 0)
+			case_vmrace();
+		else if (strcmp(c, "vmrace-raw") == 0) {
+			vm_raw = true;
+			case_vmrace();
+		}
 		else
 			pc_fail("unknown case %s", c);
 		printf("%s ok\n", c);

@@ -22,15 +22,19 @@ first=$(printf '%s\n' "$allowed" | sed 's/[-,].*//')
 # Cpus_allowed_list of each zswap-fault thread, one a line, sorted.
 handler_affinity() {
 	if [ -n "$1" ]; then
-		env LD_PRELOAD="$ENG_PRELOAD" ZSWAP_FAULT_THREADS=0 taskset -c "$1" sleep 30 &
+		env LD_PRELOAD="$ENG_PRELOAD" ZSWAP_FAULT_THREADS=0 taskset -c "$1" sleep 60 &
 	else
-		env LD_PRELOAD="$ENG_PRELOAD" ZSWAP_FAULT_THREADS=0 sleep 30 &
+		env LD_PRELOAD="$ENG_PRELOAD" ZSWAP_FAULT_THREADS=0 sleep 60 &
 	fi
 	ha_pid=$!
 	# The threads name and pin themselves as they start: wait (bounded)
-	# until as many as expected show single-CPU lists.
+	# until as many as expected show single-CPU lists. Only once the
+	# process is sleep(1): before that it is env or taskset, preloaded
+	# too, whose handlers were pinned before taskset narrowed the set.
 	ha_i=0
-	while [ $ha_i -lt 100 ]; do
+	while [ $ha_i -lt 300 ]; do
+		ha_out=
+		[ "$(cat /proc/$ha_pid/comm 2>/dev/null)" = sleep ] &&
 		ha_out=$(for t in /proc/$ha_pid/task/*; do
 			if grep -q '^Name:.zswap-fault$' "$t/status" 2>/dev/null; then
 				sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$t/status"

@@ -4,12 +4,19 @@
 # and only their own writes, the child is managed (evicts and refaults with
 # its own engine, forks grandchildren), and neither hangs nor loses data when
 # the other exits first, is killed, or execs; 16 children at once; 8 threads
-# forking under eviction load (tests/prog_fork.c). Each case runs with and
-# without the library, with the same output.
+# forking under eviction load; worker threads changing the mappings of
+# their evicted buffers (mremap, munmap + mmap, MADV_DONTNEED; through the
+# interposed calls, and as raw system calls) while the main thread forks in a
+# loop, every child checking each buffer exactly (tests/prog_fork.c). Each case runs with and without the library, with the
+# same output.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/..}/tests/eng_lib.sh"
 
 prog=$(eng_prog prog_fork)
 for c in basic childfirst parentfirst killparent exec grand many threads; do
 	eng_compare_run "fork-$c" "$prog" "$c"
 done
+# 64 KiB buffers, managed from their mmap on; vmrace-raw makes the mremap
+# and munmap calls the library does not see.
+eng_compare_run fork-vmrace ZSWAP_MIN_REGION=64K "$prog" vmrace
+eng_compare_run fork-vmrace-raw ZSWAP_MIN_REGION=64K "$prog" vmrace-raw
 eng_finish

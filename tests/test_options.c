@@ -167,7 +167,7 @@ static void test_table(void)
 
 	CHECK(d.enabled == true, "enabled");
 	CHECK(d.comp == ZSWAP_COMP_LZ4 && d.comp_level == 0, "comp");
-	CHECK(d.zspage_order == 2, "order %u", d.zspage_order);
+	CHECK(d.zspage_order == 3, "order %u", d.zspage_order);
 	CHECK(d.pool_lock == ZS_LOCK_CLASS, "lock");
 	CHECK(d.nr_pools == 1, "nr_pools");
 	CHECK(d.max_pool_size == 0, "max_pool_size");
@@ -460,7 +460,7 @@ static void test_bad_values(void)
 	struct load_result res;
 	load1("ZSWAP_ZSPAGE_ORDER=7", &res);
 	CHECK(strcmp(res.err, "libzswap: ZSWAP_ZSPAGE_ORDER=\"7\": expected an integer "
-		     "from 2 to 4; using 2\n") == 0, "%s", res.err);
+		     "from 2 to 4; using 3\n") == 0, "%s", res.err);
 	load1("ZSWAP_MIN_REGION=12Q", &res);
 	CHECK(strcmp(res.err, "libzswap: ZSWAP_MIN_REGION=\"12Q\": expected a size like "
 		     "64K, 1M or 2G; using 1M\n") == 0, "%s", res.err);
@@ -579,7 +579,7 @@ static void test_several(void)
 	      res.problems, res.nlines, res.err);
 	CHECK(res.v.nr_pools == 8 && res.v.verbose == 2 && res.v.pool_lock == ZS_LOCK_POOL,
 	      "good values applied");
-	CHECK(res.v.zspage_order == 2 && res.v.comp == ZSWAP_COMP_LZ4 &&
+	CHECK(res.v.zspage_order == 3 && res.v.comp == ZSWAP_COMP_LZ4 &&
 	      res.v.min_region == 1 << 20, "bad values left at defaults");
 
 	/* In the order of the environment, each line starting with the prefix. */
@@ -636,7 +636,7 @@ static void test_format_and_config(void)
 	      "store config");
 	opt_defaults(&v);
 	opt_store_config(&v, &cfg);
-	CHECK(cfg.comp == ZSWAP_COMP_LZ4 && cfg.level == 0 && cfg.order == 2 &&
+	CHECK(cfg.comp == ZSWAP_COMP_LZ4 && cfg.level == 0 && cfg.order == 3 &&
 	      cfg.lock == ZS_LOCK_CLASS && cfg.nr_pools == 1 && cfg.mem_limit == 0,
 	      "default store config");
 

@@ -12,7 +12,14 @@
  *           a function of the page index, with an 8-byte header (index,
  *           version). Timed (fill_ms): over the limit, this is reclaim too.
  *   ops     THREADS threads, each on its own part of the range, do OPS
- *           page accesses in all (a write, WRITE_PCT% of them, bumps the
+ *           page accesses in all. The parts are interleaved chunks of
+ *           CHUNK pages (default 64: chunk c belongs to thread c mod
+ *           THREADS), so each part spans the whole mapping and every thread
+ *           starts with the same share of it resident; --chunk 0 gives
+ *           contiguous halves instead (before 2026-11-30 12:00: the thread
+ *           whose half the fill left resident finished early, and the
+ *           other then had the whole limit for a part that fits in it).
+ *           A write, WRITE_PCT% of the accesses, bumps the
  *           page's version in its header and in a shadow array; a read
  *           checks the header and sums a line of the page). Timed: wall_ms,
  *           the figure compared between the sides.
@@ -24,9 +31,11 @@
  *   verify  every byte of every page against its generator and version.
  *
  * Output: one "RESULT key=value ..." line: times, refaults (libzswap:
- * zswap_stats refaults; kernel: this process's major faults, and the
- * global /proc/vmstat zswpin, pswpin deltas beside), peak RSS (VmHWM, the fill included) and, inside a memory cgroup
- * (v1), its memory.max_usage_in_bytes and the kernel's zswap pool size.
+ * zswap_stats refaults; kernel: this process's major faults, with its memory
+ * cgroup's pgmajfault and the global /proc/vmstat zswpin, pswpin deltas
+ * beside: the global ones count whoever else swaps meanwhile), peak RSS
+ * (VmHWM, the fill included) and, inside a memory cgroup (v1), its
+ * memory.max_usage_in_bytes and the kernel's zswap pool size.
  * Never judges a figure; exits 1 if any byte read back wrong.
  */
 #include "config.h"
@@ -59,12 +68,13 @@ struct opts {
 	int write_pct;
 	int hot_pct, hot_ops_pct;
 	uint64_t seed;
+	size_t chunk;		/* pages per interleaved chunk of a thread's part; 0: halves */
 	const char *limit;	/* for the RESULT line only: what the side was given */
 };
 
 static struct opts o = {
 	.size = 512ULL << 20, .pattern = PAT_UNIFORM, .threads = 1, .write_pct = 50,
-	.hot_pct = 10, .hot_ops_pct = 90, .seed = 1, .limit = "-",
+	.hot_pct = 10, .hot_ops_pct = 90, .seed = 1, .chunk = 64, .limit = "-",
 };
 
 static char *map;
@@ -194,19 +204,7 @@ static long long read_ll(const char *path)
 
 static long long vmstat(const char *key)
 {
-	FILE *f = fopen("/proc/vmstat", "re");
-	char k[64];
-	long long v, r = -1;
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63s %lld", k, &v) == 2)
-		if (!strcmp(k, key)) {
-			r = v;
-			break;
-		}
-	fclose(f);
-	return r;
+	return bench_read_key("/proc/vmstat", key);
 }
 
 /* This process's memory cgroup (v1), "" for the root or none. */
@@ -240,10 +238,25 @@ static long long memcg_ll(const char *dir, const char *file)
 	return read_ll(path);
 }
 
+/* A "key value" line of this process's memory cgroup's memory.stat (v1);
+ * -1 outside a group. */
+static char cg[512];
+
+static long long memcg_stat(const char *key)
+{
+	char path[640];
+
+	if (!cg[0])
+		return -1;
+	snprintf(path, sizeof(path), "%s/memory.stat", cg);
+	return bench_read_key(path, key);
+}
+
 struct snap {
 	struct zswap_stats zs;
 	long long zswpin, pswpin, zswpout, pswpout;	/* global */
 	long long majflt;				/* this process's major faults */
+	long long cg_majflt, cg_refault;		/* its memory cgroup's (v1) */
 };
 
 static void snap(struct snap *s)
@@ -257,6 +270,8 @@ static void snap(struct snap *s)
 	s->pswpout = vmstat("pswpout");
 	struct rusage ru;
 	s->majflt = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_majflt : -1;
+	s->cg_majflt = memcg_stat("pgmajfault");
+	s->cg_refault = memcg_stat("workingset_refault_anon");
 }
 
 /* ---- the workload ----------------------------------------------------- */
@@ -264,10 +279,19 @@ static void snap(struct snap *s)
 struct worker {
 	pthread_t tid;
 	int id;
-	size_t first, n;	/* its part of the range, in pages */
+	size_t first, n;	/* its part of the range, in pages (--chunk 0) */
 	uint64_t ops;
 	uint64_t bad, sum;
+	uint64_t done_ns;	/* when it finished its accesses */
 };
+
+/* The page of the whole mapping that is page j of worker w's part. */
+static size_t part_page(const struct worker *w, size_t j)
+{
+	if (!o.chunk)
+		return w->first + j;
+	return (j / o.chunk * (size_t)o.threads + (size_t)w->id) * o.chunk + j % o.chunk;
+}
 
 static void access_page(struct worker *w, size_t p, bool write)
 {
@@ -311,8 +335,9 @@ static void *worker_run(void *arg)
 			p = k % w->n;
 			break;
 		}
-		access_page(w, w->first + p, write);
+		access_page(w, part_page(w, p), write);
 	}
+	w->done_ns = bench_now_ns();
 	return NULL;
 }
 
@@ -343,10 +368,11 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: bench_reclaim [--size W] [--pattern uniform|hotcold|seq] [--threads N]\n"
 		"                     [--ops N] [--write-pct P] [--hot-pct P] [--hot-ops-pct P]\n"
-		"                     [--seed S] [--limit-label TEXT] [--dump PAGES]\n"
+		"                     [--seed S] [--limit-label TEXT] [--dump PAGES] [--chunk PAGES]\n"
 		"  defaults: --size 512M --pattern uniform --threads 1 --write-pct 50\n"
 		"  --hot-pct 10 --hot-ops-pct 90; --ops: 2 x the pages for uniform and\n"
-		"  hotcold, 2 passes for seq\n");
+		"  hotcold, 2 passes for seq; --chunk 64 (threads' parts interleaved in\n"
+		"  chunks of that many pages; 0: contiguous parts)\n");
 	exit(2);
 }
 
@@ -363,6 +389,7 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 'S' },
 		{ "limit-label", required_argument, NULL, 'l' },
 		{ "dump", required_argument, NULL, 'd' },
+		{ "chunk", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -384,6 +411,7 @@ int main(int argc, char **argv)
 		case 'O': o.hot_ops_pct = (int)bench_parse_long("--hot-ops-pct", optarg, 0, 100); break;
 		case 'S': o.seed = (uint64_t)bench_parse_long("--seed", optarg, 0, 1L << 62); break;
 		case 'l': o.limit = optarg; break;
+		case 'c': o.chunk = (size_t)bench_parse_long("--chunk", optarg, 0, 1L << 30); break;
 		case 'd': {
 			/* Write the first N pages' contents to stdout (to check
 			 * how they compress) and exit. */
@@ -408,7 +436,6 @@ int main(int argc, char **argv)
 
 	zs_stats = (stats_fn)dlsym(RTLD_DEFAULT, "zswap_stats");
 	int (*zs_active)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "zswap_active");
-	char cg[512];
 	memcg_dir(cg, sizeof(cg));
 
 	corpus_init();
@@ -435,10 +462,12 @@ int main(int argc, char **argv)
 	snap(&s1);
 
 	size_t part = npages / (size_t)o.threads;
+	if (o.chunk && npages % (o.chunk * (size_t)o.threads))
+		bench_die("--size must be a multiple of --chunk pages x --threads");
 	for (int t = 0; t < o.threads; t++) {
 		ws[t].id = t;
 		ws[t].first = (size_t)t * part;
-		ws[t].n = t == o.threads - 1 ? npages - ws[t].first : part;
+		ws[t].n = t == o.threads - 1 && !o.chunk ? npages - ws[t].first : part;
 		ws[t].ops = o.ops / (uint64_t)o.threads;
 	}
 	uint64_t t2 = bench_now_ns();
@@ -450,10 +479,12 @@ int main(int argc, char **argv)
 		pthread_join(ws[t].tid, NULL);
 	uint64_t t3 = bench_now_ns();
 	snap(&s2);
-	uint64_t bad_reads = 0, sum = 0;
+	uint64_t bad_reads = 0, sum = 0, first_done = t3;
 	for (int t = 0; t < o.threads; t++) {
 		bad_reads += ws[t].bad;
 		sum += ws[t].sum;
+		if (ws[t].done_ns < first_done)
+			first_done = ws[t].done_ns;
 	}
 	uint64_t bad = verify_all();
 	uint64_t t4 = bench_now_ns();
@@ -464,8 +495,8 @@ int main(int argc, char **argv)
 	       (unsigned long long)(o.size >> 20), o.limit, (unsigned long long)o.ops, o.write_pct);
 	if (o.pattern == PAT_HOTCOLD)
 		printf(" hot_pct=%d hot_ops_pct=%d", o.hot_pct, o.hot_ops_pct);
-	printf(" fill_ms=%.0f wall_ms=%.0f verify_ms=%.0f total_ms=%.0f",
-	       (t1 - t0) / 1e6, (t3 - t2) / 1e6, (t4 - t3) / 1e6, (t4 - t0) / 1e6);
+	printf(" chunk=%zu fill_ms=%.0f wall_ms=%.0f first_done_ms=%.0f verify_ms=%.0f total_ms=%.0f",
+	       o.chunk, (t1 - t0) / 1e6, (t3 - t2) / 1e6, (first_done - t2) / 1e6, (t4 - t3) / 1e6, (t4 - t0) / 1e6);
 	if (zs_stats) {
 		const struct zswap_stats *a = &s1.zs, *b = &s2.zs;
 		printf(" active=%d refaults=%llu zswpin=%llu zswpout=%llu fill_zswpout=%llu"
@@ -496,6 +527,8 @@ int main(int argc, char **argv)
 		       s3.majflt - s0.majflt, stored,
 		       pool >= 0 ? pool / 1048576.0 : -1.0,
 		       stored > 0 && pool > 0 ? (double)stored * BENCH_PAGE / (double)pool : 0.0);
+		printf(" memcg_pgmajfault=%lld memcg_refault_anon=%lld", s2.cg_majflt - s1.cg_majflt,
+		       s2.cg_refault - s1.cg_refault);
 		printf(" memcg_peak_mb=%.1f memcg_limit_mb=%.1f",
 		       cg[0] ? memcg_ll(cg, "memory.max_usage_in_bytes") / 1048576.0 : -1.0,
 		       cg[0] ? memcg_ll(cg, "memory.limit_in_bytes") / 1048576.0 : -1.0);

@@ -6,26 +6,38 @@
 # For each pattern (uniform, hotcold, seq) and thread count (1, 2), each run:
 #   kernel    tools/bench_reclaim in a memory cgroup (v1) limited to L, the
 #             kernel's zswap in front of a swapfile, vm.page-cluster PC
-#             (scripts/kernel-zswap.sh --memcg L; default PC 0: see below)
+#             (scripts/kernel-zswap.sh --memcg L; default PC 0: see below),
+#             with tools/bench_reclaim_memcg --mode v2 beside it keeping the
+#             group's limit at L minus its share of zswap's pool (and at
+#             the equilibrium of a W footprint from the start): cgroup v2's
+#             charging emulated, the compared configuration ("v2-emu")
+#   kernelv1  the same without the emulation: v1 as it is, L resident plus
+#             an uncharged pool (reference column; the controller only
+#             samples, --mode v1)
 #   libzswap  the same program under LD_PRELOAD=libzswap.so with
 #             ZSWAP_MEMORY_LIMIT=L (and the library's other defaults)
-# then a table per configuration: the ops phase's wall time of each side and
-# their ratio (libzswap / kernel: the goal is at most 1.0), refaults (pages
-# brought back during the ops phase: libzswap's refaults counter, the
-# kernel's zswpin + pswpin), peak RSS (VmHWM, fill included; kernel side also
-# the cgroup's memory.max_usage_in_bytes) and each pool at the end.
-#
-# Accounting differs and the table says so: ZSWAP_MEMORY_LIMIT counts the
-# pool (as cgroup v2 charges zswap's pool), while this kernel's cgroup v1
-# does not charge zswap's pool to the cgroup, so the kernel side keeps L
-# resident plus its pool.
+# then a markdown table (summary.md, ready to paste): the ops phase's wall
+# time of each side and the ratios libzswap / kernel (the goal: at most 1.0),
+# refaults (pages brought back during the ops phase: libzswap's refaults
+# counter, the kernel side's major faults), the peak of usage + pool (kernel:
+# the group's usage plus its share of the pool, sampled every millisecond by
+# the controller; libzswap: VmHWM, its pool being in the process) and each
+# pool at the end; and a second table checking the emulation. A kernel run
+# killed by the OOM killer in its group is a table entry, not an abort.
 #
 # Usage: tools/bench_reclaim.sh [--size W] [--limit L] [--runs N]
 #            [--patterns "uniform hotcold seq"] [--threads "1 2"] [--ops N]
 #            [--page-cluster PC] [--builddir DIR] [--out DIR]
-#            [--no-kernel] [--no-lib] [--timeout SECONDS] [-- EXTRA-ARGS]
-# Defaults: W 512M, L 320M, 1 run, PC 0, timeout 600 s a run. EXTRA-ARGS go
-# to tools/bench_reclaim on both sides. Root for the kernel side.
+#            [--no-kernel] [--no-lib] [--kernel-modes "v2 v1"]
+#            [--memcg-interval-us N] [--memcg-margin SIZE]
+#            [--memcg-reclaim workload|bounded|writer]
+#            [--timeout SECONDS] [--lib-env "VAR=VALUE ..."] [-- EXTRA-ARGS]
+# Defaults: W 512M, L 320M, 1 run, PC 0, both kernel modes, the controller's
+# interval 1000 us, margin 4M and reclaim policy workload (see
+# tools/bench_reclaim_memcg --help), timeout 600 s a run. EXTRA-ARGS go to
+# tools/bench_reclaim on every side. --lib-env sets libzswap options for its
+# side (ZSWAP_* of the caller's environment are cleared: a run says what it
+# used), e.g. --lib-env ZSWAP_COMPRESSOR=zstd. Root for the kernel side.
 set -u
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,6 +53,11 @@ out=
 kernel=1
 libside=1
 tmo=600
+kmodes="v2 v1"
+ctl_interval=1000
+ctl_margin=4M
+ctl_reclaim=workload
+libenv=
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -56,6 +73,11 @@ while [ $# -gt 0 ]; do
 	--no-kernel) kernel=0; shift ;;
 	--no-lib) libside=0; shift ;;
 	--timeout) tmo=${2:?}; shift 2 ;;
+	--kernel-modes) kmodes=${2:?}; shift 2 ;;
+	--memcg-interval-us) ctl_interval=${2:?}; shift 2 ;;
+	--memcg-margin) ctl_margin=${2:?}; shift 2 ;;
+	--memcg-reclaim) ctl_reclaim=${2:?}; shift 2 ;;
+	--lib-env) libenv=${2:?}; shift 2 ;;
 	--) shift; break ;;
 	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench_reclaim.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
@@ -63,6 +85,7 @@ while [ $# -gt 0 ]; do
 done
 
 bench=$builddir/tools/bench_reclaim
+ctl=$builddir/tools/bench_reclaim_memcg
 lib=$builddir/.libs/libzswap.so
 kz=$here/scripts/kernel-zswap.sh
 [ -x "$bench" ] || { echo "bench_reclaim.sh: $bench not built (make tools/bench_reclaim)" >&2; exit 1; }
@@ -80,25 +103,40 @@ swap_mb=$(( $(mb "$size") + 512 ))
 
 extra="--size $size --limit-label $limit${ops:+ --ops $ops}"
 
-# run LABEL RUN COMMAND...: keep the RESULT line, tagged.
+# run LABEL RUN COMMAND...: keep the RESULT line, tagged, with the memory
+# cgroup controller's MEMCG line (its fields prefixed ctl_) for kernel runs.
+# A run that fails leaves a "LABEL RUN failed=1 rc=N ..." line instead, so
+# the table shows the failure.
 run() {
 	label=$1 n=$2; shift 2
 	say "$label run $n"
+	rm -f "$out/last.ctl"
 	timeout -k 10 "$tmo" "$@" > "$out/last.out" 2> "$out/last.err"
 	rc=$?
-	if [ $rc != 0 ]; then
-		say "$label run $n failed (exit $rc$([ $rc = 124 ] && echo ': timed out')$([ $rc = 137 ] && echo ': killed (OOM?)')):"
-		tail -n 5 "$out/last.err" >&2
-		echo "$label $n FAILED rc=$rc" >> "$out/failed.txt"
+	ctlf=
+	[ -f "$out/last.ctl" ] && ctlf=$(sed -n 's/^MEMCG //p' "$out/last.ctl" | sed 's/\([a-z_0-9]*\)=/ctl_\1=/g')
+	if grep -q '^RESULT ' "$out/last.out"; then
+		grep '^RESULT ' "$out/last.out" | sed "s/^RESULT /$label $n /; s/\$/ $ctlf/" >> "$raw"
+	else
+		oom=$(echo "$ctlf" | sed -n 's/.*ctl_oom_kill=\([0-9]*\).*/\1/p')
+		grep -q 'OOM killer: ' "$out/last.err" && oom=${oom:-1}
+		echo "$label $n failed=1 rc=$rc oom=${oom:-0} $ctlf" >> "$raw"
 	fi
-	grep '^RESULT ' "$out/last.out" | sed "s/^RESULT /$label $n /" >> "$raw"
-	cat "$out/last.err" >> "$out/stderr.txt"
+	if [ $rc != 0 ]; then
+		say "$label run $n failed (exit $rc$([ $rc = 124 ] && echo ': timed out')$([ $rc = 137 ] && echo ': killed')):"
+		tail -n 5 "$out/last.err" >&2
+		echo "$label $n FAILED rc=$rc$(grep -h 'OOM killer: ' "$out/last.err" | sed 's/^kernel-zswap.sh: / /')" >> "$out/failed.txt"
+	fi
+	{ cat "$out/last.err"; [ -f "$out/last.ctl" ] && cat "$out/last.ctl"; } >> "$out/stderr.txt"
 }
 
 kernel_ok=0
 if [ $kernel = 1 ]; then
 	if [ "$(id -u)" = 0 ] && [ -d /sys/module/zswap ] && [ -d /sys/fs/cgroup/memory ]; then kernel_ok=1
 	else say "kernel side needs root, zswap and the cgroup v1 memory controller: skipped"; fi
+	if [ $kernel_ok = 1 ] && [ ! -x "$ctl" ]; then
+		say "$ctl not built (make tools/bench_reclaim_memcg): kernel side skipped"; kernel_ok=0
+	fi
 fi
 lib_ok=0
 if [ $libside = 1 ]; then
@@ -110,8 +148,9 @@ fi
 	echo "kernel: $(uname -r); cpus: $(nproc); memory: $(awk '/^MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
 	echo "loadavg: $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "kernel zswap: compressor $(cat /sys/module/zswap/parameters/compressor), page-cluster $pc during the runs," \
-	     "memory cgroup v1 limit $limit, swapfile ${swap_mb}M"
-	echo "libzswap: $lib, ZSWAP_MEMORY_LIMIT=$limit, other options default"
+	     "memory cgroup v1 limit $limit, swapfile ${swap_mb}M; modes: $kmodes" \
+	     "(v2: emulated by tools/bench_reclaim_memcg, interval ${ctl_interval} us, margin $ctl_margin, reclaim $ctl_reclaim)"
+	echo "libzswap: $lib, ZSWAP_MEMORY_LIMIT=$limit${libenv:+ $libenv}, other options default"
 	echo "tree: $(git -C "$here" rev-parse --short HEAD 2>/dev/null)$(git -C "$here" status --porcelain 2>/dev/null | grep -q . && echo ' (uncommitted changes)')"
 	echo "working set $size, runs $runs, patterns: $patterns; threads: $threads; bench args: $extra $*"
 } > "$out/machine.txt"
@@ -122,22 +161,26 @@ while [ $i -le "$runs" ]; do
 	for p in $patterns; do
 		for t in $threads; do
 			args="$extra --pattern $p --threads $t $*"
-			if [ $kernel_ok = 1 ]; then
+			for m in $kmodes; do
+				[ $kernel_ok = 1 ] || break
+				case $m in v2) kl=kernel ;; v1) kl=kernelv1 ;; *) say "unknown kernel mode $m"; continue ;; esac
 				# shellcheck disable=SC2086
-				run "$p-t$t-kernel" $i "$kz" --memcg "$limit" --size "${swap_mb}M" --page-cluster "$pc" \
+				run "$p-t$t-$kl" $i "$kz" --memcg "$limit" --size "${swap_mb}M" --page-cluster "$pc" \
+					--memcg-ctl "$ctl" --memcg-report "$out/last.ctl" \
+					--memcg-ctl-args "--mode $m --interval-us $ctl_interval --margin $ctl_margin --reclaim $ctl_reclaim --footprint $size" \
 					run -- "$bench" $args
-			fi
+			done
 			if [ $lib_ok = 1 ]; then
 				# shellcheck disable=SC2086
-				run "$p-t$t-libzswap" $i env LD_PRELOAD="$lib" ZSWAP_MEMORY_LIMIT="$limit" "$bench" $args
+				run "$p-t$t-libzswap" $i env LD_PRELOAD="$lib" ZSWAP_MEMORY_LIMIT="$limit" $libenv "$bench" $args
 			fi
 		done
 	done
 	i=$((i + 1))
 done
 
-# Summary: per configuration, medians over the runs, and the run-paired ratio.
-awk -v runs="$runs" '
+# Summary: per configuration, medians over the runs, and the run-paired ratios.
+awk -v runs="$runs" -v limit="$limit" '
 function med(l, k,   a, n, r, t, i, j) {
 	n = 0
 	for (r = 1; r <= runs; r++) if ((l, k, r) in v) a[++n] = v[l, k, r] + 0
@@ -145,33 +188,66 @@ function med(l, k,   a, n, r, t, i, j) {
 	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
 	return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
-function ratio(k,   a, n, r, t, i, j, m) {
+# libzswap / side s, paired run by run.
+function ratio(s, k,   a, n, r, t, i, j, m) {
 	n = 0
 	for (r = 1; r <= runs; r++)
-		if ((c "-libzswap", k, r) in v && (c "-kernel", k, r) in v && v[c "-kernel", k, r] + 0 > 0)
-			a[++n] = v[c "-libzswap", k, r] / v[c "-kernel", k, r]
+		if ((c "-libzswap", k, r) in v && (c s, k, r) in v && v[c s, k, r] + 0 > 0)
+			a[++n] = v[c "-libzswap", k, r] / v[c s, k, r]
 	if (n == 0) return "-"
 	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
 	m = (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 	return n > 1 ? sprintf("%.2f (%.2f..%.2f)", m, a[1], a[n]) : sprintf("%.2f", m)
 }
+# How the runs of side l failed, "" if none did.
+function fails(l,   r, n, o, rc) {
+	n = 0; o = 0
+	for (r = 1; r <= runs; r++) if ((l, "failed", r) in v) { n++; if (v[l, "oom", r] + 0 > 0) o++; rc = v[l, "rc", r] }
+	if (n == 0) return ""
+	return (o ? (o == n ? "OOM-killed" : o " OOM-killed") : "failed (exit " rc ")") (runs > 1 ? " in " n "/" runs : "")
+}
+function cell(l, k,   m, f) {
+	m = med(l, k); f = fails(l)
+	if (m == "-" && f != "") return f
+	return f != "" ? m " (" f ")" : m
+}
 {
 	l = $1; r = $2
 	for (f = 3; f <= NF; f++) { eq = index($f, "="); if (eq) v[l, substr($f, 1, eq - 1), r] = substr($f, eq + 1) }
-	c = l; sub(/-(kernel|libzswap)$/, "", c)
+	c = l; sub(/-(kernel|kernelv1|libzswap)$/, "", c)
 	if (!(c in seen)) { seen[c] = 1; order[++nc] = c }
 }
 END {
-	print "| pattern, threads | wall ms kernel | wall ms libzswap | ratio | refaults kernel | refaults libzswap | peak RSS MiB kernel (memcg peak) | peak RSS MiB libzswap | pool MiB kernel / libzswap | fill ms kernel / libzswap | bad pages |"
+	print "| pattern, threads | wall ms kernel v2-emu / kernel v1 / libzswap | ratio libzswap / kernel v2-emu | ratio libzswap / kernel v1 | refaults kernel v2-emu / v1 / libzswap | peak usage+pool MiB kernel v2-emu / v1 / libzswap (limit " limit ") | pool MiB at end kernel v2-emu / v1 / libzswap | fill ms kernel v2-emu / v1 / libzswap | bad pages |"
+	print "|---|---|---|---|---|---|---|---|---|"
+	for (i = 1; i <= nc; i++) {
+		c = order[i]; k = c "-kernel"; k1 = c "-kernelv1"; z = c "-libzswap"
+		printf "| %s | %s / %s / %s | **%s** | %s | %s / %s / %s | %s / %s / %s | %s / %s / %s | %s / %s / %s | %s |\n", c,
+		       cell(k, "wall_ms"), cell(k1, "wall_ms"), cell(z, "wall_ms"), ratio("-kernel", "wall_ms"), ratio("-kernelv1", "wall_ms"),
+		       med(k, "refaults"), med(k1, "refaults"), med(z, "refaults"),
+		       med(k, "ctl_peak_sum_mb"), med(k1, "ctl_peak_sum_mb"), med(z, "vmhwm_mb"),
+		       med(k, "pool_mb"), med(k1, "pool_mb"), med(z, "pool_mb"),
+		       med(k, "fill_ms"), med(k1, "fill_ms"), med(z, "fill_ms"),
+		       med(k, "bad_pages") + med(k1, "bad_pages") + med(z, "bad_pages")
+	}
+	print ""
+	print "Kernel side, usage + pool (the group'"'"'s usage plus its share of zswap'"'"'s pool, sampled by tools/bench_reclaim_memcg):"
+	print ""
+	print "| pattern, threads, kernel mode | peak usage+pool MiB (usage + pool at that sample) | samples over the limit / samples (worst, KiB) | memcg peak usage MiB | limit min MiB | limit writes (EINTR, EBUSY) | controller CPU ms (in limit writes) | largest sampling gap ms | pages of others in zswap (max) | free swap MiB (min) | OOM kills |"
 	print "|---|---|---|---|---|---|---|---|---|---|---|"
 	for (i = 1; i <= nc; i++) {
-		c = order[i]; k = c "-kernel"; z = c "-libzswap"
-		printf "| %s | %s | %s | **%s** | %s | %s | %s (%s) | %s | %s / %s | %s / %s | %s / %s |\n", c,
-		       med(k, "wall_ms"), med(z, "wall_ms"), ratio("wall_ms"),
-		       med(k, "refaults"), med(z, "refaults"),
-		       med(k, "vmhwm_mb"), med(k, "memcg_peak_mb"), med(z, "vmhwm_mb"),
-		       med(k, "pool_mb"), med(z, "pool_mb"), med(k, "fill_ms"), med(z, "fill_ms"),
-		       med(k, "bad_pages"), med(z, "bad_pages")
+		c = order[i]
+		for (m = 1; m <= 2; m++) {
+			k = c (m == 1 ? "-kernel" : "-kernelv1")
+			if (!((k, "ctl_samples", 1) in v) && fails(k) == "") continue
+			printf "| %s, %s | %s (%s + %s) | %s / %s (%s) | %s | %s | %s (%s, %s) | %s (%s) | %s | %s | %s | %s |\n", c, (m == 1 ? "v2-emu" : "v1"),
+			       med(k, "ctl_peak_sum_mb"), med(k, "ctl_peak_sum_usage_mb"), med(k, "ctl_peak_sum_pool_mb"),
+			       med(k, "ctl_over_limit_samples"), med(k, "ctl_samples"), med(k, "ctl_over_limit_max_kb"),
+			       med(k, "ctl_max_usage_mb"), med(k, "ctl_min_limit_mb"),
+			       med(k, "ctl_limit_writes"), med(k, "ctl_eintr"), med(k, "ctl_ebusy"),
+			       med(k, "ctl_ctl_cpu_ms"), med(k, "ctl_write_ms"), med(k, "ctl_gap_max_ms"),
+			       med(k, "ctl_foreign_pages_max"), med(k, "ctl_swap_free_min_mb"), med(k, "ctl_oom_kill")
+		}
 	}
 }' "$raw" > "$out/summary.md"
 
@@ -182,5 +258,13 @@ if grep -q 'bad_pages=[1-9]\|bad_reads=[1-9]' "$raw"; then
 	say "WARNING: some runs read back wrong data: see $raw"
 fi
 [ -s "$out/failed.txt" ] && { echo; echo "Runs that failed:"; cat "$out/failed.txt"; } >> "$out/summary.md"
+echo "loadavg at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/machine.txt"
+{
+	echo "W $size, L $limit, $runs run(s); $(sed -n 's/^date: //p' "$out/machine.txt") to $(date -u +%H:%M:%SZ);" \
+	     "load average $(sed -n 's/^loadavg: //p' "$out/machine.txt") at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end;" \
+	     "tree $(sed -n 's/^tree: //p' "$out/machine.txt"); kernel page-cluster $pc"
+	echo
+	cat "$out/summary.md"
+} > "$out/summary.tmp" && mv "$out/summary.tmp" "$out/summary.md"
 cat "$out/summary.md"
 say "raw results: $raw; summary: $out/summary.md; machine: $out/machine.txt"

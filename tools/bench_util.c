@@ -147,3 +147,20 @@ uint64_t bench_rand(uint64_t *state)
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
 	return z ^ (z >> 31);
 }
+
+long long bench_read_key(const char *path, const char *key)
+{
+	FILE *f = fopen(path, "re");
+	char k[64];
+	long long v, r = -1;
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %lld", k, &v) == 2)
+		if (!strcmp(k, key)) {
+			r = v;
+			break;
+		}
+	fclose(f);
+	return r;
+}

@@ -49,4 +49,8 @@ uint64_t bench_hash(const void *p, size_t len);
 /* A fixed-seed generator (splitmix64), so every side gets the same data. */
 uint64_t bench_rand(uint64_t *state);
 
+/* The value of a "key value" line of a file such as /proc/vmstat or a
+ * cgroup's memory.stat; -1 if the file or the key is missing. */
+long long bench_read_key(const char *path, const char *key);
+
 #endif

@@ -151,7 +151,7 @@ static void usage(FILE *f, int code)
 		"  Stores pages read from files under /usr/share and /usr/lib in a zswap\n"
 		"  store, prints the pool's counters, loads every page back and checks it.\n"
 		"  --compressor  default ZSWAP_COMPRESSOR, else lz4\n"
-		"  --order       zspage order, default ZSWAP_ZSPAGE_ORDER, else 2\n"
+		"  --order       zspage order, default ZSWAP_ZSPAGE_ORDER, else 3\n"
 		"  --mb N        MiB of file data to use, default ZSWAP_DEMO_MB, else %d\n"
 		"  --threads N   threads storing and loading, default 1\n"
 		"  Other settings (ZSWAP_POOL_LOCK, ZSWAP_NR_POOLS, ZSWAP_MAX_POOL_SIZE) come\n"

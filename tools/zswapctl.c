@@ -27,7 +27,7 @@ static const struct zswapctl_cmd zswapctl_cmds[] = {
 		"/sys/kernel/debug/zsmalloc/<pool>/classes (one row per class that is\n"
 		"not merged into a larger one), then the huge-class watermark.\n"
 		"\n"
-		"  --order N   zspage order, 2..4 (default 2, as ZSWAP_ZSPAGE_ORDER)\n"
+		"  --order N   zspage order, 2..4 (default 3, as ZSWAP_ZSPAGE_ORDER)\n"
 		"  -h, --help  this text\n",
 		.run = zswapctl_classes,
 	},
