@@ -1,14 +1,16 @@
 /*
- * comp.h - the compressors (LZ4, zstd) behind the store, with workspaces the
- * caller allocates up front.
+ * comp.h - the compressors (LZ4, zstd, LZO) behind the store, with workspaces
+ * the caller allocates up front.
  *
  * A workspace is the whole state one thread needs to compress or decompress a
- * page: LZ4's extState, or zstd's static compression and decompression
- * contexts. The caller hands comp_ws_init() a block of comp_ws_size() bytes
- * (from prim) and from then on nothing here allocates: LZ4 is used through
- * LZ4_compress_fast_extState / LZ4_decompress_safe, zstd through contexts made
- * by ZSTD_initStaticCCtx / ZSTD_initStaticDCtx over that block, which zstd
- * never grows (it fails instead, which the store counts).
+ * page: LZ4's extState, zstd's static compression and decompression
+ * contexts, or LZO1X-1's dictionary plus an output scratch. The caller hands
+ * comp_ws_init() a block of comp_ws_size() bytes (from prim) and from then on
+ * nothing here allocates: LZ4 is used through LZ4_compress_fast_extState /
+ * LZ4_decompress_safe, zstd through contexts made by ZSTD_initStaticCCtx /
+ * ZSTD_initStaticDCtx over that block, which zstd never grows (it fails
+ * instead, which the store counts), LZO through lzo1x_1_15_compress /
+ * lzo1x_decompress_safe, which take their memory from the caller only.
  *
  * A workspace is used by one thread at a time; the store hands them out.
  */
@@ -23,8 +25,13 @@
 #define COMP_ZSTD_MAX_LEVEL	19
 
 /* Output buffer that always holds a compressed page, whatever the compressor:
- * at least LZ4_compressBound(PAGE_SIZE) and ZSTD_compressBound(PAGE_SIZE). */
+ * at least LZ4_compressBound(PAGE_SIZE), ZSTD_compressBound(PAGE_SIZE) and
+ * COMP_LZO_BOUND. */
 #define COMP_BUF_SIZE		(2 * ZS_PAGE_SIZE)
+
+/* LZO1X's worst case for one page (LZO's documented bound: n + n/16 + 64 + 3;
+ * the kernel's lzo1x_worst_compress adds 2 more). */
+#define COMP_LZO_BOUND		(ZS_PAGE_SIZE + ZS_PAGE_SIZE / 16 + 64 + 3 + 2)
 
 struct comp_ws {
 	enum zswap_comp comp;
@@ -32,6 +39,8 @@ struct comp_ws {
 	void *lz4_state;	/* LZ4_sizeofState() bytes */
 	void *cctx;		/* ZSTD_CCtx *, static */
 	void *dctx;		/* ZSTD_DCtx *, static */
+	void *lzo_wrk;		/* LZO1X_1_15_MEM_COMPRESS bytes */
+	void *lzo_out;		/* COMP_LZO_BOUND bytes: LZO cannot stop at a limit */
 };
 
 /* The level actually used for comp/level (zstd: 0 or out of range means the
@@ -56,7 +65,7 @@ int comp_compress(struct comp_ws *ws, const void *src, void *dst, size_t dst_cap
  * exactly one page. Never writes past dst + PAGE_SIZE. */
 int comp_decompress(struct comp_ws *ws, const void *src, size_t len, void *dst);
 
-/* "lz4" or "zstd". */
+/* "lz4", "zstd" or "lzo" (the kernel's crypto names). */
 const char *comp_name(enum zswap_comp comp);
 
 #endif

@@ -592,7 +592,15 @@ static int engine_mlock_fn(const struct maps_vma *v, void *arg)
 	(void)arg;
 	if (v->special || prim_overlaps(v->start, v->end))
 		return 0;
-	return syscall(SYS_mlock, v->start, v->end - v->start) == 0 ? 0 : -errno;
+	if (syscall(SYS_mlock, v->start, v->end - v->start) == 0)
+		return 0;
+	/* ENOMEM is also how mlock says it could not populate a PROT_NONE
+	 * mapping (a shared library's gap, a guard page), after locking it;
+	 * the kernel's mlockall ignores that. Told apart from RLIMIT_MEMLOCK
+	 * by asking again without populating: the limit fails that too. */
+	if (errno == ENOMEM && syscall(SYS_mlock2, v->start, v->end - v->start, MLOCK_ONFAULT) == 0)
+		return 0;
+	return -errno;
 }
 
 /*

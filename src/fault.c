@@ -445,6 +445,7 @@ static int fault_load(struct fault_ctx *h, const struct region_ref *ref, size_t 
 	}
 	if (!atomic_compare_exchange_strong(&s->state, &old, SLOT_LOADING | SLOT_INBUF | (old & SLOT_WAITER)))
 		return SERVE_AGAIN;
+	uint64_t t0 = hist_now();	/* statistics (src/hist.h) */
 	reclaim_refault(s);	/* refault distance: was it in the working set? */
 	struct zswap_entry e = s->e;
 	zero = zswap_entry_is_zero(&e);
@@ -482,6 +483,12 @@ static int fault_load(struct fault_ctx *h, const struct region_ref *ref, size_t 
 			break;
 		gen = atomic_load(&eng.ev_gen);
 	}
+	/* Claim to installed, before the wake: the thread woken on this
+	 * CPU preempts the handler, and timing past the wake counted the
+	 * program's run until its next fault (uniform under a limit: p50
+	 * 10-14 us that way, 6 us claim to installed). */
+	if (installed && h->handler)
+		hist_record(&hist_refault, hist_now() - t0);
 	if (poisoned && installed) {
 		atomic_fetch_add(&eng.cnt.poisoned_pages, 1);
 		zlog("a stored page at %p could not be decompressed: poisoned (SIGBUS on access)",
@@ -542,13 +549,9 @@ static void fault_serve(struct fault_ctx *h, uintptr_t addr, bool write)
 		case SLOT_RESIDENT:
 			rc = fault_zero_run(h, &ref, idx, addr, write);
 			break;
-		case SLOT_STORED: {
-			uint64_t t0 = hist_now();	/* statistics (src/hist.h) */
+		case SLOT_STORED:
 			rc = fault_load(h, &ref, idx, addr, old, gen);
-			if (rc == SERVE_DONE)
-				hist_record(&hist_refault, hist_now() - t0);
 			break;
-		}
 		default:
 			/* In flight: its owner wakes the page when done. */
 			if (!(old & SLOT_WAITER) &&

@@ -446,9 +446,10 @@ void growth_start(void)
 	if (!reclaim_limit_set() || growth_mode() != GROWTH_GLIBC)
 		return;
 	/* Registered from this size on: ZSWAP_MIN_REGION, as the program's own
-	 * mmaps, but never more than a third of the room between the limit's
-	 * hold line and its low watermark (limit/64 against 3 x limit/64): a
-	 * held step larger than that could never be let through. */
+	 * mmaps, but never more than limit/64: reclaim_init() keeps the room
+	 * between the limit's hold line and its low watermark at three such
+	 * steps at least, and a held step larger than that room could never
+	 * be let through. */
 	gr.big = eng.opt.min_region;
 	if (gr.big > eng.opt.memory_limit / 64)
 		gr.big = eng.opt.memory_limit / 64;

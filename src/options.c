@@ -47,7 +47,7 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		"0 leaves the program alone: no userfaultfd, no eviction", 0 },
 	[OPT_COMPRESSOR] = {
 		OPT_COMPRESSOR, "ZSWAP_COMPRESSOR", OPT_COMP, "lz4", 1, 19, NULL, "",
-		"compressor of stored pages; zstd takes a level, 3 when omitted", 0 },
+		"compressor of stored pages; zstd takes a level, 3 when omitted; lzo is the kernel's default", 0 },
 	[OPT_ZSPAGE_ORDER] = {
 		OPT_ZSPAGE_ORDER, "ZSWAP_ZSPAGE_ORDER", OPT_UINT, "3",
 		ZS_MIN_PAGE_ORDER, ZS_MAX_PAGE_ORDER, NULL, "",
@@ -134,7 +134,7 @@ static const char *const opt_not_options[] = {
 /* A parsed value before it is stored into struct opt_values. */
 struct opt_val {
 	uint64_t u;	/* bool, integer, size in bytes, choice index, enum zswap_comp, signal */
-	int level;	/* OPT_COMPRESSOR: zstd level, 0 for lz4 */
+	int level;	/* OPT_COMPRESSOR: zstd level, 0 for lz4 and lzo */
 	const char *str;	/* OPT_STRING: the text (copied by opt_set) */
 };
 
@@ -404,6 +404,11 @@ static bool opt_parse_comp(const struct opt_def *d, const char *s, struct opt_va
 		out->level = 0;
 		return true;
 	}
+	if (opt_word_eq(s, n, "lzo") && s[n] == '\0') {
+		out->u = ZSWAP_COMP_LZO;
+		out->level = 0;
+		return true;
+	}
 	if (opt_word_eq(s, n, "zstd")) {
 		if (s[n] == '\0') {
 			out->u = ZSWAP_COMP_ZSTD;
@@ -416,7 +421,7 @@ static bool opt_parse_comp(const struct opt_def *d, const char *s, struct opt_va
 			return true;
 		}
 	}
-	log_snprintf(why, why_len, "expected lz4, zstd or zstd:LEVEL with LEVEL from %llu to %llu",
+	log_snprintf(why, why_len, "expected lz4, lzo, zstd or zstd:LEVEL with LEVEL from %llu to %llu",
 		     (unsigned long long)d->min, (unsigned long long)d->max);
 	return false;
 }
@@ -654,6 +659,8 @@ size_t opt_format(enum opt_id id, const struct opt_values *v, char *buf, size_t 
 	case OPT_COMP:
 		if (val.u == ZSWAP_COMP_ZSTD)
 			return log_snprintf(buf, len, "zstd:%d", val.level);
+		if (val.u == ZSWAP_COMP_LZO)
+			return log_snprintf(buf, len, "lzo");
 		return log_snprintf(buf, len, "lz4");
 	case OPT_STRING:
 		return log_snprintf(buf, len, "%s", val.str ? val.str : "");
@@ -720,7 +727,7 @@ size_t opt_format_range(const struct opt_def *d, char *buf, size_t len)
 	case OPT_CHOICE:
 		return log_snprintf(buf, len, "%s", d->choices);
 	case OPT_COMP:
-		return log_snprintf(buf, len, "lz4|zstd[:%llu..%llu]",
+		return log_snprintf(buf, len, "lz4|lzo|zstd[:%llu..%llu]",
 				    (unsigned long long)d->min, (unsigned long long)d->max);
 	case OPT_STRING:
 		return log_snprintf(buf, len, "stderr|PATH");

@@ -25,7 +25,7 @@ enum opt_type {
 	OPT_UINT,	/* decimal integer in [min, max] */
 	OPT_SIZE,	/* bytes, with K/M/G/T suffix (powers of 1024), in [min, max] */
 	OPT_CHOICE,	/* one of a fixed list of words */
-	OPT_COMP,	/* lz4 | zstd[:LEVEL], LEVEL in [min, max]. (Not called
+	OPT_COMP,	/* lz4 | lzo | zstd[:LEVEL], LEVEL in [min, max]. (Not called
 			 * OPT_COMPRESSOR: that name is the option's id below.) */
 	OPT_STRING,	/* free text (a path), at most OPT_STRING_MAX - 1 bytes */
 	OPT_SIGNAL,	/* a signal: SIGUSR1, USR1 or a number in [min, max]; 0 or none for none */
@@ -81,7 +81,7 @@ struct opt_def {
 struct opt_values {
 	bool enabled;
 	enum zswap_comp comp;
-	int comp_level;			/* zstd level; 0 for lz4 */
+	int comp_level;			/* zstd level; 0 for lz4 and lzo */
 	unsigned int zspage_order;
 	enum zs_lock_mode pool_lock;
 	unsigned int nr_pools;
@@ -143,7 +143,7 @@ size_t opt_format(enum opt_id id, const struct opt_values *v, char *buf, size_t 
 const struct opt_def *opt_find(const char *name, size_t name_len);
 
 /* The accepted values of an option as text ("2..4", "class|pool",
- * "lz4|zstd[:1..19]", "4K..1T"): the range column of the listing. */
+ * "lz4|lzo|zstd[:1..19]", "4K..1T"): the range column of the listing. */
 size_t opt_format_range(const struct opt_def *d, char *buf, size_t len);
 
 /* Every option of v as "NAME=value" separated by spaces, on one line (for

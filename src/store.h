@@ -21,6 +21,7 @@
 enum zswap_comp {
 	ZSWAP_COMP_LZ4 = 0,
 	ZSWAP_COMP_ZSTD = 1,
+	ZSWAP_COMP_LZO = 2,	/* LZO1X-1 as the kernel's "lzo" (liblzo2's lzo1x_1_15) */
 };
 
 enum zswap_entry_type {
@@ -41,7 +42,7 @@ struct zswap_entry {
 
 struct zswap_store_config {
 	enum zswap_comp comp;		/* ZSWAP_COMPRESSOR */
-	int level;			/* zstd level (1..19); ignored for lz4 (acceleration 1) */
+	int level;			/* zstd level (1..19); ignored for lz4 (acceleration 1) and lzo */
 	unsigned int order;		/* ZSWAP_ZSPAGE_ORDER, 2..4 */
 	enum zs_lock_mode lock;		/* ZSWAP_POOL_LOCK */
 	unsigned int nr_pools;		/* ZSWAP_NR_POOLS, 1..64: pools chosen by hash */

@@ -15,7 +15,9 @@
  * Every access checks the page's bytes; at the end every page is checked
  * again. stdout is the same with and without the library (a checksum per
  * phase); stderr gets "prog_reclaim: vmhwm_kb=N" (peak RSS), for the limit
- * tests, and the library's counters as "prog_reclaim: stat NAME=VALUE".
+ * tests, and the library's counters as "prog_reclaim: stat NAME=VALUE";
+ * random and hotcold add the refaults, activations and pages scanned and
+ * stolen during the accesses alone ("access_...").
  */
 #include "prog_common.h"
 
@@ -138,6 +140,16 @@ static unsigned long long lib_activations(void)
 	return st.workingset_activate;
 }
 
+/* Pages reclaim looked at and took (pgscan, pgsteal) so far. */
+static void lib_scan(unsigned long long *scan, unsigned long long *steal)
+{
+	struct zswap_stats st;
+
+	pc_stats(&st);
+	*scan = st.pgscan;
+	*steal = st.pgsteal;
+}
+
 static void print_stats(void)
 {
 	struct zswap_stats st;
@@ -199,11 +211,14 @@ int main(int argc, char **argv)
 
 	if (strcmp(mode, "random") == 0 || strcmp(mode, "hotcold") == 0) {
 		unsigned long long r0 = lib_refaults(), k0 = vmstat_zswpin(), a0 = lib_activations();
-		unsigned long long m0 = majflt();
+		unsigned long long m0 = majflt(), sc0, st0, sc1, st1;
+		lib_scan(&sc0, &st0);
 		accesses(arg, mode[0] == 'h');
+		lib_scan(&sc1, &st1);
 		fprintf(stderr, "%s: access_refaults=%llu access_activations=%llu kernel_zswpin=%llu majflt=%llu\n",
 			pc.name, lib_refaults() - r0, lib_activations() - a0, vmstat_zswpin() - k0,
 			majflt() - m0);
+		fprintf(stderr, "%s: access_pgscan=%llu access_pgsteal=%llu\n", pc.name, sc1 - sc0, st1 - st0);
 		printf("%lu accesses done\n", arg);
 	} else if (strcmp(mode, "idle") == 0) {
 		/* Wait (bounded) for proactive reclaim to store half the pages. */

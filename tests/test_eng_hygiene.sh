@@ -16,6 +16,9 @@
 #     support;
 #   - comp.o: the LZ4/zstd entry points that work in caller-owned memory
 #     (never ZSTD_create*/free*, ZSTD_compress/ZSTD_decompress, LZ4_create*);
+#     LZO's lzo1x_1_15_compress and lzo1x_decompress_safe (liblzo2 calls
+#     nothing but mem* itself), and lzo_init (__lzo_init_v2) only in
+#     comp_ws_init, which the store calls at start-up;
 #   - start-up only, and checked to be referenced ONLY from the named
 #     functions (objdump -dr: the function holding each relocation):
 #       engine.o  getauxval, pthread_atfork, pthread_create, pthread_attr_*,
@@ -96,6 +99,10 @@ allowed() {
 		return 2 ;;
 	comp:LZ4_*|comp:ZSTD_*)
 		return 0 ;;
+	comp:lzo1x_1_15_compress|comp:lzo1x_decompress_safe)
+		return 0 ;;
+	comp:__lzo_init_v2)
+		return 1 ;;
 	engine:getauxval|engine:pthread_atfork|engine:pthread_create|engine:pthread_attr_*|engine:pthread_rwlock_init|engine:pthread_rwlockattr_*)
 		return 1 ;;
 	engine:dl_iterate_phdr)
@@ -123,6 +130,7 @@ startup_fns() {
 	case $1 in
 	engine) echo "engine_init engine_ctor engine_start_handlers engine_start_thread engine_handler_cpus" ;;
 	store) echo "zswap_store_create store_default_workspaces zswap_store_destroy" ;;
+	comp) echo "comp_ws_init" ;;
 	zsmalloc) echo "zs_create_pool zs_lock_init zs_destroy_pool" ;;
 	*) echo "" ;;
 	esac

@@ -66,7 +66,8 @@ done
 # Kind by kind where the type has more to get wrong.
 bad ZSWAP_ENABLED maybe
 bad ZSWAP_ENABLED 2
-bad ZSWAP_COMPRESSOR lzo
+bad ZSWAP_COMPRESSOR lzo-rle	# the kernel's, not offered (comp.c)
+bad ZSWAP_COMPRESSOR lzo:1
 bad ZSWAP_COMPRESSOR "zstd:$big"
 bad ZSWAP_COMPRESSOR zstd:fast
 bad ZSWAP_COMPRESSOR zstd:99
@@ -100,6 +101,7 @@ bad ZSWAP_ 1
 good ZSWAP_ENABLED 1
 good ZSWAP_COMPRESSOR zstd
 good ZSWAP_COMPRESSOR zstd:1
+good ZSWAP_COMPRESSOR lzo
 good ZSWAP_ZSPAGE_ORDER 4
 good ZSWAP_POOL_LOCK pool
 good ZSWAP_NR_POOLS 4

@@ -182,7 +182,7 @@ static void test_table(void)
 	opt_format_range(&opt_table[OPT_MIN_REGION], buf, sizeof(buf));
 	CHECK(strcmp(buf, "4K..1T") == 0, "%s", buf);
 	opt_format_range(&opt_table[OPT_COMPRESSOR], buf, sizeof(buf));
-	CHECK(strcmp(buf, "lz4|zstd[:1..19]") == 0, "%s", buf);
+	CHECK(strcmp(buf, "lz4|lzo|zstd[:1..19]") == 0, "%s", buf);
 	opt_format_range(&opt_table[OPT_POOL_LOCK], buf, sizeof(buf));
 	CHECK(strcmp(buf, "class|pool") == 0, "%s", buf);
 }
@@ -208,6 +208,8 @@ static void test_good_values(void)
 		{ "ZSWAP_ENABLED=true", OPT_ENABLED, "1" },
 		{ "ZSWAP_COMPRESSOR=lz4", OPT_COMPRESSOR, "lz4" },
 		{ "ZSWAP_COMPRESSOR=LZ4", OPT_COMPRESSOR, "lz4" },
+		{ "ZSWAP_COMPRESSOR=lzo", OPT_COMPRESSOR, "lzo" },
+		{ "ZSWAP_COMPRESSOR=LZO", OPT_COMPRESSOR, "lzo" },
 		{ "ZSWAP_COMPRESSOR=zstd", OPT_COMPRESSOR, "zstd:3" },
 		{ "ZSWAP_COMPRESSOR=ZSTD:1", OPT_COMPRESSOR, "zstd:1" },
 		{ "ZSWAP_COMPRESSOR=Zstd:19", OPT_COMPRESSOR, "zstd:19" },
@@ -371,7 +373,7 @@ static void test_bad_values(void)
 	static const struct bad cases[] = {
 		/* empty */
 		{ "ZSWAP_ENABLED", "", "1 or 0" },
-		{ "ZSWAP_COMPRESSOR", "", "lz4, zstd" },
+		{ "ZSWAP_COMPRESSOR", "", "lz4, lzo, zstd" },
 		{ "ZSWAP_ZSPAGE_ORDER", "", "an integer from 2 to 4" },
 		{ "ZSWAP_POOL_LOCK", "", "class or pool" },
 		{ "ZSWAP_MAX_POOL_SIZE", "", "a size like" },
@@ -432,7 +434,7 @@ static void test_bad_values(void)
 		{ "ZSWAP_MAX_POOL_SIZE", "20%x", "a size like" },
 		{ "ZSWAP_MAX_POOL_SIZE", "20 %", "a size like" },
 		{ "ZSWAP_POOL_LOCK", "pool ", "class or pool" },
-		{ "ZSWAP_COMPRESSOR", "lz4 ", "lz4, zstd" },
+		{ "ZSWAP_COMPRESSOR", "lz4 ", "lz4, lzo, zstd" },
 		{ "ZSWAP_COMPRESSOR", "zstd:3x", "LEVEL from 1 to 19" },
 		/* unknown unit */
 		{ "ZSWAP_MIN_REGION", "12Q", "a size like 64K, 1M or 2G" },
@@ -442,9 +444,11 @@ static void test_bad_values(void)
 		/* unknown choice word */
 		{ "ZSWAP_POOL_LOCK", "global", "class or pool" },
 		{ "ZSWAP_POOL_LOCK", "classes", "class or pool" },
-		{ "ZSWAP_COMPRESSOR", "gzip", "lz4, zstd or zstd:LEVEL" },
-		{ "ZSWAP_COMPRESSOR", "lz4hc", "lz4, zstd" },
-		{ "ZSWAP_COMPRESSOR", "lz4:1", "lz4, zstd" },
+		{ "ZSWAP_COMPRESSOR", "gzip", "lz4, lzo, zstd or zstd:LEVEL" },
+		{ "ZSWAP_COMPRESSOR", "lz4hc", "lz4, lzo, zstd" },
+		{ "ZSWAP_COMPRESSOR", "lz4:1", "lz4, lzo, zstd" },
+		{ "ZSWAP_COMPRESSOR", "lzo:1", "lz4, lzo, zstd" },
+		{ "ZSWAP_COMPRESSOR", "lzo-rle", "lz4, lzo, zstd" },
 		/* zstd level out of range, missing, not a number */
 		{ "ZSWAP_COMPRESSOR", "zstd:0", "LEVEL from 1 to 19" },
 		{ "ZSWAP_COMPRESSOR", "zstd:20", "LEVEL from 1 to 19" },

@@ -407,6 +407,7 @@ int main(void)
 	for (unsigned int order = 2; order <= 4; order++) {
 		test_round_trip(ZSWAP_COMP_LZ4, 0, order);
 		test_round_trip(ZSWAP_COMP_ZSTD, 3, order);
+		test_round_trip(ZSWAP_COMP_LZO, 0, order);
 		test_incompressible(order);
 	}
 	test_round_trip(ZSWAP_COMP_ZSTD, 1, 2);
@@ -415,6 +416,7 @@ int main(void)
 	test_memory_returned();
 	test_decompress_fail(ZSWAP_COMP_LZ4);
 	test_decompress_fail(ZSWAP_COMP_ZSTD);
+	test_decompress_fail(ZSWAP_COMP_LZO);
 	test_mem_limit(1);
 	test_mem_limit(8);
 	test_nr_pools();

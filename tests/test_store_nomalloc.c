@@ -102,6 +102,7 @@ int main(void)
 
 	run(ZSWAP_COMP_LZ4, 1, 0);
 	run(ZSWAP_COMP_ZSTD, 1, 0);
+	run(ZSWAP_COMP_LZO, 1, 0);
 	run(ZSWAP_COMP_LZ4, 32, 0);
 	run(ZSWAP_COMP_ZSTD, 8, 2);	/* fewer workspaces than threads: waits */
 	for (int k = 0; k < TP__COUNT; k++)

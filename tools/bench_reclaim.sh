@@ -16,14 +16,22 @@
 #             samples, --mode v1)
 #   libzswap  the same program under LD_PRELOAD=libzswap.so with
 #             ZSWAP_MEMORY_LIMIT=L (and the library's other defaults)
+#   libzswap2 with --lib-env2 "VAR=VALUE ...": libzswap again with other
+#             options, right after the first (e.g. --lib-env
+#             ZSWAP_COMPRESSOR=lzo --lib-env2 ZSWAP_COMPRESSOR=lz4: the
+#             kernel's compressor and the default, side by side)
 # then a markdown table (summary.md, ready to paste): the ops phase's wall
 # time of each side and the ratios libzswap / kernel (the goal: at most 1.0),
 # refaults (pages brought back during the ops phase: libzswap's refaults
 # counter, the kernel side's major faults), the peak of usage + pool (kernel:
 # the group's usage plus its share of the pool, sampled every millisecond by
 # the controller; libzswap: VmHWM, its pool being in the process) and each
-# pool at the end; and a second table checking the emulation. A kernel run
-# killed by the OOM killer in its group is a table entry, not an abort.
+# pool at the end; a table of what each side held compressed at the end
+# (stored pages, pool, their ratio with the pool's overhead measured the
+# same way on both sides, the resident share of the working set); with
+# --lib-env2 a table of the second configuration; and a table checking the
+# emulation. A kernel run killed by the OOM killer in its group is a table
+# entry, not an abort.
 #
 # Usage: tools/bench_reclaim.sh [--size W] [--limit L] [--runs N]
 #            [--patterns "uniform hotcold seq"] [--threads "1 2"] [--ops N]
@@ -31,7 +39,8 @@
 #            [--no-kernel] [--no-lib] [--kernel-modes "v2 v1"]
 #            [--memcg-interval-us N] [--memcg-margin SIZE]
 #            [--memcg-reclaim workload|bounded|writer]
-#            [--timeout SECONDS] [--lib-env "VAR=VALUE ..."] [-- EXTRA-ARGS]
+#            [--timeout SECONDS] [--lib-env "VAR=VALUE ..."]
+#            [--lib-env2 "VAR=VALUE ..."] [-- EXTRA-ARGS]
 # Defaults: W 512M, L 320M, 1 run, PC 0, both kernel modes, the controller's
 # interval 1000 us, margin 4M and reclaim policy workload (see
 # tools/bench_reclaim_memcg --help), timeout 600 s a run. EXTRA-ARGS go to
@@ -58,6 +67,8 @@ ctl_interval=1000
 ctl_margin=4M
 ctl_reclaim=workload
 libenv=
+libenv2=
+libside2=0
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -78,6 +89,7 @@ while [ $# -gt 0 ]; do
 	--memcg-margin) ctl_margin=${2:?}; shift 2 ;;
 	--memcg-reclaim) ctl_reclaim=${2:?}; shift 2 ;;
 	--lib-env) libenv=${2:?}; shift 2 ;;
+	--lib-env2) libenv2=${2:?}; libside2=1; shift 2 ;;
 	--) shift; break ;;
 	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench_reclaim.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
@@ -151,6 +163,7 @@ fi
 	     "memory cgroup v1 limit $limit, swapfile ${swap_mb}M; modes: $kmodes" \
 	     "(v2: emulated by tools/bench_reclaim_memcg, interval ${ctl_interval} us, margin $ctl_margin, reclaim $ctl_reclaim)"
 	echo "libzswap: $lib, ZSWAP_MEMORY_LIMIT=$limit${libenv:+ $libenv}, other options default"
+	[ $libside2 = 1 ] && echo "libzswap2: $lib, ZSWAP_MEMORY_LIMIT=$limit${libenv2:+ $libenv2}, other options default"
 	echo "tree: $(git -C "$here" rev-parse --short HEAD 2>/dev/null)$(git -C "$here" status --porcelain 2>/dev/null | grep -q . && echo ' (uncommitted changes)')"
 	echo "working set $size, runs $runs, patterns: $patterns; threads: $threads; bench args: $extra $*"
 } > "$out/machine.txt"
@@ -173,6 +186,10 @@ while [ $i -le "$runs" ]; do
 			if [ $lib_ok = 1 ]; then
 				# shellcheck disable=SC2086
 				run "$p-t$t-libzswap" $i env LD_PRELOAD="$lib" ZSWAP_MEMORY_LIMIT="$limit" $libenv "$bench" $args
+				if [ $libside2 = 1 ]; then
+					# shellcheck disable=SC2086
+					run "$p-t$t-libzswap2" $i env LD_PRELOAD="$lib" ZSWAP_MEMORY_LIMIT="$limit" $libenv2 "$bench" $args
+				fi
 			fi
 		done
 	done
@@ -180,7 +197,7 @@ while [ $i -le "$runs" ]; do
 done
 
 # Summary: per configuration, medians over the runs, and the run-paired ratios.
-awk -v runs="$runs" -v limit="$limit" '
+awk -v runs="$runs" -v limit="$limit" -v env1="$libenv" -v env2="$libenv2" '
 function med(l, k,   a, n, r, t, i, j) {
 	n = 0
 	for (r = 1; r <= runs; r++) if ((l, k, r) in v) a[++n] = v[l, k, r] + 0
@@ -189,11 +206,13 @@ function med(l, k,   a, n, r, t, i, j) {
 	return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 # libzswap / side s, paired run by run.
-function ratio(s, k,   a, n, r, t, i, j, m) {
+function ratio(s, k) { return ratio2("-libzswap", s, k) }
+# side z / side s, paired run by run.
+function ratio2(z, s, k,   a, n, r, t, i, j, m) {
 	n = 0
 	for (r = 1; r <= runs; r++)
-		if ((c "-libzswap", k, r) in v && (c s, k, r) in v && v[c s, k, r] + 0 > 0)
-			a[++n] = v[c "-libzswap", k, r] / v[c s, k, r]
+		if ((c z, k, r) in v && (c s, k, r) in v && v[c s, k, r] + 0 > 0)
+			a[++n] = v[c z, k, r] / v[c s, k, r]
 	if (n == 0) return "-"
 	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
 	m = (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
@@ -206,6 +225,8 @@ function fails(l,   r, n, o, rc) {
 	if (n == 0) return ""
 	return (o ? (o == n ? "OOM-killed" : o " OOM-killed") : "failed (exit " rc ")") (runs > 1 ? " in " n "/" runs : "")
 }
+function fmt2(x) { return x == "-" ? x : sprintf("%.2f", x) }
+function fmt1(x) { return x == "-" ? x : sprintf("%.1f", x) }
 function cell(l, k,   m, f) {
 	m = med(l, k); f = fails(l)
 	if (m == "-" && f != "") return f
@@ -214,7 +235,16 @@ function cell(l, k,   m, f) {
 {
 	l = $1; r = $2
 	for (f = 3; f <= NF; f++) { eq = index($f, "="); if (eq) v[l, substr($f, 1, eq - 1), r] = substr($f, eq + 1) }
-	c = l; sub(/-(kernel|kernelv1|libzswap)$/, "", c)
+	c = l; sub(/-(kernel|kernelv1|libzswap|libzswap2)$/, "", c)
+	if (l ~ /-libzswap2$/) have2 = 1
+	# Compressed at the end, the pool measured alike on both sides:
+	# stored pages x 4 KiB / the pool'"'"'s bytes (zsmalloc'"'"'s pages), and the
+	# share of the working set not stored (resident, or in the swapfile).
+	if ((l, "stored_pages", r) in v && (l, "pool_mb", r) in v && (l, "size_mb", r) in v) {
+		sp = v[l, "stored_pages", r] + 0; pm = v[l, "pool_mb", r] + 0; sz = v[l, "size_mb", r] + 0
+		if (sp > 0 && pm > 0) v[l, "pool_ratio", r] = sp * 4096 / (pm * 1048576)
+		if (sz > 0) v[l, "resident_pct", r] = 100 * (1 - sp / (sz * 256))
+	}
 	if (!(c in seen)) { seen[c] = 1; order[++nc] = c }
 }
 END {
@@ -229,6 +259,35 @@ END {
 		       med(k, "pool_mb"), med(k1, "pool_mb"), med(z, "pool_mb"),
 		       med(k, "fill_ms"), med(k1, "fill_ms"), med(z, "fill_ms"),
 		       med(k, "bad_pages") + med(k1, "bad_pages") + med(z, "bad_pages")
+	}
+	print ""
+	print "What each side held compressed at the end of the ops phase: stored pages, the pool (kernel: debugfs zswap pool_total_size; libzswap: mem_used_total), stored pages x 4 KiB / pool (the same measure on both sides, the pool'"'"'s overhead included), and the share of the working set not stored:"
+	print ""
+	print "| pattern, threads | stored pages kernel v2-emu / v1 / libzswap" (have2 ? " / libzswap2" : "") " | pool MiB | stored x 4K / pool | not stored % |"
+	print "|---|---|---|---|---|"
+	for (i = 1; i <= nc; i++) {
+		c = order[i]; k = c "-kernel"; k1 = c "-kernelv1"; z = c "-libzswap"; z2 = c "-libzswap2"
+		printf "| %s | %s / %s / %s%s | %s / %s / %s%s | %s / %s / %s%s | %s / %s / %s%s |\n", c,
+		       med(k, "stored_pages"), med(k1, "stored_pages"), med(z, "stored_pages"), have2 ? " / " med(z2, "stored_pages") : "",
+		       med(k, "pool_mb"), med(k1, "pool_mb"), med(z, "pool_mb"), have2 ? " / " med(z2, "pool_mb") : "",
+		       fmt2(med(k, "pool_ratio")), fmt2(med(k1, "pool_ratio")), fmt2(med(z, "pool_ratio")), have2 ? " / " fmt2(med(z2, "pool_ratio")) : "",
+		       fmt1(med(k, "resident_pct")), fmt1(med(k1, "resident_pct")), fmt1(med(z, "resident_pct")), have2 ? " / " fmt1(med(z2, "resident_pct")) : ""
+	}
+	if (have2) {
+		print ""
+		print "libzswap2 (" env2 ") beside libzswap (" (env1 == "" ? "defaults" : env1) "), run by run:"
+		print ""
+		print "| pattern, threads | wall ms libzswap / libzswap2 | ratio libzswap2 / kernel v2-emu | ratio libzswap2 / libzswap | refaults kernel v2-emu / libzswap / libzswap2 | ratio of refaults libzswap / kernel v2-emu, libzswap2 / kernel v2-emu | peak MiB libzswap / libzswap2 | pool MiB at end libzswap / libzswap2 |"
+		print "|---|---|---|---|---|---|---|---|"
+		for (i = 1; i <= nc; i++) {
+			c = order[i]; k = c "-kernel"; z = c "-libzswap"; z2 = c "-libzswap2"
+			printf "| %s | %s / %s | **%s** | %s | %s / %s / %s | %s, %s | %s / %s | %s / %s |\n", c,
+			       cell(z, "wall_ms"), cell(z2, "wall_ms"), ratio2("-libzswap2", "-kernel", "wall_ms"),
+			       ratio2("-libzswap2", "-libzswap", "wall_ms"),
+			       med(k, "refaults"), med(z, "refaults"), med(z2, "refaults"),
+			       ratio2("-libzswap", "-kernel", "refaults"), ratio2("-libzswap2", "-kernel", "refaults"),
+			       med(z, "vmhwm_mb"), med(z2, "vmhwm_mb"), med(z, "pool_mb"), med(z2, "pool_mb")
+		}
 	}
 	print ""
 	print "Kernel side, usage + pool (the group'"'"'s usage plus its share of zswap'"'"'s pool, sampled by tools/bench_reclaim_memcg):"

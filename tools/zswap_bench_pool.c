@@ -9,7 +9,15 @@
  *   (c) mem_used_total / compr_data_size for orders 2, 3 and 4, without and
  *       with the pool's metadata, and which classes lose most to rounding;
  *   (d) the pool alone (zs_malloc/zs_map_object/zs_free, no compression)
- *       in both lock modes, 1 to 8 threads (printed after (b)).
+ *       in both lock modes, 1 to 8 threads (printed after (b));
+ *   (e) the compressors side by side through the store (lz4, lzo, zstd:1,
+ *       zstd:3): store and load CPU time per page and the compression
+ *       ratio, on text, binary and, with --pages FILE, pages from a file
+ *       (e.g. tools/bench_reclaim --dump N: the reclaim benchmark's pages).
+ *
+ * --sizes COMP --pages FILE prints each page's compressed length with COMP
+ * (comp_compress, no limit) and nothing else, for
+ * tools/zswap_bench_pool_kernel.sh to compare with the kernel's.
  *
  * Data: text-like pages from real files on this machine and ELF pages
  * (tools/store_pages.c). A benchmark, not a test: it prints figures, as
@@ -23,6 +31,7 @@
 #include "store_pages.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -33,6 +42,7 @@
 #include <unistd.h>
 
 #include <lz4.h>
+#include <lzo/lzo1x.h>
 #include <zstd.h>
 
 static unsigned int rounds = 3;
@@ -93,8 +103,9 @@ static void machine(void)
 	if (f)
 		fclose(f);
 	uname(&u);
-	printf("Machine: %s, %ld CPUs online, Linux %s; lz4 %s, zstd %s\n\n", model,
-	       sysconf(_SC_NPROCESSORS_ONLN), u.release, LZ4_versionString(), ZSTD_versionString());
+	printf("Machine: %s, %ld CPUs online, Linux %s; lz4 %s, zstd %s, lzo %s\n\n", model,
+	       sysconf(_SC_NPROCESSORS_ONLN), u.release, LZ4_versionString(), ZSTD_versionString(),
+	       lzo_version_string());
 }
 
 /* Every page stored and loaded back intact, outside any timing. */
@@ -597,12 +608,146 @@ static void bench_memory(const char *name, const struct sp_set *set, enum zswap_
 	free(e);
 }
 
+/* (e) the compressors through the store, one thread. Each round runs every
+ * compressor over all the pages, in an order rotated from round to round,
+ * so drifting load on a shared machine does not favour one; median and
+ * range over the rounds. */
+static const struct { enum zswap_comp comp; int level; } e_comps[] = {
+	{ ZSWAP_COMP_LZ4, 0 }, { ZSWAP_COMP_LZO, 0 }, { ZSWAP_COMP_ZSTD, 1 }, { ZSWAP_COMP_ZSTD, 3 },
+};
+#define E_NCOMP (sizeof(e_comps) / sizeof(e_comps[0]))
+#define E_MAX_ROUNDS 100
+
+static int dcmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* "median (min..max)" of v[0..n), in microseconds per page. */
+static void e_cell(double *v, unsigned int n, size_t npages, char *buf, size_t len)
+{
+	qsort(v, n, sizeof(*v), dcmp);
+	double med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+
+	snprintf(buf, len, "%.2f (%.2f..%.2f)", med * 1e6 / (double)npages,
+		 v[0] * 1e6 / (double)npages, v[n - 1] * 1e6 / (double)npages);
+}
+
+static void bench_comps(const char *name, const struct sp_set *set)
+{
+	const size_t n = set->npages;
+	struct zswap_entry *e = calloc(n, sizeof(*e));
+	static uint8_t out[SP_PAGE] __attribute__((aligned(64)));
+	static double ts[E_NCOMP][E_MAX_ROUNDS], tl[E_NCOMP][E_MAX_ROUNDS];
+	struct zswap_stats st[E_NCOMP];
+
+	if (!e) {
+		fprintf(stderr, "out of memory\n");
+		exit(1);
+	}
+	for (unsigned int r = 0; r < rounds; r++) {
+		for (size_t k = 0; k < E_NCOMP; k++) {
+			size_t c = (k + r) % E_NCOMP;
+			struct zswap_store *s = mk(e_comps[c].comp, e_comps[c].level, 3, ZS_LOCK_CLASS, 1);
+			double t0 = cpu_now();
+
+			for (size_t i = 0; i < n; i++)
+				if (zswap_store_page(s, sp_page(set, i), &e[i]))
+					exit(8);
+			ts[c][r] = cpu_now() - t0;
+			memset(&st[c], 0, sizeof(st[c]));
+			zswap_store_stats(s, &st[c]);
+			t0 = cpu_now();
+			for (size_t i = 0; i < n; i++)
+				if (zswap_load_page(s, &e[i], out) ||
+				    (r == 0 && memcmp(out, sp_page(set, i), SP_PAGE)))
+					exit(9);
+			tl[c][r] = cpu_now() - t0;
+			zswap_store_destroy(s);
+		}
+	}
+	for (size_t c = 0; c < E_NCOMP; c++) {
+		char a[64], b[64];
+
+		e_cell(ts[c], rounds, n, a, sizeof(a));
+		e_cell(tl[c], rounds, n, b, sizeof(b));
+		printf("| %s | %s%s%.0d | %s | %s | **%.3f** | %.3f | %llu / %llu / %llu |\n", name,
+		       comp_name(e_comps[c].comp), e_comps[c].level ? ":" : "", e_comps[c].level, a, b,
+		       (double)st[c].orig_data_size / (double)st[c].compr_data_size,
+		       (double)st[c].orig_data_size / (double)st[c].mem_used_total,
+		       (unsigned long long)st[c].stored_pages, (unsigned long long)st[c].same_filled_pages,
+		       (unsigned long long)st[c].stored_incompressible_pages);
+	}
+	fflush(stdout);
+	free(e);
+}
+
+/* A file of raw pages (the last one zero-padded), up to max_bytes. */
+static int load_pages_file(struct sp_set *set, const char *path, size_t max_bytes)
+{
+	int fd = open(path, O_RDONLY);
+	size_t cap = max_bytes;
+	ssize_t got;
+
+	memset(set, 0, sizeof(*set));
+	if (fd < 0) {
+		perror(path);
+		return -1;
+	}
+	set->data = aligned_alloc(SP_PAGE, cap);
+	if (!set->data) {
+		close(fd);
+		return -1;
+	}
+	while (set->bytes < cap && (got = read(fd, set->data + set->bytes, cap - set->bytes)) > 0)
+		set->bytes += (size_t)got;
+	close(fd);
+	set->npages = (set->bytes + SP_PAGE - 1) / SP_PAGE;
+	memset(set->data + set->bytes, 0, set->npages * SP_PAGE - set->bytes);
+	set->files = 1;
+	set->cap = cap;
+	if (!set->npages) {
+		fprintf(stderr, "%s: empty\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* --sizes: one line per page, its compressed length. */
+static int print_sizes(const char *name, const char *path, size_t max_bytes)
+{
+	enum zswap_comp comp = !strcmp(name, "lzo") ? ZSWAP_COMP_LZO :
+			       !strcmp(name, "zstd") ? ZSWAP_COMP_ZSTD : ZSWAP_COMP_LZ4;
+	size_t len = comp_ws_size(comp, 0);
+	void *mem = aligned_alloc(64, len);
+	static uint8_t buf[COMP_BUF_SIZE];
+	struct sp_set set;
+	struct comp_ws ws;
+
+	if (strcmp(name, comp_name(comp)) || !path) {
+		fprintf(stderr, "--sizes takes lz4, lzo or zstd, and --pages FILE\n");
+		return 2;
+	}
+	if (!mem || comp_ws_init(&ws, comp, 0, mem, len) || load_pages_file(&set, path, max_bytes))
+		return 1;
+	for (size_t i = 0; i < set.npages; i++)
+		printf("%d\n", comp_compress(&ws, sp_page(&set, i), buf, sizeof(buf)));
+	free(set.data);
+	free(mem);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: zswap_bench_pool [--mb N] [--rounds R]\n"
 		"  --mb N      MiB of text pages and of binary pages (default 64)\n"
 		"  --rounds R  rounds per measurement, best kept (default 3)\n"
-		"  --sections S  which of a, b, c, d to run (default abcd)\n");
+		"  --sections S  which of a, b, c, d, e to run (default abcde)\n"
+		"  --pages FILE  (e) also on the raw pages of FILE, up to --mb MiB\n"
+		"  --sizes COMP  with --pages: print each page's compressed length with\n"
+		"                COMP (lz4, lzo, zstd) and exit\n");
 	exit(2);
 }
 
@@ -612,18 +757,20 @@ int main(int argc, char **argv)
 		{ "mb", required_argument, NULL, 'm' },
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "sections", required_argument, NULL, 's' },
+		{ "pages", required_argument, NULL, 'p' },
+		{ "sizes", required_argument, NULL, 'z' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long mb = 64;
-	const char *sections = "abcd";
-	struct sp_set text = { 0 }, bin = { 0 };
+	const char *sections = "abcde", *pages_file = NULL, *sizes = NULL;
+	struct sp_set text = { 0 }, bin = { 0 }, file = { 0 };
 	char *detail_buf = NULL;
 	size_t detail_len = 0;
 	FILE *detail;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "m:r:s:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:r:s:p:z:h", opts, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
@@ -634,19 +781,27 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			rounds = (unsigned int)strtoul(optarg, &end, 10);
-			if (*end || rounds == 0 || rounds > 100)
+			if (*end || rounds == 0 || rounds > E_MAX_ROUNDS)
 				usage();
 			break;
 		case 's':
 			sections = optarg;
-			if (strspn(sections, "abcd") != strlen(sections) || !*sections)
+			if (strspn(sections, "abcde") != strlen(sections) || !*sections)
 				usage();
+			break;
+		case 'p':
+			pages_file = optarg;
+			break;
+		case 'z':
+			sizes = optarg;
 			break;
 		default:
 			usage();
 		}
 	}
 
+	if (sizes)
+		return print_sizes(sizes, pages_file, mb << 20);
 	printf("zswap_bench_pool --mb %lu --rounds %u --sections %s\n\n", mb, rounds, sections);
 	machine();
 	if (sp_load_text(&text, mb << 20) || sp_load_binary(&bin, mb << 20))
@@ -655,6 +810,27 @@ int main(int argc, char **argv)
 	       text.npages, text.files, bin.npages, bin.files);
 	verify(&text, ZSWAP_COMP_LZ4);
 	verify(&bin, ZSWAP_COMP_ZSTD);
+	verify(&text, ZSWAP_COMP_LZO);
+	verify(&bin, ZSWAP_COMP_LZO);
+	if (pages_file) {
+		if (load_pages_file(&file, pages_file, mb << 20))
+			return 1;
+		printf("Data: %zu pages from %s\n\n", file.npages, pages_file);
+	}
+
+	if (strchr(sections, 'e')) {
+		printf("(e) the compressors through the store, one thread, order 3, 1 pool, class locks: "
+		       "CPU time per page, median (min..max) of %u rounds; ratio orig / compr_data_size, "
+		       "and orig / mem_used_total (the pool's pages)\n\n", rounds);
+		printf("| data | compressor | store us | load us | ratio | ratio incl. pool overhead | "
+		       "stored / same-filled / incompressible pages |\n");
+		printf("|---|---|---|---|---|---|---|\n");
+		bench_comps("text", &text);
+		bench_comps("binary", &bin);
+		if (pages_file)
+			bench_comps(pages_file, &file);
+		printf("\n");
+	}
 
 	if (strchr(sections, 'a')) {
 		bench_vs_lz4("text", &text);
@@ -686,11 +862,13 @@ int main(int argc, char **argv)
 	bench_memory("text", &text, ZSWAP_COMP_LZ4, 0, detail);
 	bench_memory("binary", &bin, ZSWAP_COMP_LZ4, 0, NULL);
 	bench_memory("text", &text, ZSWAP_COMP_ZSTD, 3, NULL);
+	bench_memory("text", &text, ZSWAP_COMP_LZO, 0, NULL);
 	fclose(detail);
 	printf("\nWhere header+rounding goes (text, lz4):\n\n%s", detail_buf);
 	free(detail_buf);
 out:
 	sp_free(&text);
 	sp_free(&bin);
+	free(file.data);
 	return 0;
 }

@@ -147,7 +147,7 @@ static void print_stats(const struct zswap_stats *st)
 static void usage(FILE *f, int code)
 {
 	fprintf(f,
-		"usage: zswap_demo [--compressor lz4|zstd[:LEVEL]] [--order 2..4] [--mb N] [--threads N]\n"
+		"usage: zswap_demo [--compressor lz4|lzo|zstd[:LEVEL]] [--order 2..4] [--mb N] [--threads N]\n"
 		"  Stores pages read from files under /usr/share and /usr/lib in a zswap\n"
 		"  store, prints the pool's counters, loads every page back and checks it.\n"
 		"  --compressor  default ZSWAP_COMPRESSOR, else lz4\n"
