@@ -15,14 +15,15 @@
  * charged but never reclaimed: a program whose unmanaged memory alone is
  * over the limit runs over it (memory_events_max counts those faults).
  *
- * Watermarks (kswapd's), a margin m (limit/96, at least 3 MiB, at most
- * limit/8) below the limit: background reclaim starts when the charge is
- * above high = limit - 3m/2 and goes on until it is below low = limit - 2m.
- * Faults are held above limit - m (the estimate between two readings is
- * rough, and eviction itself briefly holds a batch twice: in staging and in
- * the pool; m covers that, so the peak stays under the limit). The narrow
- * band keeps the charge near the limit: every MiB of charge is ~1.8 MiB of
- * resident working set at lz4's ratio.
+ * Watermarks (kswapd's): faults are held above hold = limit - m, m =
+ * limit/96 but at least min(3 MiB, limit/64) (the estimate between two
+ * readings is rough, and eviction itself briefly holds a batch twice: in
+ * staging and in the pool; m covers that, so the peak stays under the limit
+ * at 320 MiB); background reclaim starts above high = hold - band/2 and
+ * goes on until the charge is below low = hold - band, band = m but at
+ * least three of growth.c's held steps. The narrow band keeps the charge
+ * near the limit: every MiB of charge is ~1.8 MiB of resident working set
+ * at lz4's ratio.
  *
  * The throttle. reclaim_throttle() runs in a handler thread before it fills
  * or loads pages. Above the limit it says "hold": the handler lets go of
@@ -36,11 +37,9 @@
  * the reclaimer marks itself stuck and faults go through until it makes
  * progress again.
  *
- * The cost of protection is bounded twice (docs/DESIGN.md, "Known bad
- * case"): a step that has looked at RECLAIM_SCAN_RATIO resident pages per
- * page it wants takes protected pages too, and at most 1/RECLAIM_PROT_SHARE
- * of the resident pages a rotation sees stay protected (the excess is
- * deactivated in the next rotation, lowest refault level first).
+ * The cost of protection is bounded (docs/DESIGN.md, "Known bad case"): a
+ * step that has looked at RECLAIM_SCAN_RATIO resident pages per page it
+ * wants takes protected pages too.
  *
  * Cold pages: see reclaim.h and docs/DESIGN.md, "## Reclaim".
  */
@@ -80,17 +79,13 @@
  * quick refaults, made every step sweep two whole rotations (docs/DESIGN.md,
  * "Known bad case"). */
 #define RECLAIM_SCAN_RATIO	16
-/* At most 1/RECLAIM_PROT_SHARE of the resident pages a rotation sees stay
- * protected; the excess loses its protection in the next rotation (the
- * kernel's active/inactive balance: inactive_is_low, ratio 1 below 1 GiB). */
-#define RECLAIM_PROT_SHARE	2
 #define RECLAIM_PAUSE_MAX_MS	100	/* longest back-off */
-/* The watermarks sit a margin m below the limit: faults held above
- * limit - m, background reclaim from limit - 3m/2 down to limit - 2m. m is
- * limit/96, but at least what the charge rises above the hold line while
- * faults are being held (a batch in the pool before its staging area is
- * emptied, pages filled between two readings: 2.3-2.9 MiB measured), and at
- * most limit/8 (docs/DESIGN.md, "The charge and the limit"). */
+/* The hold line sits a margin m below the limit, background reclaim runs
+ * from half a band below it down to a band below it. m is limit/96, but at
+ * least what the charge rises above the hold line while faults are being
+ * held (a batch in the pool before its staging area is emptied, pages filled
+ * between two readings: 2.3-2.9 MiB measured at 320 MiB) unless the limit
+ * is small (then limit/64) (docs/DESIGN.md, "The charge and the limit"). */
 #define RECLAIM_MARGIN_DIV	96
 #ifndef RECLAIM_MARGIN_MIN
 #define RECLAIM_MARGIN_MIN	(3ull << 20)
@@ -138,10 +133,6 @@ static struct {
 	unsigned int pause_ms;		/* back-off, doubled while nothing can be taken */
 	uint32_t now_s;			/* its clock, for reclaim_select */
 	size_t looked, budget;		/* this step: resident pages looked at, and how many before forcing */
-	size_t seen, seen_prot;		/* this rotation: resident pages looked at, protected among them */
-	size_t seen_level[4];		/* the protected ones by level */
-	size_t demote;			/* protected pages still to deactivate this rotation */
-	unsigned int demote_below;	/* only those of a lower level than this */
 	uintptr_t hand;
 	size_t ntargets, next;
 	struct { uintptr_t start, end; } *targets;
@@ -212,25 +203,12 @@ bool reclaim_select(struct slot *s, uint32_t state)
 							memory_order_relaxed, memory_order_relaxed);
 		return false;
 	}
-	if (!rc.proactive) {
-		rc.seen++;
+	if (!rc.proactive)
 		rc.looked++;
-	}
 	if (a & AUX_PROT_MASK) {
-		/* A protected page survives this pass (one fewer left), or,
-		 * when more of the resident pages are protected than the share
-		 * allows, loses its protection now (deactivated: taken at the
-		 * hand's next pass unless it refaults meanwhile). */
-		uint32_t n = a - AUX_PROT_ONE;
-		if (!rc.proactive) {
-			rc.seen_prot++;
-			rc.seen_level[AUX_LEVEL(a)]++;
-		}
-		if (rc.demote && !rc.proactive && AUX_LEVEL(a) < rc.demote_below) {
-			rc.demote--;
-			n = a & ~AUX_PROT_MASK;
-		}
-		atomic_compare_exchange_strong_explicit(&s->aux, &a, n, memory_order_relaxed, memory_order_relaxed);
+		/* A protected page survives this pass (one fewer left). */
+		atomic_compare_exchange_strong_explicit(&s->aux, &a, a - AUX_PROT_ONE, memory_order_relaxed,
+							memory_order_relaxed);
 		/* Past the step's scan budget: protection is a preference. */
 		if (!rc.force && (rc.proactive || rc.looked <= rc.budget))
 			return false;
@@ -420,25 +398,6 @@ static void reclaim_build_targets(void)
 }
 
 /*
- * A rotation ended: if more of the resident pages it saw were protected than
- * the share allows, the excess loses its protection in the next rotation,
- * those that came back quickly the fewest times first (the levels kept
- * whole from the highest down while they fit under the share).
- */
-static void reclaim_balance(void)
-{
-	size_t cap = rc.seen / RECLAIM_PROT_SHARE, kept = 0;
-	unsigned int t = 4;
-
-	rc.demote = rc.seen_prot > cap ? rc.seen_prot - cap : 0;
-	while (t > 0 && kept + rc.seen_level[t - 1] <= cap)
-		kept += rc.seen_level[--t];
-	rc.demote_below = t;
-	rc.seen = rc.seen_prot = 0;
-	memset(rc.seen_level, 0, sizeof(rc.seen_level));
-}
-
-/*
  * Move the clock hand on until want pages are stored, or max_rotations
  * rotations have gone by (a rotation that ends rebuilds the target list).
  * Returns the pages stored; *rotations counts the rotations completed.
@@ -452,9 +411,6 @@ static size_t reclaim_sweep(size_t want, unsigned int max_rotations, unsigned in
 		if (rc.next >= rc.ntargets) {
 			if ((*rotations)++ >= max_rotations)
 				break;
-			/* A rotation ended: the protected share it saw decides
-			 * how many to deactivate in the next one. */
-			reclaim_balance();
 			reclaim_build_targets();
 			if (!rc.ntargets)
 				break;
@@ -654,20 +610,26 @@ int reclaim_init(void)
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &rc.t0);
 	if (!rc.limit && !rc.cold_age)
 		return 0;
-	uint64_t m = rc.limit / RECLAIM_MARGIN_DIV;
-	if (m < RECLAIM_MARGIN_MIN)
-		m = RECLAIM_MARGIN_MIN;
-	/* growth.c holds steps of malloc's growth below min(ZSWAP_MIN_REGION,
-	 * limit/64) at the throttle: the band from the hold line down to the
-	 * low watermark must take three of them, or one could wait forever. */
+	/* The hold line: m below the limit, m = limit/96 but at least
+	 * min(RECLAIM_MARGIN_MIN, limit/64): below 192 MiB limit/64, as
+	 * before (a 3 MiB margin under 64 MiB cost perl's hash ~15% more
+	 * refaults: 609-673k -> 715-745k). */
+	uint64_t m = rc.limit / RECLAIM_MARGIN_DIV, floor = rc.limit / 64;
+	if (floor > RECLAIM_MARGIN_MIN)
+		floor = RECLAIM_MARGIN_MIN;
+	if (m < floor)
+		m = floor;
+	/* The band from the hold line down to the low watermark: m, but
+	 * growth.c holds steps of malloc's growth below min(ZSWAP_MIN_REGION,
+	 * limit/64) at the throttle, and the band must take three of them or
+	 * one could wait forever. */
 	uint64_t step = eng.opt.min_region < rc.limit / 64 ? eng.opt.min_region : rc.limit / 64;
-	if (m < 3 * step)
-		m = 3 * step;
-	if (m > rc.limit / 8)
-		m = rc.limit / 8;
+	uint64_t band = m < 3 * step ? 3 * step : m;
+	if (m + band > rc.limit / 4)
+		m = band = rc.limit / 8;
 	rc.hold = rc.limit - m;
-	rc.high = rc.limit - m - m / 2;
-	rc.low = rc.limit - 2 * m;
+	rc.high = rc.hold - band / 2;
+	rc.low = rc.hold - band;
 	rc.pause_ms = 1;
 	rc.targets = prim_alloc(RECLAIM_TARGETS * sizeof(*rc.targets));
 	rc.statm_fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/statm", O_RDONLY | O_CLOEXEC);
@@ -704,8 +666,7 @@ int reclaim_fork_child(void)
 	atomic_store(&rc.waiters, 0);
 	atomic_store(&rc.sleeping, 0);
 	rc.proactive = rc.force = false;
-	rc.looked = rc.seen = rc.seen_prot = rc.demote = 0;
-	memset(rc.seen_level, 0, sizeof(rc.seen_level));
+	rc.looked = 0;
 	rc.ntargets = rc.next = 0;
 	rc.hand = 0;
 	rc.pause_ms = 1;

@@ -22,11 +22,10 @@
  *
  * A page that refaults within fewer evictions than there are resident pages
  * (the kernel's refault distance, mm/workingset.c) was in the working set:
- * it comes back protected. MADV_COLD pages (SLOT_COLD) go first. At most
- * half the resident pages stay protected (the excess is deactivated, the
- * lowest level first), and a step that has looked at 16 pages per page it
- * wants takes protected pages too: a working set larger than memory, where
- * every page refaults quickly, costs a bounded scan.
+ * it comes back protected. MADV_COLD pages (SLOT_COLD) go first. A step
+ * that has looked at 16 pages per page it wants takes protected pages too:
+ * a working set larger than memory, where every page refaults quickly,
+ * costs a bounded scan.
  */
 #ifndef ZSWAP_RECLAIM_H
 #define ZSWAP_RECLAIM_H
