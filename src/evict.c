@@ -283,7 +283,10 @@ static bool evict_register(const struct region_ref *ref)
 		region_forget_unregistered(ref->start, ref->end);
 		return true;
 	}
-	rc = uf_register(eng.uffd, ref->start, len, 0);
+	/* WP too when the kernel resolves WP faults itself: the written bit
+	 * reclaim's scan reads and clears (evict_stage_pages). */
+	rc = uf_register(eng.uffd, ref->start, len,
+			 (eng.features & UFFD_FEATURE_WP_ASYNC) ? UF_REG_MISSING_WP : UF_REG_MISSING);
 	if (rc == -EBUSY) {
 		/* The program has its own userfaultfd there: leave the region
 		 * alone now, and try again at the next eviction (the program
@@ -374,8 +377,10 @@ static int evict_move_run(struct evict_stage *st, const struct region_ref *ref,
 
 	while (done < n) {
 		size_t len = single ? 1 : n - done;
+		uint64_t p0 = prof_now();	/* an instrumented build only (hist.h) */
 		long r = uf_move(eng.uffd, st->base + (st->n << ZS_PAGE_SHIFT),
 				 addr + (done << ZS_PAGE_SHIFT), len << ZS_PAGE_SHIFT, UF_DONTWAKE);
+		prof_add(PROF_MOVE, p0);
 		size_t k = r > 0 ? (size_t)r >> ZS_PAGE_SHIFT : 0;
 		if (k < len) {
 			size_t extra = evict_moved_anyway(st->base + ((st->n + k) << ZS_PAGE_SHIFT),
@@ -445,23 +450,44 @@ static int evict_move_run(struct evict_stage *st, const struct region_ref *ref,
 
 /* Scan [cur, end) of one registered region, claim and move its present pages
  * (in reclaim mode, sel, only those reclaim_select() takes; *scanned counts
- * the present pages looked at). */
+ * the present pages looked at).
+ *
+ * Written bits (reclaim.h): with UFFD_FEATURE_WP_ASYNC the regions are
+ * registered MISSING|WP, and reclaim's scan asks PM_SCAN_WP_MATCHING: the one
+ * call reports which pages were written since the last scan (PAGE_IS_WRITTEN:
+ * no uffd-wp bit) and write-protects every page it reports, so the next write
+ * to each clears the bit again (the kernel resolves that fault; we never see
+ * it). What it reports is all walked here (the range is at most what the
+ * vector holds, one page a region at worst), except after an event stops
+ * the walk (EAGAIN): the rest lost its bit unread, and is scanned again as
+ * unwritten. A page moved out (UFFDIO_MOVE builds a fresh writable pte) or
+ * installed by UFFDIO_COPY reads as written: a refault is a reference. */
 static int evict_stage_pages(struct evict_stage *st, const struct region_ref *ref,
 			     uintptr_t cur, uintptr_t end, uintptr_t *walked, bool sel, size_t *scanned)
 {
 	uint64_t gen = atomic_load(&eng.ev_gen);
+	bool written = sel && (eng.features & UFFD_FEATURE_WP_ASYNC);
 	struct pm_scan_arg a = {
 		.size = sizeof(a),
+		.flags = written ? PM_SCAN_WP_MATCHING : 0,
 		.start = cur,
 		.end = end,
 		.vec = (uintptr_t)st->vec,
 		.vec_len = EVICT_BATCH,
 		.category_mask = PAGE_IS_PRESENT | PAGE_IS_PFNZERO,
 		.category_inverted = PAGE_IS_PFNZERO,
-		.return_mask = PAGE_IS_PRESENT,
+		.return_mask = PAGE_IS_PRESENT | (written ? PAGE_IS_WRITTEN : 0),
 	};
 	long nr = ioctl(eng.pagemap_fd, PAGEMAP_SCAN, &a);
 
+	if (nr < 0 && written) {
+		/* Not expected (the kernel offered WP_ASYNC): scan without
+		 * the bits rather than not at all. */
+		written = false;
+		a.flags = 0;
+		a.return_mask = PAGE_IS_PRESENT;
+		nr = ioctl(eng.pagemap_fd, PAGEMAP_SCAN, &a);
+	}
 	if (nr < 0) {
 		/* No PAGEMAP_SCAN: try every page; MOVE skips the holes. */
 		st->vec[0].start = cur;
@@ -474,6 +500,7 @@ static int evict_stage_pages(struct evict_stage *st, const struct region_ref *re
 		if (sel)
 			*scanned += (st->vec[v].end - st->vec[v].start) >> ZS_PAGE_SHIFT;
 		uintptr_t p = st->vec[v].start, vend = st->vec[v].end;
+		bool w = written && (st->vec[v].categories & PAGE_IS_WRITTEN);
 		while (p < vend) {
 			/* Claim a run of RESIDENT slots (COLD or not; never ZAP: a
 			 * REMOVE's zap may still be due, region.h). */
@@ -481,7 +508,7 @@ static int evict_stage_pages(struct evict_stage *st, const struct region_ref *re
 			while (p + (n << ZS_PAGE_SHIFT) < vend) {
 				struct slot *s = &ref->arr->slots[idx + n];
 				uint32_t old = atomic_load(&s->state);
-				if ((old & ~SLOT_COLD) != SLOT_RESIDENT || (sel && !reclaim_select(s, old)) ||
+				if ((old & ~SLOT_COLD) != SLOT_RESIDENT || (sel && !reclaim_select(s, old, w)) ||
 				    !atomic_compare_exchange_strong(&s->state, &old, SLOT_EVICTING))
 					break;
 				n++;
@@ -704,6 +731,7 @@ static size_t evict_range_sel(uintptr_t start, uintptr_t end, bool sel, size_t w
 		st->nbusy = 0;
 
 		pthread_rwlock_rdlock(&eng.ev_lock);
+		uint64_t p0 = prof_now();	/* an instrumented build only (hist.h) */
 		if (!region_lookup(cur, &ref, true)) {
 			uintptr_t skip_to;
 			if (!evict_adopt(cur, &skip_to))
@@ -719,6 +747,7 @@ static size_t evict_range_sel(uintptr_t start, uintptr_t end, bool sel, size_t w
 				bend = cur + ((EVICT_BATCH - st->n) << ZS_PAGE_SHIFT);
 			rc = evict_stage_pages(st, &ref, cur, bend, &next, sel, scanned);
 		}
+		prof_add(PROF_EV_HOLD, p0);
 		pthread_rwlock_unlock(&eng.ev_lock);
 		region_arr_put(ref.arr);
 		/* A batch gathers what several ranges give (reclaim takes a

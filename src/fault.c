@@ -148,8 +148,12 @@ static size_t fault_read(struct fault_ctx *h)
 	want = space < FAULT_READ_BATCH ? space : FAULT_READ_BATCH;
 	if (!want)
 		return 0;
+	uint64_t p0 = prof_now();	/* an instrumented build only (hist.h) */
 	pthread_rwlock_wrlock(&eng.ev_lock);
+	prof_add(PROF_WRLOCK, p0);
+	p0 = prof_now();
 	r = syscall(SYS_read, eng.uffd, msgs, want * sizeof(msgs[0]));
+	prof_add(PROF_READ, p0);
 	n = r > 0 ? (size_t)r / sizeof(msgs[0]) : 0;
 	for (size_t i = 0; i < n; i++) {
 		if (msgs[i].event == UFFD_EVENT_PAGEFAULT) {
@@ -189,11 +193,14 @@ static void fault_throttle_wait(struct fault_ctx *h)
 		{ .fd = reclaim_wait_fd(), .events = POLLIN },
 	};
 
+	uint64_t p0 = prof_now();
 	pthread_rwlock_unlock(&eng.ev_lock);
 	/* Direct reclaim: compress what the evictor has staged, then look
 	 * again, rather than leave this CPU idle while the fault is held. */
 	if (evict_help()) {
+		prof_add(PROF_HELP, p0);
 		pthread_rwlock_rdlock(&eng.ev_lock);
+		prof_add(PROF_HOLD, p0);
 		return;
 	}
 	if (poll(p, 2, 5) > 0) {
@@ -203,6 +210,7 @@ static void fault_throttle_wait(struct fault_ctx *h)
 			fault_read(h);
 	}
 	pthread_rwlock_rdlock(&eng.ev_lock);
+	prof_add(PROF_HOLD, p0);
 }
 
 /* --- serving one fault (eng.ev_lock held for reading) ------------------- */
@@ -449,7 +457,11 @@ static int fault_load(struct fault_ctx *h, const struct region_ref *ref, size_t 
 	reclaim_refault(s);	/* refault distance: was it in the working set? */
 	struct zswap_entry e = s->e;
 	zero = zswap_entry_is_zero(&e);
+	uint64_t p0 = prof_now();
 	rc = zswap_load_page(eng.store, &e, zero ? NULL : h->buf);
+	prof_add(PROF_DECOMP, p0);
+	prof_add(PROF_LOAD, t0);
+	p0 = prof_now();
 	atomic_fetch_add_explicit(&eng.cnt.refaults, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&ref->arr->refaults, 1, memory_order_relaxed);	/* attribution */
 	if (rc < 0)
@@ -489,6 +501,7 @@ static int fault_load(struct fault_ctx *h, const struct region_ref *ref, size_t 
 	 * 10-14 us that way, 6 us claim to installed). */
 	if (installed && h->handler)
 		hist_record(&hist_refault, hist_now() - t0);
+	prof_add(PROF_INSTALL, p0);
 	if (poisoned && installed) {
 		atomic_fetch_add(&eng.cnt.poisoned_pages, 1);
 		zlog("a stored page at %p could not be decompressed: poisoned (SIGBUS on access)",
@@ -518,11 +531,15 @@ static int fault_load(struct fault_ctx *h, const struct region_ref *ref, size_t 
 	/* Wake whoever waits at either address: the faulting thread (at addr,
 	 * or at target if it faulted there again), and WAITERs. A thread woken
 	 * where nothing was installed retries its access and faults again. */
+	p0 = prof_now();
 	uf_wake(eng.uffd, target, ZS_PAGE_SIZE);
 	if (target != addr)
 		uf_wake(eng.uffd, addr, ZS_PAGE_SIZE);
+	prof_add(PROF_WAKE, p0);
+	p0 = prof_now();
 	if (installed && !poisoned && h->handler && target == addr && atomic_load(&eng.ev_gen) == gen0)
 		fault_readahead(h, ref, idx, addr);
+	prof_add(PROF_READAHEAD, p0);
 	return SERVE_DONE;
 }
 
@@ -631,12 +648,16 @@ static bool fault_defer(const struct fault_ctx *h)
 
 	if (h->cpu < 0 || last < 0 || last == h->cpu)
 		return true;
+	uint64_t p0 = prof_now();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
-		if (poll(&p, 1, 0) <= 0)
+		if (poll(&p, 1, 0) <= 0) {
+			prof_add(PROF_DEFER, p0);
 			return false;
+		}
 		clock_gettime(CLOCK_MONOTONIC, &t);
 	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < FAULT_DEFER_NS);
+	prof_add(PROF_DEFER, p0);
 	return true;
 }
 
@@ -656,11 +677,15 @@ void *fault_thread(void *arg)
 		size_t end = h->tail;
 		if (h->head == end)
 			continue;
+		uint64_t p0 = prof_now();	/* an instrumented build only (hist.h) */
 		pthread_rwlock_rdlock(&eng.ev_lock);
+		prof_add(PROF_RDLOCK, p0);
 		while (h->head != end) {
 			struct fault_req *q = &h->ring[h->head++ % FAULT_RING];
 			atomic_fetch_add_explicit(&eng.cnt.faults, 1, memory_order_relaxed);
+			p0 = prof_now();
 			fault_serve(h, q->addr, q->flags & UFFD_PAGEFAULT_FLAG_WRITE);
+			prof_add(PROF_SERVE, p0);
 		}
 		pthread_rwlock_unlock(&eng.ev_lock);
 	}

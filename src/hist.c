@@ -4,6 +4,12 @@
 #include "config.h"
 #include "hist.h"
 
+#if defined(ZSWAP_PROF) && ZSWAP_PROF
+#include "log.h"
+/* Tools that compile hist.c alone (bench_stats_hist) have no zlog. */
+#pragma weak zlog
+#endif
+
 struct hist hist_refault;
 struct hist hist_evict;
 
@@ -70,3 +76,55 @@ uint64_t hist_percentile(const struct hist *h, unsigned int pct)
 	}
 	return max;
 }
+
+#if defined(ZSWAP_PROF) && ZSWAP_PROF
+#define PROF_SECS 24	/* per-second totals: the phases of a benchmark apart */
+static _Atomic uint64_t prof_n[PROF_NR], prof_ns[PROF_NR], prof_long_ns[PROF_NR], prof_long_n[PROF_NR];
+static _Atomic uint64_t prof_sec_ns[PROF_SECS][PROF_NR], prof_t0;
+static const char *const prof_names[PROF_NR] = {
+	"defer", "wrlock", "read", "rdlock", "hold", "help", "load", "install", "wake",
+	"readahead", "serve", "ev_hold", "move", "decomp",
+};
+
+void prof_add_ns(enum prof_phase p, uint64_t ns)
+{
+	uint64_t now = hist_now(), t0 = atomic_load_explicit(&prof_t0, memory_order_relaxed);
+
+	if (!t0 && atomic_compare_exchange_strong(&prof_t0, &t0, now))
+		t0 = now;
+	uint64_t sec = (now - t0) / 1000000000u;
+	atomic_fetch_add_explicit(&prof_sec_ns[sec < PROF_SECS ? sec : PROF_SECS - 1][p], ns, memory_order_relaxed);
+	atomic_fetch_add_explicit(&prof_n[p], 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&prof_ns[p], ns, memory_order_relaxed);
+	if (ns > 100000) {
+		atomic_fetch_add_explicit(&prof_long_n[p], 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&prof_long_ns[p], ns, memory_order_relaxed);
+	}
+}
+
+/* An instrumented build only: the figures at exit, one line per phase,
+ * then one line per second since the first record (ms per phase). */
+__attribute__((destructor)) static void prof_dump(void)
+{
+	if (!zlog)
+		return;
+	for (int p = 0; p < PROF_NR; p++) {
+		uint64_t n = atomic_load(&prof_n[p]), ns = atomic_load(&prof_ns[p]);
+		zlog("prof %-10s n %9llu total_ms %7llu mean_ns %7llu over_100us n %7llu ms %7llu", prof_names[p],
+		     (unsigned long long)n, (unsigned long long)(ns / 1000000),
+		     (unsigned long long)(n ? ns / n : 0), (unsigned long long)atomic_load(&prof_long_n[p]),
+		     (unsigned long long)(atomic_load(&prof_long_ns[p]) / 1000000));
+	}
+	for (int sec = 0; sec < PROF_SECS; sec++) {
+		unsigned long long v[PROF_NR];
+		for (int p = 0; p < PROF_NR; p++)
+			v[p] = (unsigned long long)(atomic_load(&prof_sec_ns[sec][p]) / 1000000);
+		if (!v[PROF_SERVE] && !v[PROF_EV_HOLD])
+			continue;
+		zlog("prof_s %2d defer %4llu wrlock %4llu rdlock %4llu hold %4llu help %4llu load %4llu install %4llu"
+		     " wake %4llu ra %4llu serve %4llu ev_hold %4llu move %4llu", sec, v[PROF_DEFER], v[PROF_WRLOCK],
+		     v[PROF_RDLOCK], v[PROF_HOLD], v[PROF_HELP], v[PROF_LOAD], v[PROF_INSTALL], v[PROF_WAKE],
+		     v[PROF_READAHEAD], v[PROF_SERVE], v[PROF_EV_HOLD], v[PROF_MOVE]);
+	}
+}
+#endif

@@ -47,4 +47,53 @@ uint64_t hist_count(const struct hist *h);
  * as the upper bound of its bucket (never above the maximum); 0 when empty. */
 uint64_t hist_percentile(const struct hist *h, unsigned int pct);
 
+/*
+ * Phase timing of the fault path and the evictor's lock holds, for
+ * measuring only: compiled in with -DZSWAP_PROF=1 (e.g. `make
+ * CPPFLAGS=-DZSWAP_PROF=1` in a build directory of its own), absent
+ * otherwise (prof_now() is a constant 0 and prof_add() nothing, so the
+ * default build carries no cost). Per phase: count, total nanoseconds and
+ * the time spent in calls of more than 100 us, and each phase per second;
+ * written to stderr at exit (docs/DESIGN.md "Speed under the limit").
+ */
+enum prof_phase {
+	PROF_DEFER,		/* fault_defer(): leaving a message to another handler */
+	PROF_WRLOCK,		/* waiting for ev_lock's write side to read messages */
+	PROF_READ,		/* read(2) of the messages */
+	PROF_RDLOCK,		/* waiting for ev_lock's read side to serve */
+	PROF_HOLD,		/* fault_throttle_wait(): held over the memory limit */
+	PROF_HELP,		/* evict_help() while held */
+	PROF_LOAD,		/* claim to loaded (decompressed) */
+	PROF_INSTALL,		/* UFFDIO_COPY/ZEROPAGE of the refault, EAGAIN waits included */
+	PROF_WAKE,		/* UFFDIO_WAKE after a refault */
+	PROF_READAHEAD,		/* fault_readahead() */
+	PROF_SERVE,		/* fault_serve(), whole */
+	PROF_EV_HOLD,		/* the evictor's hold of ev_lock (read) for one range */
+	PROF_MOVE,		/* one UFFDIO_MOVE call of the evictor */
+	PROF_DECOMP,		/* zswap_load_page() of a refault alone (within PROF_LOAD) */
+	PROF_NR
+};
+
+#if defined(ZSWAP_PROF) && ZSWAP_PROF
+void prof_add_ns(enum prof_phase p, uint64_t ns);
+static inline uint64_t prof_now(void)
+{
+	return hist_now();
+}
+static inline void prof_add(enum prof_phase p, uint64_t t0)
+{
+	prof_add_ns(p, hist_now() - t0);
+}
+#else
+static inline uint64_t prof_now(void)
+{
+	return 0;
+}
+static inline void prof_add(enum prof_phase p, uint64_t t0)
+{
+	(void)p;
+	(void)t0;
+}
+#endif
+
 #endif

@@ -26,6 +26,21 @@
  * that has looked at 16 pages per page it wants takes protected pages too:
  * a working set larger than memory, where every page refaults quickly,
  * costs a bounded scan.
+ *
+ * The referenced bit: written since the hand last passed (kernel 6.7+,
+ * UFFD_FEATURE_WP_ASYNC; regions registered MISSING|WP). The scan that
+ * finds the present pages (PAGEMAP_SCAN with PM_SCAN_WP_MATCHING) reads the
+ * bit and write-protects the page, and the kernel clears the protection at
+ * the next write without telling us. A page found written is passed over
+ * (pgactivate) and keeps at least RECLAIM_WRITTEN_PASSES passes of
+ * protection: one step may sweep the whole clock in a millisecond when
+ * every page is fresh (a fill), and a second look so soon says nothing.
+ * Written pages passed over have a budget of their own, 256 per page wanted
+ * (their bit is cleared as the hand passes, so a rotation ends them); one
+ * also protected by refault feedback counts in the 16 and loses a pass, as
+ * before, but is kept. Reads are not seen: a page only read is kept by
+ * refault feedback alone. Without WP_ASYNC (or built with
+ * -DRECLAIM_WRITTEN=0, uffd.h): the clock as above, unchanged.
  */
 #ifndef ZSWAP_RECLAIM_H
 #define ZSWAP_RECLAIM_H
@@ -87,8 +102,9 @@ uint32_t reclaim_evict_stamp(void);		/* evict: the eviction clock now */
 uint32_t reclaim_aux_evicted(uint32_t resident_aux, uint32_t clock);
 
 /* Eviction's question in reclaim mode: take this resident page now?
- * (May lower its protection instead.) */
-bool reclaim_select(struct slot *s, uint32_t state);
+ * written: it was written since the last scan (its referenced bit). (May
+ * lower its protection instead.) */
+bool reclaim_select(struct slot *s, uint32_t state, bool written);
 
 /* Statistics: the fields reclaim owns in struct zswap_stats. */
 void reclaim_stats(struct zswap_stats *st);

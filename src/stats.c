@@ -192,6 +192,7 @@ static const struct stats_field stats_fields[] = {
 	F(S_RECLAIM, pgsteal),
 	F(S_RECLAIM, pgsteal_proactive),
 	F(S_RECLAIM, workingset_activate),
+	F(S_RECLAIM, pgactivate),
 	F(S_RECLAIM, allocstall),
 	F(S_RECLAIM, memory_events_max),
 	F(S_RECLAIM, reclaim_backoff),

@@ -97,11 +97,13 @@ int uf_open(struct uf_info *info)
 	return fd;
 }
 
-int uf_register(int fd, uintptr_t start, size_t len, int wp)
+int uf_register(int fd, uintptr_t start, size_t len, int mode)
 {
 	struct uffdio_register r = {
 		.range = { .start = start, .len = len },
-		.mode = wp ? UFFDIO_REGISTER_MODE_WP : UFFDIO_REGISTER_MODE_MISSING,
+		.mode = mode == UF_REG_WP ? UFFDIO_REGISTER_MODE_WP
+		      : mode == UF_REG_MISSING_WP ? UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_WP
+						  : UFFDIO_REGISTER_MODE_MISSING,
 	};
 
 	return ioctl(fd, UFFDIO_REGISTER, &r) < 0 ? -errno : 0;

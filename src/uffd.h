@@ -26,8 +26,16 @@
 #define UF_REQUIRED_FEATURES (UFFD_FEATURE_EVENT_REMAP | UFFD_FEATURE_EVENT_REMOVE | \
 			      UFFD_FEATURE_EVENT_UNMAP | UFFD_FEATURE_MOVE)
 /* EVENT_FORK: the child keeps its registrations on a userfaultfd of its own,
- * delivered to the parent as a FORK message (src/fork.h). */
-#define UF_OPTIONAL_FEATURES (UFFD_FEATURE_POISON | UFFD_FEATURE_EVENT_FORK)
+ * delivered to the parent as a FORK message (src/fork.h). WP_ASYNC (6.7):
+ * the kernel resolves write-protect faults itself, never telling us, so a
+ * region registered MISSING|WP keeps, per page, whether it was written since
+ * PAGEMAP_SCAN last write-protected it: reclaim's referenced bit (reclaim.h).
+ * -DRECLAIM_WRITTEN=0 builds without it (today's clock, for A/B runs). */
+#ifndef RECLAIM_WRITTEN
+#define RECLAIM_WRITTEN 1
+#endif
+#define UF_OPTIONAL_FEATURES (UFFD_FEATURE_POISON | UFFD_FEATURE_EVENT_FORK | \
+			      (RECLAIM_WRITTEN ? UFFD_FEATURE_WP_ASYNC : 0))
 
 struct uf_info {
 	uint64_t features;	/* negotiated */
@@ -43,9 +51,14 @@ struct uf_info {
  * info->cause/fix/err filled. */
 int uf_open(struct uf_info *info);
 
-/* UFFDIO_REGISTER [start, start+len) in MODE_MISSING (or MODE_WP when wp).
- * Returns 0 or -errno (-EBUSY: registered with another userfaultfd). */
-int uf_register(int fd, uintptr_t start, size_t len, int wp);
+/* UFFDIO_REGISTER [start, start+len) in one of these modes. Returns 0 or
+ * -errno (-EBUSY: registered with another userfaultfd). UF_REG_MISSING_WP
+ * only on a descriptor that negotiated UFFD_FEATURE_WP_ASYNC: a synchronous
+ * write-protect fault would reach a handler that does not expect it. */
+#define UF_REG_MISSING		0	/* missing pages fault to the handler */
+#define UF_REG_WP		1	/* write-protect only (the staging areas) */
+#define UF_REG_MISSING_WP	2	/* both: program regions with written bits */
+int uf_register(int fd, uintptr_t start, size_t len, int mode);
 int uf_unregister(int fd, uintptr_t start, size_t len);
 
 /* flags of the range operations: UF_DONTWAKE leaves the threads waiting on

@@ -11,6 +11,14 @@
  *   prog_reclaim idle MB SECS     fill, then sit idle until the library has
  *                                 stored half the pages (ZSWAP_COLD_AGE) or
  *                                 SECS seconds went by
+ *   prog_reclaim hotstream MB PASSES
+ *                                 a hot set (the first 64th of the pages)
+ *                                 rewritten all the time, one random hot page
+ *                                 after each cold page, while PASSES passes
+ *                                 read the cold pages in order (the first
+ *                                 writes them); reports hot_misses: hot
+ *                                 pages found absent (mincore) just before
+ *                                 their access, each a refault
  *
  * Every access checks the page's bytes; at the end every page is checked
  * again. stdout is the same with and without the library (a checksum per
@@ -22,6 +30,7 @@
 #include "prog_common.h"
 
 #include <sys/resource.h>
+#include <sys/syscall.h>
 
 static size_t npages;
 static unsigned char *mem;
@@ -162,7 +171,7 @@ static void print_stats(void)
 	S(memory_max); S(memory_current); S(pgscan); S(pgsteal); S(pgsteal_proactive);
 	S(workingset_activate); S(allocstall); S(memory_events_max); S(reclaim_backoff);
 	S(refaults); S(zero_fill_pages); S(stored_pages); S(pool_limit_hit); S(mem_used_total);
-	S(evict_skipped_pages);
+	S(evict_skipped_pages); S(pgactivate);
 #undef S
 }
 
@@ -190,11 +199,71 @@ static void accesses(unsigned long ops, bool hotcold)
 	}
 }
 
+/* Whether the kernel offers UFFD_FEATURE_WP_ASYNC (6.7): what written bits
+ * need. Asked on a descriptor of our own; -1 if userfaultfd cannot open. */
+static int kernel_wp_async(void)
+{
+	struct uffdio_api api = { .api = UFFD_API, .features = 0 };
+	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return -1;
+	int r = ioctl(fd, UFFDIO_API, &api);
+	close(fd);
+	return r < 0 ? -1 : !!(api.features & UFFD_FEATURE_WP_ASYNC);
+}
+
+/* Whether page i is in memory (mincore: an evicted page is absent). */
+static bool page_resident(size_t i)
+{
+	unsigned char v = 0;
+
+	if (mincore(mem + i * PC_PAGE, PC_PAGE, &v) != 0)
+		pc_fail("mincore: %s", strerror(errno));
+	return v & 1;
+}
+
+/* hotstream: the hot set, written before the stream starts, then one random
+ * hot page rewritten after each cold page the stream touches. A hot page is
+ * rewritten every nhot cold pages on average: far more often than the clock
+ * hand comes round (the stream evicts about one page per cold page, over a
+ * resident set several times nhot). */
+static void hotstream(unsigned long passes)
+{
+	size_t nhot = npages / 64 ? npages / 64 : 1;
+	unsigned long long misses = 0, accesses = 0, r0 = lib_refaults(), sc0, st0, sc1, st1;
+	uint64_t rs = 4242;
+	struct zswap_stats a, b;
+
+	pc_stats(&a);
+	lib_scan(&sc0, &st0);
+	for (unsigned long pass = 0; pass < passes; pass++) {
+		for (size_t i = nhot; i < npages; i++) {
+			if (pass == 0)
+				page_write(i);
+			else
+				page_check(i);
+			size_t h = (size_t)(pc_rand(&rs) % nhot);
+			if (!page_resident(h))
+				misses++;
+			accesses++;
+			ver[h]++;
+			page_write(h);
+		}
+	}
+	lib_scan(&sc1, &st1);
+	pc_stats(&b);
+	fprintf(stderr, "%s: kernel_wp_async=%d\n", pc.name, kernel_wp_async());
+	fprintf(stderr, "%s: hot_pages=%zu hot_accesses=%llu hot_misses=%llu stream_refaults=%llu "
+		"stream_pgscan=%llu stream_pgsteal=%llu stream_pgactivate=%llu\n", pc.name, nhot, accesses, misses,
+		lib_refaults() - r0, sc1 - sc0, st1 - st0, (unsigned long long)(b.pgactivate - a.pgactivate));
+}
+
 int main(int argc, char **argv)
 {
 	pc_init("prog_reclaim", &argc, argv);
 	if (argc < 3)
-		pc_fail("usage: prog_reclaim fill|random|hotcold|idle MB [OPS|SECS]");
+		pc_fail("usage: prog_reclaim fill|random|hotcold|idle|hotstream MB [OPS|SECS|PASSES]");
 	const char *mode = argv[1];
 	size_t mb = strtoul(argv[2], NULL, 10);
 	unsigned long arg = argc > 3 ? strtoul(argv[3], NULL, 10) : 0;
@@ -205,6 +274,16 @@ int main(int argc, char **argv)
 	if (!ver)
 		pc_fail("calloc");
 
+	if (strcmp(mode, "hotstream") == 0) {
+		/* The hot set first; the stream's first pass writes the rest. */
+		for (size_t i = 0; i < (npages / 64 ? npages / 64 : 1); i++)
+			page_write(i);
+		hotstream(arg);
+		printf("%lu passes done\n", arg);
+		printf("checksum %016llx\n", (unsigned long long)check_all());
+		print_stats();
+		return 0;
+	}
 	for (size_t i = 0; i < npages; i++)
 		page_write(i);
 	printf("filled %zu pages\n", npages);

@@ -1,0 +1,60 @@
+#!/bin/sh
+# bench_reclaim_ab.sh - libzswap builds side by side under a memory limit:
+# tools/bench_reclaim under LD_PRELOAD of each build in turn, run by run
+# (A B C A B C ...), so that load from elsewhere falls on every build alike.
+# A benchmark, not a test: it prints figures and judges none.
+#
+# Usage: tools/bench_reclaim_ab.sh [--runs N] [--patterns "uniform hotcold"]
+#            [--threads "1 2"] [--size W] [--limit L] [--bench PATH]
+#            [--out FILE] NAME=LIBZSWAP.so [NAME=LIBZSWAP.so ...]
+# Prints one line per run (RESULT fields: wall_ms, refaults, allocstall-free)
+# to FILE (default /tmp/bench_reclaim_ab.raw) and a table: per pattern,
+# threads and build, the median wall_ms with the min..max of the runs, and
+# the median refaults.
+set -u
+runs=3 patterns="uniform hotcold" threads="1 2" size=512M limit=320M bench= out=/tmp/bench_reclaim_ab.raw
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--runs) runs=$2; shift 2 ;;
+	--patterns) patterns=$2; shift 2 ;;
+	--threads) threads=$2; shift 2 ;;
+	--size) size=$2; shift 2 ;;
+	--limit) limit=$2; shift 2 ;;
+	--bench) bench=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	*=*) break ;;
+	*) echo "bench_reclaim_ab.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+[ $# -gt 0 ] || { echo "bench_reclaim_ab.sh: no builds given (NAME=LIB.so)" >&2; exit 2; }
+bench=${bench:-$(pwd)/tools/bench_reclaim}
+[ -x "$bench" ] || { echo "bench_reclaim_ab.sh: no $bench" >&2; exit 1; }
+for v in $(env | sed -n 's/^\(ZSWAP_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
+: > "$out"
+echo "date $(date -u +%H:%M:%S) loadavg $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+i=1
+while [ $i -le "$runs" ]; do
+	for p in $patterns; do
+		for t in $threads; do
+			for b in "$@"; do
+				name=${b%%=*} lib=${b#*=}
+				line=$(env LD_PRELOAD="$lib" ZSWAP_MEMORY_LIMIT="$limit" "$bench" --size "$size" \
+					--pattern "$p" --threads "$t" 2>/dev/null | grep '^RESULT ')
+				w=$(echo "$line" | sed -n 's/.* wall_ms=\([0-9]*\).*/\1/p')
+				r=$(echo "$line" | sed -n 's/.* refaults=\([0-9]*\).*/\1/p')
+				bad=$(echo "$line" | sed -n 's/.* bad_pages=\([0-9]*\).*/\1/p')
+				echo "$p $t $name $i wall_ms=${w:-fail} refaults=${r:--} bad_pages=${bad:--}" | tee -a "$out" >&2
+			done
+		done
+	done
+	i=$((i + 1))
+done
+echo "date $(date -u +%H:%M:%S) loadavg $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+awk '
+function med(s,   n, a, i, j, t) { n = split(s, a, " "); for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+	lo = a[1]; hi = a[n]; return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+{ k = $1 " " $2 " " $3; sub(/wall_ms=/, "", $5); sub(/refaults=/, "", $6); w[k] = w[k] " " $5; r[k] = r[k] " " $6; if (!(k in seen)) { seen[k] = 1; o[++n] = k } }
+END { print "| pattern | threads | build | wall ms median (min..max) | refaults median |"; print "|---|---|---|---|---|"
+	for (i = 1; i <= n; i++) { k = o[i]; m = med(w[k]); l = lo; h = hi; split(k, f, " ")
+		printf "| %s | %s | %s | %s (%s..%s) | %s |\n", f[1], f[2], f[3], m, l, h, med(r[k]) } }' "$out"
