@@ -1,15 +1,15 @@
 /*
  * evict.c - batched, race-free eviction through staging areas.
  *
- * Per batch (at most EVICT_BATCH pages, gathered from one or several ranges,
- * each taken under eng.ev_lock read):
+ * Per batch (at most EVICT_BATCH pages, gathered from one or several ranges):
  *   PAGEMAP_SCAN the range for present pages that are not the zero page
- *   (absent and already-evicted pages are skipped without touching them);
- *   claim each slot RESIDENT -> EVICTING; UFFDIO_MOVE each run of claimed
- *   pages into the staging area (one ioctl per run). The MOVE is issued on
- *   the engine's userfaultfd, so the kernel refuses it (EAGAIN) while an
- *   event is pending: a move that succeeds acted on the mapping the table
- *   describes (see engine.h).
+ *   (absent and already-evicted pages are skipped without touching them),
+ *   before taking eng.ev_lock read (evict_range_sel says why that is
+ *   safe); under it, claim each slot RESIDENT -> EVICTING; UFFDIO_MOVE each
+ *   run of claimed pages into the staging area (one ioctl per run). The
+ *   MOVE is issued on the engine's userfaultfd, so the kernel refuses it
+ *   (EAGAIN) while an event is pending: a move that succeeds acted on the
+ *   mapping the table describes (see engine.h).
  * Then, without the lock: compress each staged page into its slot's entry
  * (handlers holding a fault over the memory limit help: evict_help) and
  * publish it (EVICTING -> STORED); a slot an event dropped meanwhile has
@@ -48,6 +48,11 @@
 #define EVICT_BATCH 512			/* pages per batch: 2 MiB of staging */
 #define EVICT_STAGES 4
 #define EVICT_BUSY 64			/* runs of shared pages per batch given a second chance */
+
+/* 1: scan a range before taking ev_lock (evict_range_sel); 0 for an A/B. */
+#ifndef EVICT_SCAN_EARLY
+#define EVICT_SCAN_EARLY 1
+#endif
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -448,24 +453,18 @@ static int evict_move_run(struct evict_stage *st, const struct region_ref *ref,
 	return 0;
 }
 
-/* Scan [cur, end) of one registered region, claim and move its present pages
- * (in reclaim mode, sel, only those reclaim_select() takes; *scanned counts
- * the present pages looked at).
- *
- * Written bits (reclaim.h): with UFFD_FEATURE_WP_ASYNC the regions are
- * registered MISSING|WP, and reclaim's scan asks PM_SCAN_WP_MATCHING: the one
- * call reports which pages were written since the last scan (PAGE_IS_WRITTEN:
- * no uffd-wp bit) and write-protects every page it reports, so the next write
- * to each clears the bit again (the kernel resolves that fault; we never see
- * it). What it reports is all walked here (the range is at most what the
- * vector holds, one page a region at worst), except after an event stops
- * the walk (EAGAIN): the rest lost its bit unread, and is scanned again as
- * unwritten. A page moved out (UFFDIO_MOVE builds a fresh writable pte) or
- * installed by UFFDIO_COPY reads as written: a refault is a reference. */
-static int evict_stage_pages(struct evict_stage *st, const struct region_ref *ref,
-			     uintptr_t cur, uintptr_t end, uintptr_t *walked, bool sel, size_t *scanned)
+/* A PAGEMAP_SCAN of [cur, end) into st->vec: present pages that are not the
+ * zero page, with reclaim's written bits (evict_stage_pages) when sel: the
+ * number of vector entries, whether they carry PAGE_IS_WRITTEN, and where
+ * the scan stopped. */
+struct evict_scan {
+	uintptr_t cur, end, walked;
+	long nr;
+	bool written;
+};
+
+static void evict_scan(struct evict_stage *st, struct evict_scan *sc, uintptr_t cur, uintptr_t end, bool sel)
 {
-	uint64_t gen = atomic_load(&eng.ev_gen);
 	bool written = sel && (eng.features & UFFD_FEATURE_WP_ASYNC);
 	struct pm_scan_arg a = {
 		.size = sizeof(a),
@@ -495,7 +494,35 @@ static int evict_stage_pages(struct evict_stage *st, const struct region_ref *re
 		nr = 1;
 		a.walk_end = end;
 	}
-	*walked = a.walk_end > cur ? a.walk_end : end;
+	sc->cur = cur;
+	sc->end = end;
+	sc->walked = a.walk_end > cur ? a.walk_end : end;
+	sc->nr = nr;
+	sc->written = written;
+}
+
+/* Claim and move the present pages a scan of one registered region found
+ * (sc, in st->vec; in reclaim mode, sel, only those reclaim_select() takes;
+ * *scanned counts the present pages looked at).
+ *
+ * Written bits (reclaim.h): with UFFD_FEATURE_WP_ASYNC the regions are
+ * registered MISSING|WP, and reclaim's scan asks PM_SCAN_WP_MATCHING: the one
+ * call reports which pages were written since the last scan (PAGE_IS_WRITTEN:
+ * no uffd-wp bit) and write-protects every page it reports, so the next write
+ * to each clears the bit again (the kernel resolves that fault; we never see
+ * it). What it reports is all walked here (the range is at most what the
+ * vector holds, one page a region at worst), except after an event stops
+ * the walk (EAGAIN): the rest lost its bit unread, and is scanned again as
+ * unwritten. A page moved out (UFFDIO_MOVE builds a fresh writable pte) or
+ * installed by UFFDIO_COPY reads as written: a refault is a reference. */
+static int evict_stage_pages(struct evict_stage *st, const struct region_ref *ref,
+			     const struct evict_scan *sc, uintptr_t *walked, bool sel, size_t *scanned)
+{
+	uint64_t gen = atomic_load(&eng.ev_gen);
+	bool written = sc->written;
+	long nr = sc->nr;
+
+	*walked = sc->walked;
 	for (long v = 0; v < nr; v++) {
 		if (sel)
 			*scanned += (st->vec[v].end - st->vec[v].start) >> ZS_PAGE_SHIFT;
@@ -710,6 +737,18 @@ static size_t evict_finish(struct evict_stage *st)
 	return stored;
 }
 
+/* Where a batch's range in the region ref ends: at the region's end, end,
+ * or what the stage has room for. */
+static uintptr_t evict_batch_end(const struct evict_stage *st, const struct region_ref *ref, uintptr_t cur,
+				 uintptr_t end)
+{
+	uintptr_t bend = ref->end < end ? ref->end : end;
+
+	if (bend - cur > ((EVICT_BATCH - st->n) << ZS_PAGE_SHIFT))
+		bend = cur + ((EVICT_BATCH - st->n) << ZS_PAGE_SHIFT);
+	return bend;
+}
+
 /* Evict [start, end): every present page, or with sel only those reclaim
  * takes, until want pages are stored (a batch may overshoot by one stage).
  * Returns the pages stored; *stop is where it stopped. */
@@ -730,6 +769,38 @@ static size_t evict_range_sel(uintptr_t start, uintptr_t end, bool sel, size_t w
 
 		st->nbusy = 0;
 
+		/*
+		 * The scan before the lock. PAGEMAP_SCAN (with the written bits:
+		 * ~32 us a call) under ev_lock's read side held up every handler
+		 * reading a message, whose write side waits behind it. What it
+		 * reports is a hint even under the lock: the program writes, the
+		 * kernel zaps (MADV_DONTNEED, whose REMOVE takes the write side
+		 * only when read) and pages are refilled while we hold it. What
+		 * makes a move safe is unchanged and all under the lock: the
+		 * region is looked up there, a slot is claimed RESIDENT ->
+		 * EVICTING there (no ZAP: a REMOVE's zap may be due), the MOVE is
+		 * refused (EAGAIN) while any event is unread, fails on a hole
+		 * (ENOENT: the slot is unclaimed, the page skipped) and
+		 * evict_finish checks ev_gen and DROPPED. A page present at the
+		 * scan and zapped since (its REMOVE read meanwhile) is skipped so;
+		 * one refilled since is moved with what it holds now, as under
+		 * the lock; one filled since waits for the next pass. The result is
+		 * used only for the same region and range, with eng.ev_gen unmoved
+		 * (no UNMAP/REMAP processed in between: the table still describes
+		 * the addresses scanned); else the range is scanned again under
+		 * the lock. The scan's own side effect, write-protecting what it
+		 * reports, needs no lock (the kernel orders it against faults and
+		 * moves); a result thrown away lost those written bits, as an
+		 * EAGAIN's rest does (evict_stage_pages). Another evictor's
+		 * (evict_range) stale hints meet our claims: the CAS decides.
+		 */
+		struct evict_scan pre = { .nr = -1 };
+		struct region_ref pref;
+		uint64_t pgen = atomic_load(&eng.ev_gen);
+		if (EVICT_SCAN_EARLY && region_lookup(cur, &pref, false) && pref.arr &&
+		    !(pref.flags & REGION_UNMANAGEABLE))
+			evict_scan(st, &pre, cur, evict_batch_end(st, &pref, cur, end), sel);
+
 		pthread_rwlock_rdlock(&eng.ev_lock);
 		uint64_t p0 = prof_now();	/* an instrumented build only (hist.h) */
 		if (!region_lookup(cur, &ref, true)) {
@@ -742,10 +813,12 @@ static size_t evict_range_sel(uintptr_t start, uintptr_t end, bool sel, size_t w
 			if (!evict_register(&ref))
 				next = ref.end;
 		} else {
-			uintptr_t bend = ref.end < end ? ref.end : end;
-			if (bend - cur > ((EVICT_BATCH - st->n) << ZS_PAGE_SHIFT))
-				bend = cur + ((EVICT_BATCH - st->n) << ZS_PAGE_SHIFT);
-			rc = evict_stage_pages(st, &ref, cur, bend, &next, sel, scanned);
+			uintptr_t bend = evict_batch_end(st, &ref, cur, end);
+			if (pre.nr < 0 || pre.end != bend || atomic_load(&eng.ev_gen) != pgen ||
+			    pref.id != ref.id || pref.gen != ref.gen || pref.start != ref.start ||
+			    pref.arr != ref.arr)
+				evict_scan(st, &pre, cur, bend, sel);
+			rc = evict_stage_pages(st, &ref, &pre, &next, sel, scanned);
 		}
 		prof_add(PROF_EV_HOLD, p0);
 		pthread_rwlock_unlock(&eng.ev_lock);
