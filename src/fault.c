@@ -58,7 +58,7 @@ struct fault_ctx {
 	int cpu;			/* the CPU it keeps to, or -1 (the scheduler's choice) */
 	char *buf;			/* one page, prim */
 	struct fault_req *ring;		/* pending faults (handler threads only) */
-	size_t head, tail;		/* ring indices, free-running */
+	size_t head, tail;		/* ring indices; back to 0 whenever the ring empties */
 	pthread_mutex_t *buf_lock;	/* program-thread contexts share one buffer */
 };
 
@@ -669,6 +669,12 @@ void *fault_thread(void *arg)
 	fault_pin(h->cpu);
 	for (;;) {
 		if (h->head == h->tail) {
+			/* Start again at the ring's first entry: free-running
+			 * indices would touch all FAULT_RING entries in turn,
+			 * 1 MiB a handler resident and charged against
+			 * ZSWAP_MEMORY_LIMIT for a ring that rarely holds more
+			 * than a few faults. */
+			h->head = h->tail = 0;
 			fault_wait_readable();
 			if (!fault_defer(h))
 				continue;
