@@ -40,13 +40,20 @@
 #            [--memcg-interval-us N] [--memcg-margin SIZE]
 #            [--memcg-reclaim workload|bounded|writer]
 #            [--timeout SECONDS] [--lib-env "VAR=VALUE ..."]
-#            [--lib-env2 "VAR=VALUE ..."] [-- EXTRA-ARGS]
+#            [--lib-env2 "VAR=VALUE ..."] [--guest-halt-poll NS]
+#            [-- EXTRA-ARGS]
 # Defaults: W 512M, L 320M, 1 run, PC 0, both kernel modes, the controller's
 # interval 1000 us, margin 4M and reclaim policy workload (see
 # tools/bench_reclaim_memcg --help), timeout 600 s a run. EXTRA-ARGS go to
 # tools/bench_reclaim on every side. --lib-env sets libzswap options for its
 # side (ZSWAP_* of the caller's environment are cleared: a run says what it
 # used), e.g. --lib-env ZSWAP_COMPRESSOR=zstd. Root for the kernel side.
+# --guest-halt-poll NS sets the KVM guest's cpuidle halt polling
+# (/sys/module/haltpoll/parameters/guest_halt_poll_ns, root) for the whole
+# invocation, both sides, and puts the old value back at exit: this
+# machine boots with 0 (an idle vCPU halts at once, and waking it costs a
+# host round trip), the driver's own default is 200000 (docs/DESIGN.md
+# "Speed under the limit", session 6).
 set -u
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -69,6 +76,7 @@ ctl_reclaim=workload
 libenv=
 libenv2=
 libside2=0
+hpoll=
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -90,6 +98,7 @@ while [ $# -gt 0 ]; do
 	--memcg-reclaim) ctl_reclaim=${2:?}; shift 2 ;;
 	--lib-env) libenv=${2:?}; shift 2 ;;
 	--lib-env2) libenv2=${2:?}; libside2=1; shift 2 ;;
+	--guest-halt-poll) hpoll=${2:?}; shift 2 ;;
 	--) shift; break ;;
 	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench_reclaim.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
@@ -107,6 +116,17 @@ raw=$out/raw.txt
 : > "$raw"
 
 for v in $(env | sed -n 's/^\(ZSWAP_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
+
+hpoll_file=/sys/module/haltpoll/parameters/guest_halt_poll_ns
+hpoll_old=$(cat "$hpoll_file" 2>/dev/null)
+if [ -n "$hpoll" ]; then
+	if [ -z "$hpoll_old" ] || ! echo "$hpoll" > "$hpoll_file"; then
+		echo "bench_reclaim.sh: cannot set $hpoll_file (no haltpoll cpuidle driver, or not root)" >&2
+		exit 1
+	fi
+	trap 'echo "$hpoll_old" > "$hpoll_file"' EXIT
+	trap 'exit 130' HUP INT PIPE TERM
+fi
 say() { echo "bench_reclaim.sh: $*" >&2; }
 
 # The swapfile holds the whole working set plus room.
@@ -158,6 +178,11 @@ fi
 {
 	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "kernel: $(uname -r); cpus: $(nproc); memory: $(awk '/^MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
+	if [ -n "$hpoll_old" ]; then
+		echo "guest halt polling: $(cat "$hpoll_file") ns${hpoll:+ (set for this run; $hpoll_old before)}"
+	else
+		echo "guest halt polling: none (no haltpoll cpuidle driver)"
+	fi
 	echo "loadavg: $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "kernel zswap: compressor $(cat /sys/module/zswap/parameters/compressor), page-cluster $pc during the runs," \
 	     "memory cgroup v1 limit $limit, swapfile ${swap_mb}M; modes: $kmodes" \
@@ -321,7 +346,8 @@ echo "loadavg at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/machine.txt
 {
 	echo "W $size, L $limit, $runs run(s); $(sed -n 's/^date: //p' "$out/machine.txt") to $(date -u +%H:%M:%SZ);" \
 	     "load average $(sed -n 's/^loadavg: //p' "$out/machine.txt") at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end;" \
-	     "tree $(sed -n 's/^tree: //p' "$out/machine.txt"); kernel page-cluster $pc"
+	     "tree $(sed -n 's/^tree: //p' "$out/machine.txt"); kernel page-cluster $pc;" \
+	     "guest halt polling $(sed -n 's/^guest halt polling: //p' "$out/machine.txt")"
 	echo
 	cat "$out/summary.md"
 } > "$out/summary.tmp" && mv "$out/summary.tmp" "$out/summary.md"
