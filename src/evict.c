@@ -45,7 +45,9 @@
 #include "region.h"
 #include "uffd.h"
 
+#ifndef EVICT_BATCH
 #define EVICT_BATCH 512			/* pages per batch: 2 MiB of staging */
+#endif
 #define EVICT_STAGES 4
 #define EVICT_BUSY 64			/* runs of shared pages per batch given a second chance */
 

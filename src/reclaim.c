@@ -73,7 +73,9 @@
  * are told (reclaim_progress): one staging batch (evict.c's EVICT_BATCH).
  * With 2048, a step took ~30 ms under load and a held fault waited for all
  * of it (docs/DESIGN.md, "Speed under the limit"). */
+#ifndef RECLAIM_STEP_MAX
 #define RECLAIM_STEP_MAX	512
+#endif
 #define RECLAIM_STEP_MIN	128
 #define RECLAIM_TARGETS		1024	/* mappings one rotation walks */
 #define RECLAIM_MAX_PASSES	2	/* rotations one step may take before it gives up */
@@ -90,7 +92,9 @@
  * held (a batch in the pool before its staging area is emptied, pages filled
  * between two readings: 2.3-2.9 MiB measured at 320 MiB) unless the limit
  * is small (then limit/64) (docs/DESIGN.md, "The charge and the limit"). */
+#ifndef RECLAIM_MARGIN_DIV
 #define RECLAIM_MARGIN_DIV	96
+#endif
 #ifndef RECLAIM_MARGIN_MIN
 #define RECLAIM_MARGIN_MIN	(3ull << 20)
 #endif
