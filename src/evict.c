@@ -532,12 +532,15 @@ static int evict_stage_pages(struct evict_stage *st, const struct region_ref *re
 		bool w = written && (st->vec[v].categories & PAGE_IS_WRITTEN);
 		while (p < vend) {
 			/* Claim a run of RESIDENT slots (COLD or not; never ZAP: a
-			 * REMOVE's zap may still be due, region.h). */
+			 * REMOVE's zap may still be due, region.h). In reclaim
+			 * mode a chosen page's unwritten followers come along,
+			 * up to RECLAIM_CLUSTER (reclaim.h). */
 			size_t idx = ref->first + ((p - ref->start) >> ZS_PAGE_SHIFT), n = 0;
 			while (p + (n << ZS_PAGE_SHIFT) < vend) {
 				struct slot *s = &ref->arr->slots[idx + n];
 				uint32_t old = atomic_load(&s->state);
-				if ((old & ~SLOT_COLD) != SLOT_RESIDENT || (sel && !reclaim_select(s, old, w)) ||
+				if ((old & ~SLOT_COLD) != SLOT_RESIDENT ||
+				    (sel && !reclaim_select(s, old, w, n && n < RECLAIM_CLUSTER)) ||
 				    !atomic_compare_exchange_strong(&s->state, &old, SLOT_EVICTING))
 					break;
 				n++;

@@ -224,7 +224,7 @@ void reclaim_refault(struct slot *s)
  * tests/test_eng_reclaim_thrash.sh allows 12), but is kept. A cold-age pass
  * counts a write as an access: the page's age starts again.
  */
-bool reclaim_select(struct slot *s, uint32_t state, bool written)
+bool reclaim_select(struct slot *s, uint32_t state, bool written, bool follows)
 {
 	uint32_t a = atomic_load_explicit(&s->aux, memory_order_relaxed);
 
@@ -268,8 +268,11 @@ bool reclaim_select(struct slot *s, uint32_t state, bool written)
 		/* A protected page survives this pass (one fewer left). */
 		atomic_compare_exchange_strong_explicit(&s->aux, &a, a - AUX_PROT_ONE, memory_order_relaxed,
 							memory_order_relaxed);
-		/* Past the step's scan budget: protection is a preference. */
-		if (!rc.force && (rc.proactive || rc.looked <= rc.budget))
+		/* Past the step's scan budget: protection is a preference.
+		 * Following a taken page, unwritten: it goes with it (one
+		 * MOVE for the run, reclaim.h). */
+		if (!rc.force && (rc.proactive || rc.looked <= rc.budget) &&
+		    (rc.proactive || !follows || RECLAIM_CLUSTER < 2))
 			return false;
 	}
 	if (rc.proactive) {

@@ -102,9 +102,22 @@ uint32_t reclaim_evict_stamp(void);		/* evict: the eviction clock now */
 uint32_t reclaim_aux_evicted(uint32_t resident_aux, uint32_t clock);
 
 /* Eviction's question in reclaim mode: take this resident page now?
- * written: it was written since the last scan (its referenced bit). (May
- * lower its protection instead.) */
-bool reclaim_select(struct slot *s, uint32_t state, bool written);
+ * written: it was written since the last scan (its referenced bit).
+ * follows: the page just before it was taken, in a run shorter than
+ * RECLAIM_CLUSTER. (May lower its protection instead.)
+ *
+ * A page that follows a taken one goes with it when it was not written
+ * since the last scan, whatever its protection (never in a cold-age pass,
+ * which takes only pages idle that long): one UFFDIO_MOVE (one TLB flush,
+ * an IPI to the program's CPU, and one hold of ev_lock that handlers queue
+ * behind) for the run instead of one for each page. Uniform access took
+ * one resident page in seven, mostly one to a call; refaults were unchanged
+ * in every benchmark (docs/DESIGN.md, "Speed under the limit", session 6).
+ * 1 turns it off. */
+#ifndef RECLAIM_CLUSTER
+#define RECLAIM_CLUSTER 8
+#endif
+bool reclaim_select(struct slot *s, uint32_t state, bool written, bool follows);
 
 /* Statistics: the fields reclaim owns in struct zswap_stats. */
 void reclaim_stats(struct zswap_stats *st);
