@@ -272,7 +272,7 @@ bool reclaim_select(struct slot *s, uint32_t state, bool written, bool follows)
 		 * Following a taken page, unwritten: it goes with it (one
 		 * MOVE for the run, reclaim.h). */
 		if (!rc.force && (rc.proactive || rc.looked <= rc.budget) &&
-		    (rc.proactive || !follows || RECLAIM_CLUSTER < 2))
+		    (rc.proactive || !follows))
 			return false;
 	}
 	if (rc.proactive) {
