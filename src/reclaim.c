@@ -113,6 +113,18 @@
  * hand passes, so a rotation ends them anyway; this bounds a step's scan on a
  * large limit. */
 #define RECLAIM_WRITTEN_RATIO	256
+/* A refault is quick (the page comes back protected) when fewer pages were
+ * evicted since it left than 1/RECLAIM_WORKINGSET_DIV of the program's pages
+ * resident outside the pool: the kernel compares the distance with its
+ * active anon list (mm/workingset.c), which its balance keeps at about half
+ * the anon LRU below 1 GiB. 0 compares with the whole charge, the pool
+ * included (sessions 3-6): under hot/cold access half the cold refaults then
+ * passed as quick, their protection filled the clock, and steps past their
+ * scan budget took hot pages instead (docs/DESIGN.md "Which pages",
+ * session 7). */
+#ifndef RECLAIM_WORKINGSET_DIV
+#define RECLAIM_WORKINGSET_DIV 2
+#endif
 /* Refault feedback on (1) or off (0: a plain CLOCK in address order), for
  * the comparison in docs/DESIGN.md. */
 #ifndef RECLAIM_REFAULT_FEEDBACK
@@ -141,6 +153,7 @@ static struct {
 	struct timespec t0;
 
 	_Atomic uint64_t charge;	/* bytes, at the last reading */
+	_Atomic uint64_t workingset;	/* pages: refault distances below this are quick */
 	_Atomic uint64_t filled;	/* pages handlers zero-filled since */
 	_Atomic uint64_t refaults_seen;	/* eng.cnt.refaults at that reading */
 	_Atomic int stuck;
@@ -200,7 +213,7 @@ void reclaim_refault(struct slot *s)
 	uint32_t a = atomic_load_explicit(&s->aux, memory_order_relaxed);
 	uint32_t now_clock = reclaim_evict_stamp() & AUX_CLOCK_MASK;
 	uint32_t dist = (now_clock - (a >> 3)) & AUX_CLOCK_MASK;
-	uint64_t resident = atomic_load_explicit(&rc.charge, memory_order_relaxed) >> ZS_PAGE_SHIFT;
+	uint64_t resident = atomic_load_explicit(&rc.workingset, memory_order_relaxed);
 	uint32_t level = (a >> 1) & 3u, w = reclaim_aux_fresh(reclaim_now());
 
 	if (RECLAIM_REFAULT_FEEDBACK && rc.on && !(a & AUX_RESIDENT) && dist < resident) {
@@ -528,6 +541,18 @@ static uint64_t reclaim_pool_bytes(void)
 	return st.mem_used_total + st.pool_metadata_bytes;
 }
 
+/* The refault distance's yardstick, from a charge reading and the pool's
+ * cost (RECLAIM_WORKINGSET_DIV). Before the first step (a cold age without a
+ * limit) the same share of the whole charge. */
+static void reclaim_set_workingset(uint64_t charge, uint64_t pool)
+{
+	uint64_t pages = charge >> ZS_PAGE_SHIFT;
+
+	if (RECLAIM_WORKINGSET_DIV)
+		pages = (charge > pool ? (charge - pool) >> ZS_PAGE_SHIFT : 0) / RECLAIM_WORKINGSET_DIV;
+	atomic_store_explicit(&rc.workingset, pages, memory_order_relaxed);
+}
+
 static void reclaim_backoff(void)
 {
 	atomic_fetch_add(&rc.backoff, 1);
@@ -548,7 +573,9 @@ static void reclaim_to(uint64_t target)
 		 * the few pages still resident would only make every access
 		 * refault. Back off and let faults through: the limit cannot
 		 * hold for this working set (memory_events_max says so). */
-		if (reclaim_pool_bytes() > rc.limit - rc.limit / 8 || !zswap_store_accepting(eng.store)) {
+		uint64_t pool = reclaim_pool_bytes();
+		reclaim_set_workingset(c, pool);
+		if (pool > rc.limit - rc.limit / 8 || !zswap_store_accepting(eng.store)) {
 			atomic_store(&rc.stuck, 1);
 			reclaim_progress();
 			reclaim_backoff();
@@ -635,6 +662,7 @@ void *reclaim_thread(void *arg)
 		if (rc.limit && atomic_load(&rc.stuck) && c <= rc.limit)
 			atomic_store(&rc.stuck, 0);
 		if (rc.cold_age && (int32_t)(reclaim_now() - last_pass) >= (int32_t)period) {
+			reclaim_set_workingset(c, reclaim_pool_bytes());
 			reclaim_proactive();
 			last_pass = reclaim_now();
 			continue;
@@ -699,7 +727,7 @@ int reclaim_init(void)
 	rc.wait_fd = (int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE);
 	if (!rc.targets || rc.statm_fd < 0 || rc.wait_fd < 0)
 		return -ENOMEM;
-	reclaim_read_charge();
+	reclaim_set_workingset(reclaim_read_charge(), reclaim_pool_bytes());
 	rc.pid = syscall(SYS_getpid);
 	if (eng.opt.verbose)
 		zlog("reclaim: memory limit %llu MiB (reclaim from %llu to %llu MiB), cold age %u s",
@@ -733,7 +761,7 @@ int reclaim_fork_child(void)
 	rc.ntargets = rc.next = 0;
 	rc.hand = 0;
 	rc.pause_ms = 1;
-	reclaim_read_charge();
+	reclaim_set_workingset(reclaim_read_charge(), reclaim_pool_bytes());
 	rc.pid = syscall(SYS_getpid);
 	return 1;
 }

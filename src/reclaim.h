@@ -20,9 +20,10 @@
  *   stored:   bits 3..31 the eviction clock (pages evicted so far) when it
  *             left, bits 1..2 its level, bit 0 clear
  *
- * A page that refaults within fewer evictions than there are resident pages
- * (the kernel's refault distance, mm/workingset.c) was in the working set:
- * it comes back protected. MADV_COLD pages (SLOT_COLD) go first. A step
+ * A page that refaults within fewer evictions than half the program's pages
+ * resident outside the pool (the kernel's refault distance against its
+ * active list, mm/workingset.c) was in the working set: it comes back
+ * protected. MADV_COLD pages (SLOT_COLD) go first. A step
  * that has looked at 16 pages per page it wants takes protected pages too:
  * a working set larger than memory, where every page refaults quickly,
  * costs a bounded scan.

@@ -7,7 +7,10 @@
  *   prog_reclaim random MB OPS    fill, then OPS uniformly random page
  *                                 accesses (half reads, half rewrites)
  *   prog_reclaim hotcold MB OPS   fill, then OPS accesses, 90% of them on a
- *                                 hot tenth of the pages (spread out)
+ *                                 hot tenth of the pages (spread out);
+ *                                 reports late_hot_misses: in the second
+ *                                 half of the accesses, hot pages found
+ *                                 absent (mincore) just before their access
  *   prog_reclaim idle MB SECS     fill, then sit idle until the library has
  *                                 stored half the pages (ZSWAP_COLD_AGE) or
  *                                 SECS seconds went by
@@ -175,6 +178,9 @@ static void print_stats(void)
 #undef S
 }
 
+static bool page_resident(size_t i);
+static unsigned long long late_hot, late_hot_misses;
+
 static void accesses(unsigned long ops, bool hotcold)
 {
 	uint64_t rs = 12345;
@@ -186,9 +192,15 @@ static void accesses(unsigned long ops, bool hotcold)
 	for (unsigned long k = 0; k < ops; k++) {
 		uint64_t r = pc_rand(&rs);
 		size_t i;
-		if (hotcold && (r >> 32) % 10 < hot)
+		if (hotcold && (r >> 32) % 10 < hot) {
 			i = (size_t)((r % nhot) * 10 % npages);	/* hot: every tenth page */
-		else
+			/* The fill evicted most hot pages; by the second half
+			 * the policy has seen each refault and must keep them. */
+			if (k >= ops / 2) {
+				late_hot++;
+				late_hot_misses += !page_resident(i);
+			}
+		} else
 			i = (size_t)(r % npages);
 		if ((r >> 20) & 1) {
 			ver[i]++;
@@ -298,6 +310,9 @@ int main(int argc, char **argv)
 			pc.name, lib_refaults() - r0, lib_activations() - a0, vmstat_zswpin() - k0,
 			majflt() - m0);
 		fprintf(stderr, "%s: access_pgscan=%llu access_pgsteal=%llu\n", pc.name, sc1 - sc0, st1 - st0);
+		if (mode[0] == 'h')
+			fprintf(stderr, "%s: late_hot=%llu late_hot_misses=%llu\n", pc.name, late_hot,
+				late_hot_misses);
 		printf("%lu accesses done\n", arg);
 	} else if (strcmp(mode, "idle") == 0) {
 		/* Wait (bounded) for proactive reclaim to store half the pages. */
