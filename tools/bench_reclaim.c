@@ -35,7 +35,9 @@
  * cgroup's pgmajfault and the global /proc/vmstat zswpin, pswpin deltas
  * beside: the global ones count whoever else swaps meanwhile), peak RSS
  * (VmHWM, the fill included) and, inside a memory cgroup (v1), its
- * memory.max_usage_in_bytes and the kernel's zswap pool size.
+ * memory.max_usage_in_bytes and the kernel's zswap pool size; ws_resident_mb,
+ * the mean of the working set found resident (mincore, every 50 ms) during
+ * the accesses: the share the refaults follow, measured alike on both sides.
  * Never judges a figure; exits 1 if any byte read back wrong.
  */
 #include "config.h"
@@ -43,6 +45,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -50,6 +53,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "zswap.h"
@@ -67,6 +71,7 @@ struct opts {
 	uint64_t ops;		/* 0: the pattern's default */
 	int write_pct;
 	int hot_pct, hot_ops_pct;
+	int resident_ms;	/* mincore sampling period during the accesses, 0: none */
 	uint64_t seed;
 	size_t chunk;		/* pages per interleaved chunk of a thread's part; 0: halves */
 	const char *limit;	/* for the RESULT line only: what the side was given */
@@ -74,7 +79,7 @@ struct opts {
 
 static struct opts o = {
 	.size = 512ULL << 20, .pattern = PAT_UNIFORM, .threads = 1, .write_pct = 50,
-	.hot_pct = 10, .hot_ops_pct = 90, .seed = 1, .chunk = 64, .limit = "-",
+	.hot_pct = 10, .hot_ops_pct = 90, .seed = 1, .chunk = 64, .limit = "-", .resident_ms = 50,
 };
 
 static char *map;
@@ -341,6 +346,34 @@ static void *worker_run(void *arg)
 	return NULL;
 }
 
+/* The resident share: mincore over the working set every --resident-ms while the
+ * workers run (a page evicted, stored, or in libzswap's staging area is
+ * absent). A table walk of a few hundred microseconds, on its own thread. */
+static struct {
+	pthread_t tid;
+	unsigned char *vec;
+	_Atomic bool stop;
+	double sum_pages;
+	unsigned long n;
+} res;
+
+static void *resident_run(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&res.stop)) {
+		if (mincore(map, npages * BENCH_PAGE, res.vec) == 0) {
+			size_t r = 0;
+			for (size_t i = 0; i < npages; i++)
+				r += res.vec[i] & 1;
+			res.sum_pages += (double)r;
+			res.n++;
+		}
+		struct timespec ts = { o.resident_ms / 1000, (long)(o.resident_ms % 1000) * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
 /* Every byte of every page. */
 static uint64_t verify_all(void)
 {
@@ -369,10 +402,12 @@ static void usage(void)
 		"usage: bench_reclaim [--size W] [--pattern uniform|hotcold|seq] [--threads N]\n"
 		"                     [--ops N] [--write-pct P] [--hot-pct P] [--hot-ops-pct P]\n"
 		"                     [--seed S] [--limit-label TEXT] [--dump PAGES] [--chunk PAGES]\n"
+		"                     [--resident-ms MS]\n"
 		"  defaults: --size 512M --pattern uniform --threads 1 --write-pct 50\n"
 		"  --hot-pct 10 --hot-ops-pct 90; --ops: 2 x the pages for uniform and\n"
 		"  hotcold, 2 passes for seq; --chunk 64 (threads' parts interleaved in\n"
-		"  chunks of that many pages; 0: contiguous parts)\n");
+		"  chunks of that many pages; 0: contiguous parts); --resident-ms 50\n"
+		"  (mincore of the working set that often during the accesses; 0: never)\n");
 	exit(2);
 }
 
@@ -390,6 +425,7 @@ int main(int argc, char **argv)
 		{ "limit-label", required_argument, NULL, 'l' },
 		{ "dump", required_argument, NULL, 'd' },
 		{ "chunk", required_argument, NULL, 'c' },
+		{ "resident-ms", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -411,6 +447,7 @@ int main(int argc, char **argv)
 		case 'O': o.hot_ops_pct = (int)bench_parse_long("--hot-ops-pct", optarg, 0, 100); break;
 		case 'S': o.seed = (uint64_t)bench_parse_long("--seed", optarg, 0, 1L << 62); break;
 		case 'l': o.limit = optarg; break;
+		case 'r': o.resident_ms = (int)bench_parse_long("--resident-ms", optarg, 0, 10000); break;
 		case 'c': o.chunk = (size_t)bench_parse_long("--chunk", optarg, 0, 1L << 30); break;
 		case 'd': {
 			/* Write the first N pages' contents to stdout (to check
@@ -442,7 +479,8 @@ int main(int argc, char **argv)
 	shadow = calloc(npages, sizeof(*shadow));
 	struct worker *ws = calloc((size_t)o.threads, sizeof(*ws));
 	unsigned char *page = malloc(BENCH_PAGE);
-	if (!shadow || !ws || !page)
+	res.vec = calloc(npages, 1);
+	if (!shadow || !ws || !page || !res.vec)
 		bench_die("out of memory");
 	map = mmap(NULL, o.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (map == MAP_FAILED)
@@ -471,6 +509,8 @@ int main(int argc, char **argv)
 		ws[t].ops = o.ops / (uint64_t)o.threads;
 	}
 	uint64_t t2 = bench_now_ns();
+	if (o.resident_ms && pthread_create(&res.tid, NULL, resident_run, NULL) != 0)
+		bench_die("pthread_create failed");
 	for (int t = 1; t < o.threads; t++)
 		if (pthread_create(&ws[t].tid, NULL, worker_run, &ws[t]) != 0)
 			bench_die("pthread_create failed");
@@ -478,6 +518,9 @@ int main(int argc, char **argv)
 	for (int t = 1; t < o.threads; t++)
 		pthread_join(ws[t].tid, NULL);
 	uint64_t t3 = bench_now_ns();
+	atomic_store(&res.stop, true);
+	if (o.resident_ms)
+		pthread_join(res.tid, NULL);
 	snap(&s2);
 	uint64_t bad_reads = 0, sum = 0, first_done = t3;
 	for (int t = 0; t < o.threads; t++) {
@@ -533,6 +576,8 @@ int main(int argc, char **argv)
 		       cg[0] ? memcg_ll(cg, "memory.max_usage_in_bytes") / 1048576.0 : -1.0,
 		       cg[0] ? memcg_ll(cg, "memory.limit_in_bytes") / 1048576.0 : -1.0);
 	}
+	printf(" ws_resident_mb=%.1f ws_resident_samples=%lu", res.n ? res.sum_pages / (double)res.n / 256.0 : -1.0,
+	       res.n);
 	printf(" majflt=%lld vmhwm_mb=%.1f vmhwm_fill_mb=%.1f rss_end_mb=%.1f bad_reads=%llu bad_pages=%llu sum=%llx\n",
 	       s2.majflt - s1.majflt, status_kb("VmHWM") / 1024.0, hwm_fill / 1024.0, status_kb("VmRSS") / 1024.0,
 	       (unsigned long long)bad_reads, (unsigned long long)bad, (unsigned long long)(sum & 0xffff));

@@ -28,7 +28,8 @@
 # the controller; libzswap: VmHWM, its pool being in the process) and each
 # pool at the end; a table of what each side held compressed at the end
 # (stored pages, pool, their ratio with the pool's overhead measured the
-# same way on both sides, the resident share of the working set); with
+# same way on both sides, the share of the working set not stored, and the
+# share found resident during the ops phase, sampled with mincore); with
 # --lib-env2 a table of the second configuration; and a table checking the
 # emulation. A kernel run killed by the OOM killer in its group is a table
 # entry, not an abort.
@@ -286,17 +287,18 @@ END {
 		       med(k, "bad_pages") + med(k1, "bad_pages") + med(z, "bad_pages")
 	}
 	print ""
-	print "What each side held compressed at the end of the ops phase: stored pages, the pool (kernel: debugfs zswap pool_total_size; libzswap: mem_used_total), stored pages x 4 KiB / pool (the same measure on both sides, the pool'"'"'s overhead included), and the share of the working set not stored:"
+	print "What each side held compressed at the end of the ops phase: stored pages, the pool (kernel: debugfs zswap pool_total_size; libzswap: mem_used_total), stored pages x 4 KiB / pool (the same measure on both sides, the pool'"'"'s overhead included), and the share of the working set not stored; and the working set found resident during the ops phase (mincore every 50 ms, the mean: what the refaults follow):"
 	print ""
-	print "| pattern, threads | stored pages kernel v2-emu / v1 / libzswap" (have2 ? " / libzswap2" : "") " | pool MiB | stored x 4K / pool | not stored % |"
-	print "|---|---|---|---|---|"
+	print "| pattern, threads | stored pages kernel v2-emu / v1 / libzswap" (have2 ? " / libzswap2" : "") " | pool MiB | stored x 4K / pool | not stored % | W resident during ops, MiB |"
+	print "|---|---|---|---|---|---|"
 	for (i = 1; i <= nc; i++) {
 		c = order[i]; k = c "-kernel"; k1 = c "-kernelv1"; z = c "-libzswap"; z2 = c "-libzswap2"
-		printf "| %s | %s / %s / %s%s | %s / %s / %s%s | %s / %s / %s%s | %s / %s / %s%s |\n", c,
+		printf "| %s | %s / %s / %s%s | %s / %s / %s%s | %s / %s / %s%s | %s / %s / %s%s | %s / %s / %s%s |\n", c,
 		       med(k, "stored_pages"), med(k1, "stored_pages"), med(z, "stored_pages"), have2 ? " / " med(z2, "stored_pages") : "",
 		       med(k, "pool_mb"), med(k1, "pool_mb"), med(z, "pool_mb"), have2 ? " / " med(z2, "pool_mb") : "",
 		       fmt2(med(k, "pool_ratio")), fmt2(med(k1, "pool_ratio")), fmt2(med(z, "pool_ratio")), have2 ? " / " fmt2(med(z2, "pool_ratio")) : "",
-		       fmt1(med(k, "resident_pct")), fmt1(med(k1, "resident_pct")), fmt1(med(z, "resident_pct")), have2 ? " / " fmt1(med(z2, "resident_pct")) : ""
+		       fmt1(med(k, "resident_pct")), fmt1(med(k1, "resident_pct")), fmt1(med(z, "resident_pct")), have2 ? " / " fmt1(med(z2, "resident_pct")) : "",
+		       fmt1(med(k, "ws_resident_mb")), fmt1(med(k1, "ws_resident_mb")), fmt1(med(z, "ws_resident_mb")), have2 ? " / " fmt1(med(z2, "ws_resident_mb")) : ""
 	}
 	if (have2) {
 		print ""
