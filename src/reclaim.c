@@ -541,9 +541,9 @@ static uint64_t reclaim_pool_bytes(void)
 	return st.mem_used_total + st.pool_metadata_bytes;
 }
 
-/* The refault distance's yardstick, from a charge reading and the pool's
- * cost (RECLAIM_WORKINGSET_DIV). Before the first step (a cold age without a
- * limit) the same share of the whole charge. */
+/* The refault distance's yardstick (RECLAIM_WORKINGSET_DIV), from a charge
+ * reading and the pool's cost: set at start-up, at every step of reclaim and
+ * before every cold-age pass (without a limit, no step ever runs). */
 static void reclaim_set_workingset(uint64_t charge, uint64_t pool)
 {
 	uint64_t pages = charge >> ZS_PAGE_SHIFT;
