@@ -201,8 +201,10 @@ uint32_t reclaim_aux_evicted(uint32_t resident_aux, uint32_t clock)
 /*
  * Refault feedback (fault_load, the slot LOADING): the kernel's workingset
  * test. The page left when the eviction clock read `then`; if fewer pages
- * have been evicted since than are resident now, it would have stayed with
- * a little more memory: it is part of the working set, and comes back
+ * have been evicted since than the yardstick (rc.workingset: half the
+ * program's pages resident outside the pool, as the kernel's active list),
+ * it would have stayed with a little more memory: it is part of the working
+ * set, and comes back
  * protected for 4^(level+1) - 1 clock passes, the level rising with each
  * quick refault (15, 63, 255 passes). A late refault starts again at level
  * 0. Protection is a preference, not a pin: when a step finds nothing
@@ -213,10 +215,10 @@ void reclaim_refault(struct slot *s)
 	uint32_t a = atomic_load_explicit(&s->aux, memory_order_relaxed);
 	uint32_t now_clock = reclaim_evict_stamp() & AUX_CLOCK_MASK;
 	uint32_t dist = (now_clock - (a >> 3)) & AUX_CLOCK_MASK;
-	uint64_t resident = atomic_load_explicit(&rc.workingset, memory_order_relaxed);
+	uint64_t yardstick = atomic_load_explicit(&rc.workingset, memory_order_relaxed);
 	uint32_t level = (a >> 1) & 3u, w = reclaim_aux_fresh(reclaim_now());
 
-	if (RECLAIM_REFAULT_FEEDBACK && rc.on && !(a & AUX_RESIDENT) && dist < resident) {
+	if (RECLAIM_REFAULT_FEEDBACK && rc.on && !(a & AUX_RESIDENT) && dist < yardstick) {
 		if (level < 3)
 			level++;
 		w |= (level << 10) | (((4u << (2 * level)) - 1) * AUX_PROT_ONE);
