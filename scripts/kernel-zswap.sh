@@ -20,7 +20,16 @@
 #   --size SIZE        swapfile size for fallocate (default 1G)
 #   --swapfile PATH    default /var/tmp/libzswap-bench.swap
 #   --compressor NAME  zswap compressor during the run (default: unchanged;
-#                      this kernel has lzo, lzo-rle and deflate, no lz4)
+#                      this kernel has lzo, lzo-rle and deflate, no lz4);
+#                      with --backend zram, zram's comp_algorithm (lz4 here)
+#   --backend zswap|zram
+#                      zswap (default): zswap in front of the swapfile.
+#                      zram: no swapfile and zswap disabled; a zram device
+#                      of its own (hot_add, removed after) is the swap
+#                      device: the kernel's LRU and zsmalloc with a
+#                      compressor zswap lacks here (lz4). The device's
+#                      sysfs directory is exported to COMMAND and to the
+#                      controller as BENCH_ZRAM (its mm_stat is the pool).
 #   --memcg LIMIT      run COMMAND in a memory cgroup (v1, under
 #                      /sys/fs/cgroup/memory) limited to LIMIT bytes
 #                      (memory.limit_in_bytes: 256M, 1G, ...), removed after;
@@ -41,6 +50,7 @@ swapfile=/var/tmp/libzswap-bench.swap
 size=1G
 page_cluster=
 compressor=
+backend=zswap
 memcg_limit=
 memcg_ctl=
 memcg_ctl_args=
@@ -69,6 +79,7 @@ restore() {
 	# shellcheck disable=SC1090
 	. "$state"
 	rc=0
+	s_zram=${s_zram:-}
 	# The cgroup first: its processes are gone (the command was waited for),
 	# so it can go; its swapped pages are moved to the parent.
 	if [ -n "${s_memcg:-}" ] && [ -d "$s_memcg" ]; then
@@ -78,6 +89,14 @@ restore() {
 		# swapoff brings every swapped page back into memory; with zswap
 		# they come from the pool, so this is quick for benchmark sizes.
 		swapoff "$s_swapfile" || { say "swapoff $s_swapfile failed"; rc=1; }
+	fi
+	if [ -n "$s_zram" ] && [ -d "/sys/block/$s_zram" ]; then
+		if grep -q "^/dev/$s_zram " /proc/swaps 2>/dev/null; then
+			swapoff "/dev/$s_zram" || { say "swapoff /dev/$s_zram failed"; rc=1; }
+		fi
+		# reset frees the device's pool; hot_remove takes the device.
+		echo 1 > "/sys/block/$s_zram/reset" || rc=1
+		echo "${s_zram#zram}" > /sys/class/zram-control/hot_remove || rc=1
 	fi
 	if [ "${s_created_swapfile:-0}" = 1 ] && [ -e "$s_swapfile" ]; then
 		rm -f "$s_swapfile" || rc=1
@@ -110,6 +129,10 @@ status() {
 	if mountpoint -q $dbg && [ -r $dbg/zswap/stored_pages ]; then
 		echo "stored_pages:  $(cat $dbg/zswap/stored_pages)"
 	fi
+	for z in /sys/block/zram*; do
+		[ -d "$z" ] && [ "$(cat "$z/disksize")" != 0 ] &&
+			echo "zram:          ${z##*/} $(cat "$z/comp_algorithm") disksize $(cat "$z/disksize")"
+	done
 	[ -d "$memcg" ] && echo "memory cgroup: $memcg (limit $(cat $memcg/memory.limit_in_bytes))"
 	[ -f "$state" ] && echo "state file:    $state (a run did not restore: run teardown)"
 	return 0
@@ -137,6 +160,11 @@ setup() {
 		echo "s_mounted_debugfs=1" >> "$state"
 		mount -t debugfs none $dbg || die "cannot mount debugfs"
 	fi
+	[ -n "$page_cluster" ] && { sysctl -q -w vm.page-cluster="$page_cluster" || die "bad page-cluster"; }
+	if [ "$backend" = zram ]; then
+		setup_zram
+		return
+	fi
 	echo "s_created_swapfile=1" >> "$state"
 	fallocate -l "$size" "$swapfile" || die "fallocate $size $swapfile failed"
 	chmod 600 "$swapfile"
@@ -146,8 +174,41 @@ setup() {
 	fi
 	# zswap before swapon: no page may reach the swapfile uncompressed.
 	echo Y > $zp/enabled || die "cannot enable zswap"
-	[ -n "$page_cluster" ] && { sysctl -q -w vm.page-cluster="$page_cluster" || die "bad page-cluster"; }
 	swapon "$swapfile" || die "swapon failed"
+	setup_memcg
+	say "swap on $swapfile ($size), zswap $(cat $zp/enabled) $(cat $zp/compressor)," \
+	    "page-cluster $(sysctl -n vm.page-cluster)"
+}
+
+# A zram device of our own as the only swap we add, zswap off (it would take
+# the pages first). Any other swap already on stays as it was.
+setup_zram() {
+	zc=/sys/class/zram-control
+	[ -w $zc/hot_add ] || die "no zram (CONFIG_ZRAM, $zc) for --backend zram"
+	echo N > $zp/enabled || die "cannot disable zswap"
+	zn=$(cat $zc/hot_add) || die "zram hot_add failed"
+	echo "s_zram='zram$zn'" >> "$state"
+	zd=/sys/block/zram$zn
+	if [ -n "$compressor" ]; then
+		echo "$compressor" > "$zd/comp_algorithm" || die "zram refused compressor $compressor ($(cat "$zd/comp_algorithm"))"
+	fi
+	echo "$size" > "$zd/disksize" || die "zram disksize $size refused"
+	i=0
+	while [ ! -b "/dev/zram$zn" ]; do
+		i=$((i + 1)); [ $i -gt 100 ] && die "/dev/zram$zn did not appear"
+		sleep 0.05
+	done
+	mkswap -q "/dev/zram$zn" >/dev/null || die "mkswap on /dev/zram$zn failed"
+	# The highest priority: pages go here, not to any swap already on.
+	swapon -p 32767 "/dev/zram$zn" || die "swapon /dev/zram$zn failed"
+	BENCH_ZRAM=$zd
+	export BENCH_ZRAM
+	setup_memcg
+	say "swap on /dev/zram$zn ($size, $(sed 's/.*\[\([^]]*\)\].*/\1/' "$zd/comp_algorithm")), zswap $(cat $zp/enabled)," \
+	    "page-cluster $(sysctl -n vm.page-cluster)"
+}
+
+setup_memcg() {
 	if [ -n "$memcg_limit" ]; then
 		[ -d $memcg_root ] || die "no cgroup v1 memory controller at $memcg_root"
 		[ -d "$memcg" ] && { rmdir "$memcg" || die "$memcg exists and is in use"; }
@@ -156,8 +217,6 @@ setup() {
 		echo "$memcg_limit" > "$memcg/memory.limit_in_bytes" || die "limit $memcg_limit refused"
 		say "memory cgroup $memcg, limit $(cat "$memcg/memory.limit_in_bytes") bytes"
 	fi
-	say "swap on $swapfile ($size), zswap $(cat $zp/enabled) $(cat $zp/compressor)," \
-	    "page-cluster $(sysctl -n vm.page-cluster)"
 }
 
 while [ $# -gt 0 ]; do
@@ -166,6 +225,9 @@ while [ $# -gt 0 ]; do
 	--size) size=${2:?}; shift 2 ;;
 	--swapfile) swapfile=${2:?}; shift 2 ;;
 	--compressor) compressor=${2:?}; shift 2 ;;
+	--backend)
+		backend=${2:?}; shift 2
+		case $backend in zswap|zram) ;; *) say "--backend: zswap or zram"; usage ;; esac ;;
 	--memcg) memcg_limit=${2:?}; shift 2 ;;
 	--memcg-ctl) memcg_ctl=${2:?}; shift 2 ;;
 	--memcg-ctl-args) memcg_ctl_args=${2?}; shift 2 ;;

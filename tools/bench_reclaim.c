@@ -558,6 +558,23 @@ int main(int argc, char **argv)
 	} else {
 		long long stored = read_ll("/sys/kernel/debug/zswap/stored_pages");
 		long long pool = read_ll("/sys/kernel/debug/zswap/pool_total_size");
+		/* The kernel's zram as the swap device instead (kernel-zswap.sh
+		 * --backend zram): its mm_stat's orig_data_size and
+		 * mem_used_total. */
+		const char *zram = getenv("BENCH_ZRAM");
+		if (zram && *zram) {
+			char path[512];
+			long long orig = -1, compr = -1, used = -1;
+			snprintf(path, sizeof(path), "%s/mm_stat", zram);
+			FILE *f = fopen(path, "re");
+			if (f) {
+				if (fscanf(f, "%lld %lld %lld", &orig, &compr, &used) != 3)
+					orig = used = -1;
+				fclose(f);
+			}
+			stored = orig >= 0 ? orig / (long long)BENCH_PAGE : -1;
+			pool = used;
+		}
 		/* Refaults: this process's major faults (a swap-in from zswap is
 		 * one; with page-cluster 0 each brings one page). The vmstat
 		 * counters are global: another process swapping meanwhile would
@@ -570,6 +587,7 @@ int main(int argc, char **argv)
 		       s3.majflt - s0.majflt, stored,
 		       pool >= 0 ? pool / 1048576.0 : -1.0,
 		       stored > 0 && pool > 0 ? (double)stored * BENCH_PAGE / (double)pool : 0.0);
+		printf(" kernel_pool=%s", zram && *zram ? "zram" : "zswap");
 		printf(" memcg_pgmajfault=%lld memcg_refault_anon=%lld", s2.cg_majflt - s1.cg_majflt,
 		       s2.cg_refault - s1.cg_refault);
 		printf(" memcg_peak_mb=%.1f memcg_limit_mb=%.1f",

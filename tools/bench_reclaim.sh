@@ -14,6 +14,14 @@
 #   kernelv1  the same without the emulation: v1 as it is, L resident plus
 #             an uncharged pool (reference column; the controller only
 #             samples, --mode v1)
+#   kernelzram (mode zram, not run unless asked: --kernel-modes "v2 zram")
+#             the kernel's zram as the swap device instead of zswap and a
+#             swapfile, compressor --zram-comp (default lz4, which zswap
+#             lacks on this kernel: the like-for-like side for libzswap's
+#             default), its pool charged as v2 would (the controller,
+#             --mode v2, reads the device's mm_stat). The same LRU and
+#             zsmalloc as zswap; zram swaps in without readahead
+#             (synchronous device).
 #   libzswap  the same program under LD_PRELOAD=libzswap.so with
 #             ZSWAP_MEMORY_LIMIT=L (and the library's other defaults)
 #   libzswap2 with --lib-env2 "VAR=VALUE ...": libzswap again with other
@@ -42,6 +50,7 @@
 #            [--memcg-reclaim workload|bounded|writer]
 #            [--timeout SECONDS] [--lib-env "VAR=VALUE ..."]
 #            [--lib-env2 "VAR=VALUE ..."] [--guest-halt-poll NS]
+#            [--zram-comp NAME]
 #            [-- EXTRA-ARGS]
 # Defaults: W 512M, L 320M, 1 run, PC 0, both kernel modes, the controller's
 # interval 1000 us, margin 4M and reclaim policy workload (see
@@ -78,6 +87,7 @@ libenv=
 libenv2=
 libside2=0
 hpoll=
+zcomp=lz4
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -100,6 +110,7 @@ while [ $# -gt 0 ]; do
 	--lib-env) libenv=${2:?}; shift 2 ;;
 	--lib-env2) libenv2=${2:?}; libside2=1; shift 2 ;;
 	--guest-halt-poll) hpoll=${2:?}; shift 2 ;;
+	--zram-comp) zcomp=${2:?}; shift 2 ;;
 	--) shift; break ;;
 	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench_reclaim.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
@@ -188,6 +199,7 @@ fi
 	echo "kernel zswap: compressor $(cat /sys/module/zswap/parameters/compressor), page-cluster $pc during the runs," \
 	     "memory cgroup v1 limit $limit, swapfile ${swap_mb}M; modes: $kmodes" \
 	     "(v2: emulated by tools/bench_reclaim_memcg, interval ${ctl_interval} us, margin $ctl_margin, reclaim $ctl_reclaim)"
+	case " $kmodes " in *" zram "*) echo "kernel zram: compressor $zcomp, no swapfile, zswap off, v2 charging emulated as above" ;; esac
 	echo "libzswap: $lib, ZSWAP_MEMORY_LIMIT=$limit${libenv:+ $libenv}, other options default"
 	[ $libside2 = 1 ] && echo "libzswap2: $lib, ZSWAP_MEMORY_LIMIT=$limit${libenv2:+ $libenv2}, other options default"
 	echo "tree: $(git -C "$here" rev-parse --short HEAD 2>/dev/null)$(git -C "$here" status --porcelain 2>/dev/null | grep -q . && echo ' (uncommitted changes)')"
@@ -202,11 +214,17 @@ while [ $i -le "$runs" ]; do
 			args="$extra --pattern $p --threads $t $*"
 			for m in $kmodes; do
 				[ $kernel_ok = 1 ] || break
-				case $m in v2) kl=kernel ;; v1) kl=kernelv1 ;; *) say "unknown kernel mode $m"; continue ;; esac
+				kb=
+				case $m in
+				v2) kl=kernel; cm=v2 ;;
+				v1) kl=kernelv1; cm=v1 ;;
+				zram) kl=kernelzram; cm=v2; kb="--backend zram --compressor $zcomp" ;;
+				*) say "unknown kernel mode $m"; continue ;;
+				esac
 				# shellcheck disable=SC2086
-				run "$p-t$t-$kl" $i "$kz" --memcg "$limit" --size "${swap_mb}M" --page-cluster "$pc" \
+				run "$p-t$t-$kl" $i "$kz" $kb --memcg "$limit" --size "${swap_mb}M" --page-cluster "$pc" \
 					--memcg-ctl "$ctl" --memcg-report "$out/last.ctl" \
-					--memcg-ctl-args "--mode $m --interval-us $ctl_interval --margin $ctl_margin --reclaim $ctl_reclaim --footprint $size" \
+					--memcg-ctl-args "--mode $cm --interval-us $ctl_interval --margin $ctl_margin --reclaim $ctl_reclaim --footprint $size" \
 					run -- "$bench" $args
 			done
 			if [ $lib_ok = 1 ]; then
@@ -223,7 +241,7 @@ while [ $i -le "$runs" ]; do
 done
 
 # Summary: per configuration, medians over the runs, and the run-paired ratios.
-awk -v runs="$runs" -v limit="$limit" -v env1="$libenv" -v env2="$libenv2" '
+awk -v runs="$runs" -v limit="$limit" -v env1="$libenv" -v env2="$libenv2" -v zcomp="$zcomp" '
 function med(l, k,   a, n, r, t, i, j) {
 	n = 0
 	for (r = 1; r <= runs; r++) if ((l, k, r) in v) a[++n] = v[l, k, r] + 0
@@ -261,8 +279,9 @@ function cell(l, k,   m, f) {
 {
 	l = $1; r = $2
 	for (f = 3; f <= NF; f++) { eq = index($f, "="); if (eq) v[l, substr($f, 1, eq - 1), r] = substr($f, eq + 1) }
-	c = l; sub(/-(kernel|kernelv1|libzswap|libzswap2)$/, "", c)
+	c = l; sub(/-(kernel|kernelv1|kernelzram|libzswap|libzswap2)$/, "", c)
 	if (l ~ /-libzswap2$/) have2 = 1
+	if (l ~ /-kernelzram$/) havez = 1
 	# Compressed at the end, the pool measured alike on both sides:
 	# stored pages x 4 KiB / the pool'"'"'s bytes (zsmalloc'"'"'s pages), and the
 	# share of the working set not stored (resident, or in the swapfile).
@@ -316,17 +335,35 @@ END {
 			       med(z, "vmhwm_mb"), med(z2, "vmhwm_mb"), med(z, "pool_mb"), med(z2, "pool_mb")
 		}
 	}
+	if (havez) {
+		print ""
+		print "The kernel with zram (" zcomp ") as its swap device instead of zswap, v2 charging emulated the same way, beside libzswap (" (env1 == "" ? "defaults" : env1) ")" (have2 ? " and libzswap2 (" env2 ")" : "") ", run by run:"
+		print ""
+		print "| pattern, threads | wall ms kernel zram / libzswap" (have2 ? " / libzswap2" : "") " | ratio libzswap / kernel zram | refaults kernel zram / libzswap" (have2 ? " / libzswap2" : "") " | ratio of refaults libzswap / kernel zram" (have2 ? ", libzswap2 / kernel zram" : "") " | peak usage+pool MiB kernel zram / libzswap | pool MiB at end | stored x 4K / pool | W resident during ops, MiB |"
+		print "|---|---|---|---|---|---|---|---|---|"
+		for (i = 1; i <= nc; i++) {
+			c = order[i]; kz = c "-kernelzram"; z = c "-libzswap"; z2 = c "-libzswap2"
+			printf "| %s | %s / %s%s | **%s** | %s / %s%s | **%s**%s | %s / %s | %s / %s | %s / %s | %s / %s |\n", c,
+			       cell(kz, "wall_ms"), cell(z, "wall_ms"), have2 ? " / " cell(z2, "wall_ms") : "",
+			       ratio("-kernelzram", "wall_ms"),
+			       med(kz, "refaults"), med(z, "refaults"), have2 ? " / " med(z2, "refaults") : "",
+			       ratio("-kernelzram", "refaults"), have2 ? ", " ratio2("-libzswap2", "-kernelzram", "refaults") : "",
+			       med(kz, "ctl_peak_sum_mb"), med(z, "vmhwm_mb"), med(kz, "pool_mb"), med(z, "pool_mb"),
+			       fmt2(med(kz, "pool_ratio")), fmt2(med(z, "pool_ratio")),
+			       fmt1(med(kz, "ws_resident_mb")), fmt1(med(z, "ws_resident_mb"))
+		}
+	}
 	print ""
-	print "Kernel side, usage + pool (the group'"'"'s usage plus its share of zswap'"'"'s pool, sampled by tools/bench_reclaim_memcg):"
+	print "Kernel side, usage + pool (the group'"'"'s usage plus its share of zswap'"'"'s pool, or zram'"'"'s, sampled by tools/bench_reclaim_memcg):"
 	print ""
 	print "| pattern, threads, kernel mode | peak usage+pool MiB (usage + pool at that sample) | samples over the limit / samples (worst, KiB) | memcg peak usage MiB | limit min MiB | limit writes (EINTR, EBUSY) | controller CPU ms (in limit writes) | largest sampling gap ms | pages of others in zswap (max) | free swap MiB (min) | OOM kills |"
 	print "|---|---|---|---|---|---|---|---|---|---|---|"
 	for (i = 1; i <= nc; i++) {
 		c = order[i]
-		for (m = 1; m <= 2; m++) {
-			k = c (m == 1 ? "-kernel" : "-kernelv1")
+		for (m = 1; m <= 3; m++) {
+			k = c (m == 1 ? "-kernel" : m == 2 ? "-kernelv1" : "-kernelzram")
 			if (!((k, "ctl_samples", 1) in v) && fails(k) == "") continue
-			printf "| %s, %s | %s (%s + %s) | %s / %s (%s) | %s | %s | %s (%s, %s) | %s (%s) | %s | %s | %s | %s |\n", c, (m == 1 ? "v2-emu" : "v1"),
+			printf "| %s, %s | %s (%s + %s) | %s / %s (%s) | %s | %s | %s (%s, %s) | %s (%s) | %s | %s | %s | %s |\n", c, (m == 1 ? "v2-emu" : m == 2 ? "v1" : "zram v2-emu"),
 			       med(k, "ctl_peak_sum_mb"), med(k, "ctl_peak_sum_usage_mb"), med(k, "ctl_peak_sum_pool_mb"),
 			       med(k, "ctl_over_limit_samples"), med(k, "ctl_samples"), med(k, "ctl_over_limit_max_kb"),
 			       med(k, "ctl_max_usage_mb"), med(k, "ctl_min_limit_mb"),

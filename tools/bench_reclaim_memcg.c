@@ -58,6 +58,11 @@
  *             program's CPU time. MARGIN (default 4M) covers the pool's
  *             fluctuation between ticks.
  *   --mode v1: only samples (the reference column: v1 as it is).
+ * With BENCH_ZRAM=/sys/block/zramN in the environment (scripts/kernel-zswap.sh
+ * --backend zram exports it) the pool is that zram device's instead:
+ * mem_used_total and orig_data_size / 4 KiB of its mm_stat for
+ * pool_total_size and stored_pages (zram's memory is charged to no group,
+ * on v1 or v2: the emulation charges it as v2 charges zswap's).
  * It runs at SCHED_FIFO when it can (a late sample on a loaded machine is a
  * late limit), locked in memory, outside the group.
  *
@@ -115,6 +120,38 @@ static long long read_fd(int fd)
 		return -1;
 	buf[n] = '\0';
 	return strtoll(buf, NULL, 10);
+}
+
+/* The pool's bytes and its pages: zswap's debugfs counters, or the zram
+ * device's mm_stat (orig_data_size compr_data_size mem_used_total ...).
+ * false on error. */
+static const char *zram_dir;
+
+static long long read_path(const char *path);
+
+static bool read_pool(long long *pool, long long *stored)
+{
+	if (!zram_dir) {
+		*pool = read_path(DBG_ZSWAP "/pool_total_size");
+		*stored = read_path(DBG_ZSWAP "/stored_pages");
+		return *pool >= 0 && *stored >= 0;
+	}
+	char path[512], buf[256];
+	long long orig, compr, used;
+	snprintf(path, sizeof(path), "%s/mm_stat", zram_dir);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	if (sscanf(buf, "%lld %lld %lld", &orig, &compr, &used) != 3)
+		return false;
+	*pool = used;
+	*stored = orig / (long long)BENCH_PAGE;
+	return true;
 }
 
 /* debugfs attribute files refuse pread (ESPIPE): open, read, close. */
@@ -336,8 +373,15 @@ int main(int argc, char **argv)
 	int fd_limit = open_in(dir, "memory.limit_in_bytes", O_RDWR);
 	if (fd_usage < 0 || fd_limit < 0)
 		bench_die("bench_reclaim_memcg: %s is not a cgroup v1 memory group: %s", dir, strerror(errno));
-	if (read_path(DBG_ZSWAP "/pool_total_size") < 0 || read_path(DBG_ZSWAP "/stored_pages") < 0)
-		bench_die("bench_reclaim_memcg: no zswap debugfs counters (%s): mount debugfs", DBG_ZSWAP);
+	zram_dir = getenv("BENCH_ZRAM");
+	if (zram_dir && !*zram_dir)
+		zram_dir = NULL;
+	{
+		long long p0, s0;
+		if (!read_pool(&p0, &s0))
+			bench_die("bench_reclaim_memcg: no pool counters (%s): %s", zram_dir ? zram_dir : DBG_ZSWAP,
+				  zram_dir ? "not a zram device" : "mount debugfs");
+	}
 	/* Without swap accounting (memsw) the whole pool is taken as the
 	 * group's: right only when nothing else swaps. */
 
@@ -370,11 +414,11 @@ int main(int argc, char **argv)
 	while (!stop) {
 		long long usage = read_fd(fd_usage);
 		long long memsw = read_fd(fd_memsw);
-		long long pool = read_path(DBG_ZSWAP "/pool_total_size");
-		long long stored = read_path(DBG_ZSWAP "/stored_pages");
+		long long pool = -1, stored = -1;
+		bool pool_ok = read_pool(&pool, &stored);
 		uint64_t now = bench_now_ns();
 
-		if (usage < 0 || pool < 0 || stored < 0) {
+		if (usage < 0 || !pool_ok) {
 			if (access(dir, F_OK) != 0)
 				break;	/* the group is gone */
 			read_errors++;
