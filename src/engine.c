@@ -455,6 +455,10 @@ void engine_remapped(uintptr_t old_addr, size_t old_len, uintptr_t new_addr, siz
 	new_len = (new_len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
 	engine_sigblock(&old);
 	pthread_rwlock_rdlock(&eng.ev_lock);
+	/* A range left unmanaged (mlock, MADV_WIPEONFORK/DONTFORK: flags the
+	 * kernel moves with the mapping; mremap moves one mapping) stays so
+	 * at its new address, whatever its length. */
+	bool keep_out = region_lookup(old_addr, &ref, false) && (ref.flags & REGION_UNMANAGEABLE);
 	/* Registered regions were moved by their REMAP event already; the
 	 * others the kernel told nobody about. */
 	managed = region_lookup(new_addr, &ref, false);
@@ -462,7 +466,9 @@ void engine_remapped(uintptr_t old_addr, size_t old_len, uintptr_t new_addr, siz
 		managed |= region_forget_unregistered(old_addr, old_addr + old_len);
 	else
 		managed |= region_lookup(old_addr, &ref, false);
-	if (managed && new_len >= eng.opt.min_region && !atomic_load(&eng.lock_future))
+	if (keep_out)
+		region_insert(new_addr, new_addr + new_len, REGION_UNMANAGEABLE);
+	else if (managed && new_len >= eng.opt.min_region && !atomic_load(&eng.lock_future))
 		region_insert(new_addr, new_addr + new_len, 0);
 	pthread_rwlock_unlock(&eng.ev_lock);
 	engine_sigrestore(&old);
@@ -574,6 +580,11 @@ void engine_locking(uintptr_t addr, size_t len)
 
 	if (end > start)
 		engine_unmanage(start, end, true);
+}
+
+void engine_fork_advice(uintptr_t addr, size_t len)
+{
+	engine_locking(addr, len);	/* the same leaving (engine.h says why) */
 }
 
 void engine_unlocked(uintptr_t addr, size_t len)

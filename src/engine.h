@@ -99,6 +99,13 @@ int engine_pageout(uintptr_t addr, size_t len);
 long engine_discard(void *addr, size_t len, int advice);
 void engine_cold(uintptr_t addr, size_t len);
 void engine_locking(uintptr_t addr, size_t len);
+/* madvise(MADV_WIPEONFORK / MADV_DONTFORK) is about to be made: a fork child
+ * gets that range empty or not at all, while it inherits our table and store.
+ * Served from them it would read the parent's stored pages (WIPEONFORK keeps
+ * the child's registration), or the table would claim a mapping it makes
+ * there later (DONTFORK). So the range leaves management as a locked one
+ * does: evicted pages back, unregistered, never evicted again. */
+void engine_fork_advice(uintptr_t addr, size_t len);
 void engine_unlocked(uintptr_t addr, size_t len);
 int engine_mlockall(int flags);
 int engine_munlockall(void);

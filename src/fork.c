@@ -914,6 +914,39 @@ static size_t fork_child_reconcile(const struct uffd_msg *ev, size_t n)
 	return unsure;
 }
 
+/* Between two mappings of the child's /proc/self/maps (the callback of
+ * fork_child_forget_absent; arg: the end of the previous one). */
+static int fork_child_gap(const struct maps_vma *v, void *arg)
+{
+	uintptr_t *prev_end = arg;
+
+	if (v->start > *prev_end)
+		region_forget(eng.store, *prev_end, v->start);
+	if (v->end > *prev_end)
+		*prev_end = v->end;
+	return 0;
+}
+
+/*
+ * Regions where the child has no mapping at all: the kernel did not copy
+ * that mapping (MADV_DONTFORK made by a call the library did not see, a raw
+ * system call; the interposed madvise keeps such ranges out of the table),
+ * or an unmap no event told. Their entries are the parent's, and a mapping
+ * the child makes there later is new memory, not registered: a table that
+ * still claimed it would move its pages out on eviction and the child would
+ * read zeros where it wrote. So the gaps between the child's mappings leave
+ * the table, after every event was applied (a REMAP moves regions out of
+ * what is now a gap). Nothing past the last mapping read ([vsyscall] when
+ * the file was read whole) is decided. Alone here: the table lock taken
+ * under maps_lock has no other holder. Cost: one read of /proc/self/maps.
+ */
+static void fork_child_forget_absent(void)
+{
+	uintptr_t prev_end = 0;
+
+	maps_for_each(fork_child_gap, &prev_end);
+}
+
 bool fork_child(void)
 {
 	struct fork_done d = { 0, 0, 0, 0, 0, 0 };
@@ -958,10 +991,12 @@ bool fork_child(void)
 		close(eng.pagemap_fd);	/* it reads the parent's page table */
 	eng.pagemap_fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	/* Alone here: no lock needed. The parent's changes that preceded the
-	 * copy, then the child's own (after it), then the pages filled. */
+	 * copy, then the child's own (after it), then what the child does not
+	 * have at all, then the pages filled. */
 	size_t unsure = fork_child_reconcile(fk.events, d.npev);
 	for (size_t i = 0; i < d.nev; i++)
 		fault_apply_event(&fk.cevents[i]);
+	fork_child_forget_absent();
 	fork_child_fixup(fk.addrs, d.n);
 	if (unsure || d.unsettled) {
 		static _Atomic int said;

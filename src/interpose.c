@@ -93,6 +93,10 @@ ZSWAP_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, 
 #define MADV_DONTNEED_LOCKED 24
 #endif
 
+#ifndef MADV_WIPEONFORK
+#define MADV_WIPEONFORK 18
+#endif
+
 ZSWAP_EXPORT int madvise(void *addr, size_t len, int advice)
 {
 	if (engine_running()) {
@@ -102,6 +106,12 @@ ZSWAP_EXPORT int madvise(void *addr, size_t len, int advice)
 			engine_pageout((uintptr_t)addr, len);
 		else if (advice == MADV_COLD && !((uintptr_t)addr & (ZS_PAGE_SIZE - 1)))
 			engine_cold((uintptr_t)addr, len);
+		else if (advice == MADV_WIPEONFORK || advice == MADV_DONTFORK)
+			/* Before the call: from its return on a fork must find
+			 * the range resident and unregistered (engine.h).
+			 * MADV_KEEPONFORK and MADV_DOFORK need nothing: the
+			 * range merely stays unmanaged, which is always safe. */
+			engine_fork_advice((uintptr_t)addr, len);
 		else if (advice == MADV_DONTNEED || advice == MADV_DONTNEED_LOCKED || advice == MADV_FREE ||
 			 advice == MADV_REMOVE) {
 			fork_gate_enter();

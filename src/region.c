@@ -441,6 +441,14 @@ void region_drop_range(struct zswap_store *store, uintptr_t start, uintptr_t end
 	pthread_rwlock_unlock(&tbl_lock);
 }
 
+void region_forget(struct zswap_store *store, uintptr_t start, uintptr_t end)
+{
+	pthread_rwlock_wrlock(&tbl_lock);
+	tbl_drop_slots(store, start, end, 0);
+	tbl_cut(start, end, false, false);
+	pthread_rwlock_unlock(&tbl_lock);
+}
+
 void region_clear_zap(uintptr_t start, uintptr_t end)
 {
 	pthread_rwlock_rdlock(&tbl_lock);

@@ -133,6 +133,11 @@ bool region_forget_unregistered(uintptr_t start, uintptr_t end);
  * of the table; REMOVE marks the resident slots ZAP instead. */
 void region_drop_range(struct zswap_store *store, uintptr_t start, uintptr_t end, bool unmap);
 
+/* Nothing is mapped in [start, end) any more (a fork child's own address
+ * space says so): drop every entry there and take the range out of the
+ * table, every region, whatever a REMAP noted about an UNMAP due there. */
+void region_forget(struct zswap_store *store, uintptr_t start, uintptr_t end);
+
 /* The kernel's zap of [start, end) is known to be done and no other REMOVE
  * event was processed since: clear ZAP there (caller holds eng.ev_lock read). */
 void region_clear_zap(uintptr_t start, uintptr_t end);

@@ -36,6 +36,21 @@
  *               the library does not see (glibc's free() and realloc() of
  *               mmapped chunks make them so): the child judges the parent's
  *               events by its own address space
+ *   wipeonfork  madvise(MADV_WIPEONFORK) over a range whose second half
+ *               was evicted before the advice and whose first quarter is
+ *               paged out after it, and over a second range moved by mremap
+ *               after the advice (the flag moves with the mapping) and paged
+ *               out: the child reads both wholly as zeros, never the
+ *               parent's stored pages; the parent reads every byte of its
+ *               own after the child exited
+ *   dontfork    the same ranges with MADV_DONTFORK: absent in the child,
+ *               which maps new memory at the same addresses (through libc's
+ *               mmap in one child, the raw system call in another), reads
+ *               zeros there, and writes, evicts and refaults its own data;
+ *               the parent intact after both
+ *   dontfork-raw the same with madvise(MADV_DONTFORK) as a raw system call,
+ *               which the library does not see: the child forgets what it
+ *               has no mapping for
  * With --interim the library is expected to take the interim instead
  * (pool-lock mode): the child is a pass-through, the data still intact.
  *
@@ -798,6 +813,127 @@ static void case_vmrace(void)
 	pc_info("vmrace: %d forks, %" PRIu64 " mapping changes", VM_FORKS, ops);
 }
 
+/* --- wipeonfork, dontfork ------------------------------------------------ */
+
+#ifndef MADV_WIPEONFORK
+#define MADV_WIPEONFORK 18
+#endif
+
+#define FA_PAGES 1024UL		/* 4 MiB per range, managed at the default ZSWAP_MIN_REGION */
+
+/* Two ranges with the advice: p, and q moved by mremap after it. p's
+ * second half is evicted before the advice, its first quarter paged out
+ * after it; q is paged out after its move. Managed, the parent's pages
+ * must be back (or given to no child) by the time it forks. */
+static void fa_setup(int advice, bool raw, const char *name, char **pp, char **qp)
+{
+	size_t len = FA_PAGES * PC_PAGE;
+	char what[128];
+	char *p = pc_map(len), *q = pc_map(len);
+
+	pc_fill_range(p, FA_PAGES, PC_TEXT, SEED_BASE);
+	pc_fill_range(q, FA_PAGES, PC_TEXT, SEED_PARENT);
+	snprintf(what, sizeof(what), "%s: the second half evicted before the advice", name);
+	size_t ev = pc_evict(what, p + FA_PAGES / 2 * PC_PAGE, FA_PAGES / 2, false);
+	if (pc_managed())
+		PC_CHECK(ev == FA_PAGES / 2, "%s: evicted %zu of %lu pages", what, ev, FA_PAGES / 2);
+	if (raw ? syscall(SYS_madvise, p, len, advice) != 0 || syscall(SYS_madvise, q, len, advice) != 0
+		: madvise(p, len, advice) != 0 || madvise(q, len, advice) != 0)
+		pc_fail("%s: madvise: %s", name, strerror(errno));
+	/* Asking for eviction after the advice is allowed, and must not hand
+	 * the child the parent's pages either. */
+	pc_pageout(p, FA_PAGES / 4 * PC_PAGE);
+	char *t = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (t == MAP_FAILED)
+		pc_fail("%s: mmap: %s", name, strerror(errno));
+	if (mremap(q, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, t) != t)
+		pc_fail("%s: mremap: %s", name, strerror(errno));
+	pc_pageout(t, len);
+	*pp = p;
+	*qp = t;
+}
+
+/* The parent's own data, every byte, after its children exited. */
+static void fa_parent_check(const char *name, const char *p, const char *q)
+{
+	char what[128];
+
+	snprintf(what, sizeof(what), "%s parent: its range after the child", name);
+	pc_expect_range(what, p, FA_PAGES, PC_TEXT, SEED_BASE);
+	snprintf(what, sizeof(what), "%s parent: its moved range after the child", name);
+	pc_expect_range(what, q, FA_PAGES, PC_TEXT, SEED_PARENT);
+	munmap((void *)p, FA_PAGES * PC_PAGE);
+	munmap((void *)q, FA_PAGES * PC_PAGE);
+}
+
+static void case_wipeonfork(void)
+{
+	char *p, *q;
+
+	fa_setup(MADV_WIPEONFORK, false, "wipeonfork", &p, &q);
+	pid_t pid = fork_flushed();
+	if (pid == 0) {
+		child_start("wipeonfork");
+		/* The kernel gives the child these ranges empty: zeros, the
+		 * pages the parent had stored included. */
+		pc_expect_zero("wipeonfork child: pages the parent evicted before the advice",
+			       p + FA_PAGES / 2 * PC_PAGE, FA_PAGES / 2);
+		pc_expect_zero("wipeonfork child: pages paged out after the advice", p, FA_PAGES / 4);
+		pc_expect_zero("wipeonfork child: pages resident throughout",
+			       p + FA_PAGES / 4 * PC_PAGE, FA_PAGES / 4);
+		pc_expect_zero("wipeonfork child: the range moved after the advice", q, FA_PAGES);
+		/* And the child's own writes there stay its own. */
+		pc_fill_range(p, FA_PAGES, PC_RANDOM, SEED_CHILD);
+		pc_pageout(p, FA_PAGES * PC_PAGE);
+		pc_expect_range("wipeonfork child: its own writes", p, FA_PAGES, PC_RANDOM, SEED_CHILD);
+		exit(0);
+	}
+	wait_child("wipeonfork: the child", pid);
+	fa_parent_check("wipeonfork", p, q);
+}
+
+/* A child of dontfork: [at, at + FA_PAGES) is not mapped here; map new
+ * memory there (libc's mmap, or the raw system call the library does not
+ * see), which reads zeros and is the child's own to evict and refault. */
+static void fa_dontfork_map(const char *who, char *at, bool raw)
+{
+	size_t len = FA_PAGES * PC_PAGE;
+	unsigned char vec;
+	char what[128];
+
+	if (mincore(at, PC_PAGE, &vec) == 0 || errno != ENOMEM)
+		pc_fail("%s: %p is mapped in the child (MADV_DONTFORK)", who, (void *)at);
+	int prot = PROT_READ | PROT_WRITE, flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE;
+	void *m = raw ? (void *)syscall(SYS_mmap, at, len, prot, flags, -1, 0) : mmap(at, len, prot, flags, -1, 0);
+	if (m != at)
+		pc_fail("%s: mmap at %p: %s", who, (void *)at, m == MAP_FAILED ? strerror(errno) : "placed elsewhere");
+	snprintf(what, sizeof(what), "%s: new memory at the same address", who);
+	pc_expect_zero(what, at, FA_PAGES);
+	pc_fill_range(at, FA_PAGES, PC_RANDOM, SEED_CHILD);
+	snprintf(what, sizeof(what), "%s: its own memory there, evicted", who);
+	pc_evict(what, at, FA_PAGES, false);
+	pc_expect_range(what, at, FA_PAGES, PC_RANDOM, SEED_CHILD);
+}
+
+static void case_dontfork(bool raw_advice)
+{
+	char *p, *q;
+
+	fa_setup(MADV_DONTFORK, raw_advice, "dontfork", &p, &q);
+	for (int raw = 0; raw < 2; raw++) {
+		pid_t pid = fork_flushed();
+		if (pid == 0) {
+			child_start("dontfork");
+			fa_dontfork_map(raw ? "dontfork child (raw mmap)" : "dontfork child (mmap)", p, raw);
+			fa_dontfork_map(raw ? "dontfork child (raw mmap), moved range" :
+				       "dontfork child (mmap), moved range", q, raw);
+			exit(0);
+		}
+		wait_child("dontfork: the child", pid);
+	}
+	fa_parent_check("dontfork", p, q);
+}
+
 int main(int argc, char **argv)
 {
 	pc_init("prog_fork", &argc, argv);
@@ -837,6 +973,12 @@ int main(int argc, char **argv)
 			vm_raw = true;
 			case_vmrace();
 		}
+		else if (strcmp(c, "wipeonfork") == 0)
+			case_wipeonfork();
+		else if (strcmp(c, "dontfork") == 0)
+			case_dontfork(false);
+		else if (strcmp(c, "dontfork-raw") == 0)
+			case_dontfork(true);
 		else
 			pc_fail("unknown case %s", c);
 		printf("%s ok\n", c);

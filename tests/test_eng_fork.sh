@@ -7,8 +7,9 @@
 # forking under eviction load; worker threads changing the mappings of
 # their evicted buffers (mremap, munmap + mmap, MADV_DONTNEED; through the
 # interposed calls, and as raw system calls) while the main thread forks in a
-# loop, every child checking each buffer exactly (tests/prog_fork.c). Each case runs with and without the library, with the
-# same output.
+# loop, every child checking each buffer exactly; MADV_WIPEONFORK and
+# MADV_DONTFORK over evicted memory (tests/prog_fork.c). Each case runs with
+# and without the library, with the same output.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/..}/tests/eng_lib.sh"
 
 prog=$(eng_prog prog_fork)
@@ -19,4 +20,11 @@ done
 # and munmap calls the library does not see.
 eng_compare_run fork-vmrace ZSWAP_MIN_REGION=64K "$prog" vmrace
 eng_compare_run fork-vmrace-raw ZSWAP_MIN_REGION=64K "$prog" vmrace-raw
+# madvise(MADV_WIPEONFORK / MADV_DONTFORK) over evicted memory: the child
+# reads zeros, or maps new memory there, and is never given the parent's
+# stored pages; the parent keeps every byte. dontfork-raw makes the madvise
+# call the library does not see.
+for c in wipeonfork dontfork dontfork-raw; do
+	eng_compare_run "fork-$c" "$prog" "$c"
+done
 eng_finish
