@@ -288,6 +288,14 @@ static int fault_zero_run(struct fault_ctx *h, const struct region_ref *ref, siz
 
 	long r = (FAULT_FILL_COPY && write) ? uf_copy(eng.uffd, addr, fault_zero_buf, n << ZS_PAGE_SHIFT, UF_DONTWAKE)
 					    : uf_zeropage(eng.uffd, addr, n << ZS_PAGE_SHIFT, UF_DONTWAKE);
+	if (r == -ENOENT && n > 1) {
+		/* The kernel fills within one VMA only: the run crosses a
+		 * boundary inside the region (mprotect or madvise split it).
+		 * Fill the faulting page alone; the rest fault on their own.
+		 * Retrying the whole run spun forever (prog_vma mprotectguard). */
+		r = (FAULT_FILL_COPY && write) ? uf_copy(eng.uffd, addr, fault_zero_buf, ZS_PAGE_SIZE, UF_DONTWAKE)
+					       : uf_zeropage(eng.uffd, addr, ZS_PAGE_SIZE, UF_DONTWAKE);
+	}
 
 	/* Filled pages are fresh (no COLD, no ZAP); the others (present
 	 * already: the fill stopped at the first) keep their flags. */

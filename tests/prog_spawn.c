@@ -14,7 +14,17 @@
  *   forkthreads fork again and again while another thread faults through
  *              evicted memory;
  *   cloexec    every userfaultfd and /proc descriptor the library holds is
- *              close-on-exec (a child must never inherit the parent's).
+ *              close-on-exec (a child must never inherit the parent's);
+ *   spawnargs  posix_spawn(3) with the path, every argv string, the argv
+ *              array, the envp array and its strings (one of them a variable
+ *              the child must see) on evicted pages of a managed mapping,
+ *              each object straddling a page boundary: the child ("argcheck")
+ *              checks each argument and reports them on a pipe, the parent
+ *              compares the report with its own copies, and the mapping must
+ *              hold what it held;
+ *   vforkargs  the same with vfork + execve;
+ *   execargs   the same with execve in place (no return: the script checks
+ *              the child's "argcheck ok").
  * The child ("child" argument) has its own libzswap: fresh counters, and it
  * evicts and reads back its own memory. The parent's data must be intact after
  * every case and its store empty once read back.
@@ -22,6 +32,7 @@
  * stdout: one line per case and per child; the same with and without the library.
  * usage: prog_spawn [--inactive-ok] CASE...
  *        prog_spawn child [managed]
+ *        prog_spawn argcheck ARGS...     (what spawnargs and friends run)
  */
 #include "prog_common.h"
 
@@ -261,6 +272,266 @@ static void case_cloexec(void)
 	PC_CHECK(bad == 0, "cloexec: %d descriptor(s) of the library would leak into every child", bad);
 }
 
+/* ---- execve and posix_spawn with every argument in evicted memory ---- */
+
+#define AC_NARGS 9			/* argv[0] .. argv[8] */
+static const size_t ac_len[AC_NARGS] = { 40, 0, 1, 37, 4095, 4096, 9000, 0, 70000 };
+#define AC_ENV "PC_SPAWN_ARG"
+#define AC_ENV_LEN 5000
+#define AC_MAP 512UL			/* the managed mapping: 2 MiB */
+
+/* The deterministic string k of length len (printable, no spaces). */
+static void ac_gen(char *out, size_t k, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		out[i] = (char)(33 + pc_mix(k * 1000003ULL + i) % 94);
+	out[len] = '\0';
+}
+
+/* What the child prints about its arguments; the parent builds the same
+ * from its own copies. argv[1] is "argcheck" (the mode), the others generated. */
+static size_t ac_report(char *out, size_t cap, int argc, char *const argv[], const char *env)
+{
+	size_t n = 0;
+
+	n += (size_t)snprintf(out + n, cap - n, "argcheck: argc %d\n", argc);
+	for (int i = 0; i < argc && n < cap; i++) {
+		size_t len = strlen(argv[i]);
+		n += (size_t)snprintf(out + n, cap - n, "argcheck: argv[%d] len %zu sum %016" PRIx64 " %.40s\n", i, len,
+				      pc_sum(argv[i], len), argv[i]);
+	}
+	if (n < cap)
+		n += (size_t)snprintf(out + n, cap - n, "argcheck: " AC_ENV " len %zu sum %016" PRIx64 " %.40s\n",
+				      env ? strlen(env) : 0, env ? pc_sum(env, strlen(env)) : 0, env ? env : "(unset)");
+	return n < cap ? n : cap;
+}
+
+/* The child: check every argument against what it should be, report them. */
+static void argcheck_main(int argc, char **argv)
+{
+	static char want[70001], rep[4096];
+	const char *env = getenv(AC_ENV);
+	int bad = 0;
+
+	if (argc != AC_NARGS) {
+		pc_info("argcheck: argc %d, expected %d", argc, AC_NARGS);
+		bad++;
+	}
+	for (int i = 0; i < argc && i < AC_NARGS; i++) {
+		if (i == 1)
+			continue;
+		ac_gen(want, (size_t)i, ac_len[i]);
+		if (strcmp(argv[i], want) != 0) {
+			pc_info("argcheck: argv[%d] (length %zu) differs from what was passed (length %zu)", i,
+				strlen(argv[i]), ac_len[i]);
+			bad++;
+		}
+	}
+	ac_gen(want, 100, AC_ENV_LEN);
+	if (!env || strcmp(env, want) != 0) {
+		pc_info("argcheck: " AC_ENV " is %s", env ? "wrong" : "unset");
+		bad++;
+	}
+	size_t n = ac_report(rep, sizeof(rep), argc, argv, env);
+	fwrite(rep, 1, n, stdout);
+	printf(bad ? "argcheck FAILED\n" : "argcheck ok\n");
+	fflush(stdout);
+	exit(bad ? 1 : 0);
+}
+
+struct ac_layout {
+	char *map;			/* the managed mapping */
+	char *shadow;			/* what it must hold */
+	char *path, **argv, **envp;	/* all inside map */
+	char expect[4096];		/* the child's report */
+	size_t expect_len;
+};
+
+/* Each object starts 24 bytes before a page boundary of a page of its own,
+ * so that it straddles pages; *next is the first free page. */
+static char *ac_place(struct ac_layout *l, size_t *next, const void *obj, size_t len)
+{
+	char *at = l->map + *next * PC_PAGE + PC_PAGE - 24;
+
+	*next += 1 + (len + PC_PAGE - 1) / PC_PAGE;
+	if (*next >= AC_MAP)
+		pc_fail("spawnargs: the arguments do not fit the mapping");
+	memcpy(at, obj, len);
+	return at;
+}
+
+/* Build path, argv and envp in a managed mapping, remember its contents, evict it. */
+static void ac_build(const char *what, struct ac_layout *l)
+{
+	static char s[70001];
+	char *argv[AC_NARGS + 1];
+	size_t next = 1, nenv = 0;
+
+	l->map = pc_map(AC_MAP * PC_PAGE);
+	pc_fill_range(l->map, AC_MAP, PC_RANDOM, 300);
+	l->path = ac_place(l, &next, self, strlen(self) + 1);
+	for (int i = 0; i < AC_NARGS; i++) {
+		if (i == 1)
+			snprintf(s, sizeof(s), "argcheck");
+		else
+			ac_gen(s, (size_t)i, ac_len[i]);
+		argv[i] = ac_place(l, &next, s, strlen(s) + 1);
+	}
+	argv[AC_NARGS] = NULL;
+	l->argv = (char **)(void *)ac_place(l, &next, argv, sizeof(argv));
+	/* The environment: ours (LD_PRELOAD included: the child is managed
+	 * too) plus the variable, packed together after it. */
+	while (environ[nenv])
+		nenv++;
+	char **envp = calloc(nenv + 2, sizeof(char *));
+	if (!envp)
+		pc_fail("calloc");
+	ac_gen(s, 100, AC_ENV_LEN);
+	memmove(s + strlen(AC_ENV) + 1, s, AC_ENV_LEN + 1);
+	memcpy(s, AC_ENV "=", strlen(AC_ENV) + 1);
+	envp[0] = ac_place(l, &next, s, strlen(s) + 1);
+	size_t envbytes = 0;
+	for (size_t i = 0; i < nenv; i++)
+		envbytes += strlen(environ[i]) + 1;
+	char *block = l->map + next * PC_PAGE + PC_PAGE - 24;
+	next += 1 + (envbytes + PC_PAGE - 1) / PC_PAGE;
+	if (next >= AC_MAP)
+		pc_fail("spawnargs: the environment does not fit the mapping");
+	for (size_t i = 0; i < nenv; i++) {
+		size_t len = strlen(environ[i]) + 1;
+		memcpy(block, environ[i], len);
+		envp[i + 1] = block;
+		block += len;
+	}
+	l->envp = (char **)(void *)ac_place(l, &next, envp, (nenv + 2) * sizeof(char *));
+	free(envp);
+
+	/* The report the child must print, from the parent's own copies. */
+	static char *own[AC_NARGS];
+	for (int i = 0; i < AC_NARGS; i++) {
+		own[i] = malloc(ac_len[i] + 16);
+		if (!own[i])
+			pc_fail("malloc");
+		if (i == 1)
+			snprintf(own[i], 16, "argcheck");
+		else
+			ac_gen(own[i], (size_t)i, ac_len[i]);
+	}
+	ac_gen(s, 100, AC_ENV_LEN);
+	l->expect_len = ac_report(l->expect, sizeof(l->expect), AC_NARGS, own, s);
+	l->expect_len += (size_t)snprintf(l->expect + l->expect_len, sizeof(l->expect) - l->expect_len, "argcheck ok\n");
+	for (int i = 0; i < AC_NARGS; i++)
+		free(own[i]);
+
+	l->shadow = malloc(AC_MAP * PC_PAGE);
+	if (!l->shadow)
+		pc_fail("malloc");
+	memcpy(l->shadow, l->map, AC_MAP * PC_PAGE);
+	size_t ev = pc_evict(what, l->map, AC_MAP, false);
+	if (pc_managed())
+		PC_CHECK(ev == AC_MAP, "%s: %zu of %lu pages evicted", what, ev, AC_MAP);
+}
+
+/* The mapping still holds what it held, then goes (main checks that the
+ * store is empty once it read its own memory back). */
+static void ac_done(const char *what, struct ac_layout *l)
+{
+	for (size_t pg = 0; pg < AC_MAP; pg++)
+		if (memcmp(l->map + pg * PC_PAGE, l->shadow + pg * PC_PAGE, PC_PAGE) != 0)
+			pc_fail("%s: page %zu of the mapping holding the arguments changed%s", what, pg,
+				pc_page_is_zero(l->map + pg * PC_PAGE) ? " (reads zeros)" : "");
+	free(l->shadow);
+	munmap(l->map, AC_MAP * PC_PAGE);
+}
+
+/* Read the child's stdout to the end, wait for it, compare with the report. */
+static void ac_collect(const char *what, struct ac_layout *l, int rfd, pid_t pid)
+{
+	char out[8192];
+	size_t n = 0;
+	int status;
+
+	for (;;) {
+		ssize_t r = read(rfd, out + n, sizeof(out) - 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+		if (n == sizeof(out) - 1)
+			break;
+	}
+	close(rfd);
+	out[n] = '\0';
+	if (waitpid(pid, &status, 0) != pid)
+		pc_fail("waitpid: %s", strerror(errno));
+	check_status(what, status);
+	if (n != l->expect_len || memcmp(out, l->expect, n) != 0)
+		pc_fail("%s: the child reported other arguments than those passed:\n--- child ---\n%s--- expected ---\n%s",
+			what, out, l->expect);
+}
+
+static void case_spawnargs(void)
+{
+	struct ac_layout l;
+	posix_spawn_file_actions_t fa;
+	int pfd[2];
+	pid_t pid;
+
+	ac_build("spawnargs: the arguments", &l);
+	if (pipe(pfd) != 0)
+		pc_fail("pipe: %s", strerror(errno));
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
+	posix_spawn_file_actions_addclose(&fa, pfd[0]);
+	fflush(stdout);
+	/* The path, the argv array, every string, the envp array and its
+	 * strings: all on evicted pages, read by glibc and by execve(2) in the
+	 * child (which shares this address space until it execs). */
+	int rc = posix_spawn(&pid, l.path, &fa, NULL, l.argv, l.envp);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pfd[1]);
+	if (rc != 0)
+		pc_fail("posix_spawn with evicted arguments: %s", strerror(rc));
+	ac_collect("spawnargs", &l, pfd[0], pid);
+	ac_done("spawnargs", &l);
+}
+
+static void case_vforkargs(void)
+{
+	struct ac_layout l;
+	int pfd[2];
+
+	ac_build("vforkargs: the arguments", &l);
+	if (pipe(pfd) != 0)
+		pc_fail("pipe: %s", strerror(errno));
+	fflush(stdout);
+	pid_t pid = vfork();
+	if (pid < 0)
+		pc_fail("vfork: %s", strerror(errno));
+	if (pid == 0) {
+		if (dup2(pfd[1], 1) < 0)
+			_exit(126);
+		execve(l.path, l.argv, l.envp);
+		_exit(127);
+	}
+	close(pfd[1]);
+	ac_collect("vforkargs", &l, pfd[0], pid);
+	ac_done("vforkargs", &l);
+}
+
+/* execve in place: the child's report goes to stdout (the script checks it). */
+static void case_execargs(void)
+{
+	struct ac_layout l;
+
+	ac_build("execargs: the arguments", &l);
+	printf("execargs: replacing the process\n");
+	fflush(stdout);
+	execve(l.path, l.argv, l.envp);
+	pc_fail("execve %s with evicted arguments: %s", self, strerror(errno));
+}
+
 int main(int argc, char **argv)
 {
 	pc_init("prog_spawn", &argc, argv);
@@ -270,6 +541,8 @@ int main(int argc, char **argv)
 	self[n] = '\0';
 	if (argc >= 2 && strcmp(argv[1], "child") == 0)
 		child_main(argc >= 3 && strcmp(argv[2], "managed") == 0);
+	if (argc >= 2 && strcmp(argv[1], "argcheck") == 0)
+		argcheck_main(argc, argv);
 
 	pc_info("mode %s", pc_mode_name());
 	char *p = pc_map(LEN);
@@ -293,6 +566,12 @@ int main(int argc, char **argv)
 			case_forkthreads(p);
 		else if (strcmp(c, "cloexec") == 0)
 			case_cloexec();
+		else if (strcmp(c, "spawnargs") == 0)
+			case_spawnargs();
+		else if (strcmp(c, "vforkargs") == 0)
+			case_vforkargs();
+		else if (strcmp(c, "execargs") == 0)
+			case_execargs();
 		else
 			pc_fail("unknown case %s", c);
 		pc_expect_range(c, p, NPAGES, PC_TEXT, 5);

@@ -17,6 +17,18 @@
  *              handler itself reads another evicted page
  *   threadexit threads that exit (return, pthread_exit, asynchronous
  *              cancellation) while they and others fault
+ *   altstack   SIGUSR2 (SA_ONSTACK) delivered onto an evicted sigaltstack in
+ *              a managed mapping: the kernel writes the frame into evicted
+ *              pages, the handler (running there) writes a buffer on it and
+ *              reads a canary page; afterwards the buffer, the canaries below
+ *              the frame and the rest of the mapping are checked
+ *   threadstack a thread whose stack (pthread_attr_setstack) is a managed
+ *              mapping, evicted whole (thread descriptor included) while the
+ *              thread sleeps in read(2) into a buffer on that stack; woken,
+ *              it checks what it read and the data it kept on its stack
+ *   iovec      readv, preadv and recvmsg scattering into evicted buffers,
+ *              writev and sendmsg gathering from them, the iovec array (and
+ *              the msghdr) evicted too; every byte of the mapping checked
  *   exit       exit(0) from main while 4 threads fault (the script checks the
  *              status and that the process ends)
  *   exitthread exit(5) from one thread while the others fault
@@ -279,8 +291,8 @@ static void *waiter_main(void *arg)
 	return NULL;
 }
 
-/* True once the thread sleeps inside futex(2) (bounded wait: coverage only). */
-static bool sleeping_in_futex(pid_t tid)
+/* True once the thread sleeps inside system call nr (bounded wait). */
+static bool sleeping_in(pid_t tid, long nr_want)
 {
 	char path[64], buf[128];
 
@@ -293,7 +305,7 @@ static bool sleeping_in_futex(pid_t tid)
 				nr = strtol(buf, NULL, 10);
 			fclose(f);
 		}
-		if (nr == SYS_futex) {
+		if (nr == nr_want) {
 			char st = 0;
 			snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
 			f = fopen(path, "r");
@@ -335,7 +347,7 @@ static void case_futex(void)
 			pc_fail("pthread_create");
 		while (!atomic_load(&w.started))
 			sched_yield();
-		bool slept = sleeping_in_futex(w.tid);
+		bool slept = sleeping_in(w.tid, SYS_futex);
 		if (!slept)
 			pc_info("futex: the waiter was not seen asleep in futex(2) (coverage only)");
 		/* Evict the page again while the waiter sleeps on it. */
@@ -542,6 +554,426 @@ static void case_threadexit(void)
 	printf("threadexit ok\n");
 }
 
+/* ---- signals delivered onto an evicted alternate stack ---- */
+
+#define AS_MAP 512UL		/* the managed mapping: 2 MiB */
+#define AS_FIRST 128UL		/* the alternate stack: its pages [128, 192) */
+#define AS_PAGES 64UL
+#define AS_BUF 16384UL		/* the handler's local buffer, on the alternate stack */
+
+static char *as_map;
+static volatile uintptr_t as_local, as_buf;
+static volatile sig_atomic_t as_handled, as_canary_bad;
+static uint64_t as_seed;
+static unsigned char as_expect[PC_PAGE];
+
+/* Byte i of the pattern the handler writes in round seed. */
+static unsigned char as_byte(uint64_t seed, size_t i)
+{
+	return (unsigned char)(pc_mix(seed * 1000003ULL + i / 8) >> (i % 8 * 8));
+}
+
+static void on_altstack(int sig)
+{
+	volatile unsigned char buf[AS_BUF];
+	int here;
+
+	(void)sig;
+	as_local = (uintptr_t)&here;
+	as_buf = (uintptr_t)buf;
+	/* The frame the kernel wrote and this buffer are on evicted pages. */
+	for (size_t i = 0; i < AS_BUF; i++)
+		buf[i] = as_byte(as_seed, i);
+	/* A page of the alternate stack far below the frame, evicted and still
+	 * holding what was written before: a user-mode fault on the altstack. */
+	pc_fill(as_expect, PC_TEXT, pc_page_seed(71, AS_FIRST));
+	if (memcmp(as_map + AS_FIRST * PC_PAGE, as_expect, PC_PAGE) != 0)
+		as_canary_bad = 1;
+	as_handled++;
+}
+
+/* Pages [first, first + n) of a mapping filled with pc_fill_range(.., seed). */
+static void expect_sub(const char *what, const char *base, size_t first, size_t n, enum pc_kind kind, uint64_t seed)
+{
+	static unsigned char expect[PC_PAGE];
+
+	for (size_t i = first; i < first + n; i++) {
+		pc_fill(expect, kind, pc_page_seed(seed, i));
+		if (memcmp(base + i * PC_PAGE, expect, PC_PAGE) != 0)
+			pc_fail("%s: page %zu (%p) is wrong: %s", what, i, (const void *)(base + i * PC_PAGE),
+				pc_describe(base + i * PC_PAGE, kind, pc_page_seed(seed, i)));
+	}
+}
+
+static void case_altstack(void)
+{
+	struct sigaction sa;
+	stack_t ss = { 0 }, old;
+	uintptr_t lo, hi;
+
+	as_map = pc_map(AS_MAP * PC_PAGE);
+	pc_fill_range(as_map, AS_MAP, PC_TEXT, 71);
+	ss.ss_sp = as_map + AS_FIRST * PC_PAGE;
+	ss.ss_size = AS_PAGES * PC_PAGE;
+	lo = (uintptr_t)ss.ss_sp;
+	hi = lo + ss.ss_size;
+	if (sigaltstack(&ss, &old) != 0)
+		pc_fail("sigaltstack: %s", strerror(errno));
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_altstack;
+	sa.sa_flags = SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGUSR2, &sa, NULL) != 0)
+		pc_fail("sigaction: %s", strerror(errno));
+
+	for (int round = 0; round < 4; round++) {
+		/* Everything evicted: the pages the kernel writes the signal
+		 * frame into, the handler's buffer, the canaries. */
+		pc_evict("altstack", as_map, AS_MAP, false);
+		as_seed = 500 + (uint64_t)round;
+		as_local = as_buf = 0;
+		as_canary_bad = 0;
+		int before = as_handled;
+		if (raise(SIGUSR2) != 0)
+			pc_fail("raise: %s", strerror(errno));
+		PC_CHECK(as_handled == before + 1, "altstack round %d: the handler did not run", round);
+		PC_CHECK(as_local >= lo && as_local < hi,
+			 "altstack round %d: the handler ran at %#lx, not on the alternate stack [%#lx, %#lx)", round,
+			 (unsigned long)as_local, (unsigned long)lo, (unsigned long)hi);
+		PC_CHECK(as_buf >= lo && as_buf + AS_BUF <= hi, "altstack round %d: the handler's buffer is not on the"
+			 " alternate stack", round);
+		PC_CHECK(!as_canary_bad, "altstack round %d: the handler read a wrong canary page of the alternate"
+			 " stack", round);
+		/* What the handler wrote, read back after it returned. */
+		const volatile unsigned char *b = (const volatile unsigned char *)as_buf;
+		for (size_t i = 0; i < AS_BUF; i++)
+			if (b[i] != as_byte(as_seed, i))
+				pc_fail("altstack round %d: byte %zu of the handler's buffer is wrong", round, i);
+		/* Every page of the mapping outside the alternate stack, and the
+		 * alternate stack below the handler's frame (with a page of slack
+		 * for what the handler called), holds what was written before
+		 * the evictions. */
+		size_t used = (as_buf - PC_PAGE) / PC_PAGE * PC_PAGE;	/* pages below it untouched */
+		size_t intact = (used - lo) / PC_PAGE;
+		PC_CHECK(intact >= AS_PAGES / 2, "altstack: the handler used %zu pages of %lu", AS_PAGES - intact, AS_PAGES);
+		expect_sub("altstack: below the alternate stack", as_map, 0, AS_FIRST, PC_TEXT, 71);
+		expect_sub("altstack: the alternate stack below the frame", as_map, AS_FIRST, intact, PC_TEXT, 71);
+		expect_sub("altstack: above the alternate stack", as_map, AS_FIRST + AS_PAGES,
+			   AS_MAP - AS_FIRST - AS_PAGES, PC_TEXT, 71);
+	}
+	ss.ss_flags = SS_DISABLE;
+	if (sigaltstack(&ss, NULL) != 0)
+		pc_fail("sigaltstack SS_DISABLE: %s", strerror(errno));
+	signal(SIGUSR2, SIG_DFL);
+	pc_expect_stored("altstack", 0);
+	munmap(as_map, AS_MAP * PC_PAGE);
+	printf("altstack ok\n");
+}
+
+/* ---- a thread whose stack is a managed mapping, evicted while it blocks ---- */
+
+#define TS_MAP 512UL		/* the stack: 2 MiB */
+#define TS_KEEP (16 * PC_PAGE)	/* data the thread keeps on its stack */
+#define TS_IN (3 * PC_PAGE + 100)	/* read(2) into its stack */
+#define TS_ROUNDS 3
+
+struct ts_arg {
+	int rfd;
+	pid_t tid;
+	atomic_int waiting;		/* rounds the thread started to wait for */
+	atomic_int done;		/* rounds it checked */
+	uintptr_t keep_addr, low;	/* its locals; the lowest of them */
+	char err[200];
+};
+
+static unsigned char ts_byte(uint64_t seed, size_t i)
+{
+	return (unsigned char)(pc_mix(seed * 7919ULL + i / 8) >> (i % 8 * 8));
+}
+
+static void *ts_main(void *arg)
+{
+	struct ts_arg *a = arg;
+	volatile unsigned char keep[TS_KEEP];
+	unsigned char in[TS_IN];
+
+	a->tid = (pid_t)syscall(SYS_gettid);
+	a->keep_addr = (uintptr_t)keep;
+	a->low = (uintptr_t)keep < (uintptr_t)in ? (uintptr_t)keep : (uintptr_t)in;
+	for (size_t i = 0; i < TS_KEEP; i++)
+		keep[i] = ts_byte(900, i);
+	for (int round = 0; round < TS_ROUNDS; round++) {
+		atomic_store(&a->waiting, round + 1);
+		/* Main evicts this stack while read(2) sleeps; the kernel then
+		 * writes into the evicted buffer, and every return to user
+		 * space touches the evicted frame and thread descriptor. */
+		for (size_t got = 0; got < TS_IN;) {
+			ssize_t r = read(a->rfd, in + got, TS_IN - got);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+				snprintf(a->err, sizeof(a->err), "read into its stack: %s", r < 0 ? strerror(errno) : "EOF");
+				return NULL;
+			}
+			got += (size_t)r;
+		}
+		for (size_t i = 0; i < TS_IN; i++)
+			if (in[i] != ts_byte(910 + (uint64_t)round, i)) {
+				snprintf(a->err, sizeof(a->err), "round %d: byte %zu read into its stack is wrong", round, i);
+				return NULL;
+			}
+		for (size_t i = 0; i < TS_KEEP; i++)
+			if (keep[i] != ts_byte(900, i)) {
+				snprintf(a->err, sizeof(a->err), "round %d: byte %zu of the data on its stack is wrong%s",
+					 round, i, keep[i / PC_PAGE * PC_PAGE] == 0 ? " (zeros?)" : "");
+				return NULL;
+			}
+		atomic_store(&a->done, round + 1);
+	}
+	return NULL;
+}
+
+static void case_threadstack(void)
+{
+	char *stk = pc_map(TS_MAP * PC_PAGE);
+	struct ts_arg a = { 0 };
+	unsigned char in[TS_IN];
+	pthread_attr_t attr;
+	pthread_t t;
+	int pfd[2];
+
+	if (pipe(pfd) != 0)
+		pc_fail("pipe: %s", strerror(errno));
+	a.rfd = pfd[0];
+	/* Canaries everywhere: glibc puts the thread descriptor and TLS at the
+	 * top, the stack grows down from there; the bottom stays untouched. */
+	pc_fill_range(stk, TS_MAP, PC_BINARY, 81);
+	pthread_attr_init(&attr);
+	if (pthread_attr_setstack(&attr, stk, TS_MAP * PC_PAGE) != 0)
+		pc_fail("pthread_attr_setstack");
+	if (pthread_create(&t, &attr, ts_main, &a) != 0)
+		pc_fail("pthread_create");
+	pthread_attr_destroy(&attr);
+	for (int round = 0; round < TS_ROUNDS; round++) {
+		while (atomic_load(&a.waiting) < round + 1 && !a.err[0])
+			sched_yield();
+		PC_CHECK(!a.err[0], "threadstack: the thread: %s", a.err);
+		PC_CHECK(a.keep_addr >= (uintptr_t)stk && a.keep_addr < (uintptr_t)stk + TS_MAP * PC_PAGE,
+			 "threadstack: the thread's locals are not on the stack given to it");
+		if (sleeping_in(a.tid, SYS_read)) {
+			/* Asserted: every page of its stack is gone, the thread
+			 * descriptor included. */
+			pc_evict("threadstack: the stack of a thread asleep in read(2)", stk, TS_MAP, false);
+		} else {
+			pc_info("threadstack round %d: the thread was not seen asleep in read(2) (evicting unasserted)",
+				round);
+			pc_pageout(stk, TS_MAP * PC_PAGE);
+		}
+		for (size_t i = 0; i < TS_IN; i++)
+			in[i] = ts_byte(910 + (uint64_t)round, i);
+		if (write(pfd[1], in, TS_IN) != (ssize_t)TS_IN)
+			pc_fail("write to the pipe: %s", strerror(errno));
+		while (atomic_load(&a.done) < round + 1 && !a.err[0])
+			sched_yield();
+		PC_CHECK(!a.err[0], "threadstack: the thread: %s", a.err);
+	}
+	if (pthread_join(t, NULL) != 0)
+		pc_fail("pthread_join");
+	PC_CHECK(!a.err[0], "threadstack: the thread: %s", a.err);
+	/* The stack below the thread's deepest frame (its locals, with two
+	 * pages of slack for the calls below them): as filled. The pages above
+	 * are the thread's own; read them back. */
+	size_t intact = (a.low - (uintptr_t)stk) / PC_PAGE - 2;
+	PC_CHECK(intact >= TS_MAP / 2, "threadstack: the thread used %zu pages of its stack", TS_MAP - intact);
+	expect_sub("threadstack: the unused bottom of the thread's stack", stk, 0, intact, PC_BINARY, 81);
+	for (size_t i = intact; i < TS_MAP; i++)
+		(void)*(volatile char *)(stk + i * PC_PAGE);
+	close(pfd[0]);
+	close(pfd[1]);
+	pc_expect_stored("threadstack", 0);
+	munmap(stk, TS_MAP * PC_PAGE);
+	printf("threadstack ok\n");
+}
+
+/* ---- scatter/gather: readv, preadv, recvmsg, writev, sendmsg ---- */
+
+#define IOV_N 7
+static const struct { size_t page, off, len; } iov_seg[IOV_N] = {
+	{ 10, PC_PAGE - 10, 20 },			/* across a page boundary */
+	{ 30, 0, 3 * PC_PAGE },				/* whole pages */
+	{ 100, 1, 0 },					/* empty */
+	{ 200, 17, 1 },
+	{ 300, 2000, 5 * PC_PAGE + 333 },
+	{ 1500, PC_PAGE - 1, 2 },
+	{ 2040, 100, 7 * PC_PAGE + 3900 },		/* to 96 bytes before the end */
+};
+#define IOV_ARRAY_AT (1000 * PC_PAGE + PC_PAGE - 40)	/* the iovec array, across a page boundary */
+#define IOV_MSG_AT (1200 * PC_PAGE + PC_PAGE - 24)	/* the msghdr, likewise */
+
+static size_t iov_total(void)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < IOV_N; i++)
+		n += iov_seg[i].len;
+	return n;
+}
+
+/* The mapping must hold exactly what the shadow copy says. */
+static void iov_compare(const char *what, const char *p, const char *shadow)
+{
+	for (size_t pg = 0; pg < NPAGES; pg++)
+		if (memcmp(p + pg * PC_PAGE, shadow + pg * PC_PAGE, PC_PAGE) != 0) {
+			size_t i = pg * PC_PAGE;
+			while (p[i] == shadow[i])
+				i++;
+			pc_fail("%s: byte %zu (page %zu, offset %zu) is wrong%s", what, i, pg, i % PC_PAGE,
+				pc_page_is_zero(p + pg * PC_PAGE) ? " (the page reads zeros)" : "");
+		}
+}
+
+/* Scatter src over the segments of the shadow, as the kernel should have. */
+static void iov_scatter(char *shadow, const unsigned char *src)
+{
+	for (int i = 0; i < IOV_N; i++) {
+		memcpy(shadow + iov_seg[i].page * PC_PAGE + iov_seg[i].off, src, iov_seg[i].len);
+		src += iov_seg[i].len;
+	}
+}
+
+static void iov_gather(const char *shadow, unsigned char *dst)
+{
+	for (int i = 0; i < IOV_N; i++) {
+		memcpy(dst, shadow + iov_seg[i].page * PC_PAGE + iov_seg[i].off, iov_seg[i].len);
+		dst += iov_seg[i].len;
+	}
+}
+
+struct receiver {
+	int fd;
+	unsigned char *buf;
+	size_t len;
+};
+
+static void *receiver_main(void *arg)
+{
+	struct receiver *r = arg;
+
+	for (size_t done = 0; done < r->len;) {
+		ssize_t n = recv(r->fd, r->buf + done, r->len - done, MSG_WAITALL);
+		if (n <= 0)
+			pc_fail("recv: %s", n < 0 ? strerror(errno) : "EOF");
+		done += (size_t)n;
+	}
+	return NULL;
+}
+
+static void case_iovec(void)
+{
+	char *p = pc_map(LEN);
+	char *shadow = malloc(LEN);
+	size_t total = iov_total();
+	unsigned char *src, *src2, *back = malloc(total), *want = malloc(total);
+	int fd = make_file(total + PC_PAGE, 91, &src), fd2, sv[2];
+	struct iovec iov[IOV_N];
+	struct msghdr mh;
+	pthread_t t;
+
+	if (!shadow || !back || !want)
+		pc_fail("malloc");
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		pc_fail("socketpair: %s", strerror(errno));
+	pc_fill_range(p, NPAGES, PC_RANDOM, 92);
+	for (int i = 0; i < IOV_N; i++) {
+		iov[i].iov_base = p + iov_seg[i].page * PC_PAGE + iov_seg[i].off;
+		iov[i].iov_len = iov_seg[i].len;
+	}
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = (struct iovec *)(void *)(p + IOV_ARRAY_AT);
+	mh.msg_iovlen = IOV_N;
+	memcpy(p + IOV_ARRAY_AT, iov, sizeof(iov));
+	memcpy(p + IOV_MSG_AT, &mh, sizeof(mh));
+	memcpy(shadow, p, LEN);
+	const struct iovec *viov = (const struct iovec *)(const void *)(p + IOV_ARRAY_AT);
+	struct msghdr *vmh = (struct msghdr *)(void *)(p + IOV_MSG_AT);
+
+	/* readv: the kernel reads the iovec array and scatters into evicted pages. */
+	pc_evict("readv", p, NPAGES, false);
+	if (lseek(fd, 0, SEEK_SET) != 0)
+		pc_fail("lseek: %s", strerror(errno));
+	ssize_t r = readv(fd, viov, IOV_N);
+	PC_CHECK(r == (ssize_t)total, "readv into evicted buffers (evicted iovec array): %zd of %zu: %s", r, total,
+		 r < 0 ? strerror(errno) : "short");
+	iov_scatter(shadow, src);
+	iov_compare("readv", p, shadow);
+
+	/* preadv from an unaligned file offset. */
+	pc_evict("preadv", p, NPAGES, false);
+	r = preadv(fd, viov, IOV_N, PC_PAGE - 3);
+	PC_CHECK(r == (ssize_t)total, "preadv into evicted buffers (evicted iovec array): %zd of %zu: %s", r, total,
+		 r < 0 ? strerror(errno) : "short");
+	iov_scatter(shadow, src + PC_PAGE - 3);
+	iov_compare("preadv", p, shadow);
+
+	/* recvmsg: the msghdr and the iovec array evicted too. */
+	src2 = malloc(total);
+	if (!src2)
+		pc_fail("malloc");
+	for (size_t i = 0; i < total; i++)
+		src2[i] = ts_byte(93, i);
+	pc_evict("recvmsg", p, NPAGES, false);
+	struct sender s = { sv[1], (const char *)src2, total, true };
+	if (pthread_create(&t, NULL, sender_main, &s) != 0)
+		pc_fail("pthread_create");
+	r = recvmsg(sv[0], vmh, MSG_WAITALL);
+	pthread_join(t, NULL);
+	PC_CHECK(r == (ssize_t)total, "recvmsg into evicted buffers (evicted msghdr and iovec array): %zd of %zu: %s",
+		 r, total, r < 0 ? strerror(errno) : "short");
+	PC_CHECK(vmh->msg_flags == 0, "recvmsg: msg_flags %#x", (unsigned)vmh->msg_flags);
+	iov_scatter(shadow, src2);
+	iov_compare("recvmsg", p, shadow);
+
+	/* writev: gathered from evicted pages, through an evicted iovec array. */
+	free(src2);
+	fd2 = make_file(PC_PAGE, 94, &src2);
+	free(src2);
+	if (ftruncate(fd2, 0) != 0 || lseek(fd2, 0, SEEK_SET) != 0)
+		pc_fail("ftruncate/lseek: %s", strerror(errno));
+	iov_gather(shadow, want);
+	pc_evict("writev", p, NPAGES, false);
+	r = writev(fd2, viov, IOV_N);
+	PC_CHECK(r == (ssize_t)total, "writev from evicted buffers (evicted iovec array): %zd of %zu: %s", r, total,
+		 r < 0 ? strerror(errno) : "short");
+	PC_CHECK(pread(fd2, back, total, 0) == (ssize_t)total, "pread back: %s", strerror(errno));
+	PC_CHECK(memcmp(back, want, total) == 0, "writev: the file differs from the evicted segments");
+	iov_compare("writev: the sources afterwards", p, shadow);
+
+	/* sendmsg from evicted buffers, through an evicted msghdr and array. */
+	pc_evict("sendmsg", p, NPAGES, false);
+	memset(back, 0, total);
+	struct receiver rv = { sv[0], back, total };
+	if (pthread_create(&t, NULL, receiver_main, &rv) != 0)
+		pc_fail("pthread_create");
+	r = sendmsg(sv[1], vmh, 0);
+	pthread_join(t, NULL);
+	PC_CHECK(r == (ssize_t)total, "sendmsg from evicted buffers (evicted msghdr and iovec array): %zd of %zu: %s",
+		 r, total, r < 0 ? strerror(errno) : "short");
+	PC_CHECK(memcmp(back, want, total) == 0, "sendmsg: the bytes received differ from the evicted segments");
+	iov_compare("sendmsg: the sources afterwards", p, shadow);
+
+	pc_expect_stored("iovec", 0);
+	close(fd);
+	close(fd2);
+	close(sv[0]);
+	close(sv[1]);
+	free(src);
+	free(back);
+	free(want);
+	free(shadow);
+	munmap(p, LEN);
+	printf("iovec ok\n");
+}
+
 /* ---- the process exiting with faults in flight ---- */
 
 static atomic_int ex_loops;
@@ -598,7 +1030,8 @@ static void case_exit(bool from_thread)
 
 int main(int argc, char **argv)
 {
-	static const char *const all[] = { "read", "pread", "recv", "write", "futex", "signal", "threadexit" };
+	static const char *const all[] = { "read", "pread", "recv", "write", "futex", "signal", "threadexit",
+					   "altstack", "threadstack", "iovec" };
 	const char *env = getenv("TMPDIR");
 
 	pc_init("prog_syscalls", &argc, argv);
@@ -627,6 +1060,12 @@ int main(int argc, char **argv)
 			case_signal();
 		else if (strcmp(c, "threadexit") == 0)
 			case_threadexit();
+		else if (strcmp(c, "altstack") == 0)
+			case_altstack();
+		else if (strcmp(c, "threadstack") == 0)
+			case_threadstack();
+		else if (strcmp(c, "iovec") == 0)
+			case_iovec();
 		else if (strcmp(c, "exit") == 0)
 			case_exit(false);
 		else if (strcmp(c, "exitthread") == 0)

@@ -21,6 +21,16 @@
  *               a page written after MADV_FREE keeps the new data;
  *   remove      MADV_REMOVE on private anonymous memory: the same answer as
  *               without the library (EINVAL), the data untouched;
+ *   mprotect    an evicted mapping made read-only and read; PROT_NONE over
+ *               evicted pages, then read-write: read and written; the middle
+ *               made read-only (three VMAs, evicted pages on both sides of
+ *               each boundary) before and after eviction: evicted again
+ *               (the writable parts must go), read back, written, read back;
+ *   mprotectguard a registered, otherwise never-populated mapping split by
+ *               MADV_NOHUGEPAGE (writable on both sides) and a PROT_NONE
+ *               guard page: first touches just below each boundary (the
+ *               fault-around run would cross it), then filled, evicted and
+ *               read back across the boundaries;
  *   churn       one thread faults through an evicted mapping over and over
  *               while another maps, unmaps, moves and discards other memory
  *               (each event makes in-flight UFFDIO_COPY fail with EAGAIN,
@@ -397,6 +407,165 @@ static void case_remove(void)
 	printf("remove ok\n");
 }
 
+/* ---- mprotect ---- */
+
+static void protect(char *addr, size_t npages, int prot)
+{
+	if (mprotect(addr, npages * PC_PAGE, prot) != 0)
+		pc_fail("mprotect(%p, %zu pages, %d): %s", (void *)addr, npages, prot, strerror(errno));
+}
+
+/* Managed: no page of [first, first + n) holds memory of its own. */
+static void expect_gone(const char *what, const char *p, size_t first, size_t n)
+{
+	if (!pc_managed())
+		return;
+	size_t left = pc_count_resident(p + first * PC_PAGE, n);
+	PC_CHECK(left == 0, "%s: %zu of pages [%zu, %zu) still resident after eviction", what, left, first, first + n);
+}
+
+/* Pages [0, lo) and [lo + n, NPAGES) as filled with (kind, seed), the middle
+ * with (mkind, mseed). */
+static void expect_split(const char *what, const char *p, size_t lo, size_t n, enum pc_kind kind, uint64_t seed,
+			 enum pc_kind mkind, uint64_t mseed)
+{
+	static unsigned char expect[PC_PAGE];
+
+	for (size_t i = 0; i < NPAGES; i++) {
+		bool mid = i >= lo && i < lo + n;
+		pc_fill(expect, mid ? mkind : kind, pc_page_seed(mid ? mseed : seed, i));
+		if (memcmp(p + i * PC_PAGE, expect, PC_PAGE) != 0)
+			pc_fail("%s: page %zu (%p, %s) is wrong: %s", what, i, (const void *)(p + i * PC_PAGE),
+				mid ? "the middle" : "outside the middle",
+				pc_describe(p + i * PC_PAGE, mid ? mkind : kind, pc_page_seed(mid ? mseed : seed, i)));
+	}
+}
+
+static void fill_pages(char *p, size_t first, size_t n, enum pc_kind kind, uint64_t seed)
+{
+	for (size_t i = first; i < first + n; i++)
+		pc_fill(p + i * PC_PAGE, kind, pc_page_seed(seed, i));
+}
+
+static void case_mprotect(void)
+{
+	char *p = pc_map(LEN);
+	const size_t lo = 700, n = 600;	/* the middle: pages [700, 1300) */
+	const int rw = PROT_READ | PROT_WRITE;
+
+	/* Evicted whole, then made read-only: every page reads back. */
+	pc_fill_range(p, NPAGES, PC_TEXT, 100);
+	pc_evict("mprotect: evict all", p, NPAGES, false);
+	protect(p, NPAGES, PROT_READ);
+	expect_pages("mprotect: read-only after eviction", p, 0, NPAGES, PC_TEXT, 100);
+	pc_expect_stored("mprotect: read-only, read back", 0);
+
+	/* Partly evicted, PROT_NONE, then read-write: intact, and writable. */
+	protect(p, NPAGES, rw);
+	size_t left = setup(p, PC_BINARY, 101);
+	protect(p, NPAGES, PROT_NONE);
+	pc_expect_stored("mprotect: PROT_NONE over evicted pages", left);
+	protect(p, NPAGES, rw);
+	expect_pages("mprotect: PROT_NONE then read-write", p, 0, NPAGES, PC_BINARY, 101);
+	pc_fill_range(p, NPAGES, PC_RANDOM, 102);
+	pc_evict("mprotect: rewritten after PROT_NONE", p, NPAGES, false);
+	pc_expect_range("mprotect: rewritten after PROT_NONE", p, NPAGES, PC_RANDOM, 102);
+
+	/* The middle of a partly evicted mapping made read-only: three VMAs,
+	 * evicted pages on both sides of each boundary. Evicted again, the
+	 * writable parts must go (the read-only middle may stay: not managed);
+	 * read back in order, readahead runs into each boundary. */
+	setup(p, PC_TEXT, 103);
+	protect(p + lo * PC_PAGE, n, PROT_READ);
+	(void)pc_pageout(p, LEN);
+	expect_gone("mprotect: split, below the middle", p, 0, lo);
+	expect_gone("mprotect: split, above the middle", p, lo + n, NPAGES - lo - n);
+	expect_pages("mprotect: split, read back", p, 0, NPAGES, PC_TEXT, 103);
+	pc_expect_stored("mprotect: split, read back", 0);
+	/* The writable parts written while split, evicted, all read back. */
+	fill_pages(p, 0, lo, PC_SAME, 104);
+	fill_pages(p, lo + n, NPAGES - lo - n, PC_SAME, 104);
+	(void)pc_pageout(p, LEN);
+	expect_gone("mprotect: split and rewritten, below the middle", p, 0, lo);
+	expect_gone("mprotect: split and rewritten, above the middle", p, lo + n, NPAGES - lo - n);
+	expect_split("mprotect: split and rewritten", p, lo, n, PC_SAME, 104, PC_TEXT, 103);
+	pc_expect_stored("mprotect: split and rewritten, read back", 0);
+	/* The middle writable again: all of it written, evicted, read back. */
+	protect(p + lo * PC_PAGE, n, rw);
+	pc_fill_range(p, NPAGES, PC_BINARY, 105);
+	pc_evict("mprotect: the middle writable again", p, NPAGES, false);
+	pc_expect_range("mprotect: the middle writable again", p, NPAGES, PC_BINARY, 105);
+
+	/* Split while every page is evicted, evicted again (nothing left to
+	 * take), read back through the split, written, evicted, read back. */
+	pc_fill_range(p, NPAGES, PC_TEXT, 106);
+	size_t ev = pc_evict("mprotect: evict all before the split", p, NPAGES, false);
+	protect(p + lo * PC_PAGE, n, PROT_READ);
+	(void)pc_pageout(p, LEN);
+	pc_expect_stored("mprotect: split while evicted, evicted again", ev);
+	expect_pages("mprotect: split while evicted", p, 0, NPAGES, PC_TEXT, 106);
+	pc_expect_stored("mprotect: split while evicted, read back", 0);
+	protect(p + lo * PC_PAGE, n, rw);
+	pc_fill_range(p, NPAGES, PC_RANDOM, 107);
+	pc_evict("mprotect: split while evicted, rewritten", p, NPAGES, false);
+	pc_expect_range("mprotect: split while evicted, rewritten", p, NPAGES, PC_RANDOM, 107);
+	munmap(p, LEN);
+	printf("mprotect ok\n");
+}
+
+/* A managed mapping split into writable VMAs that differ only in a flag
+ * (MADV_NOHUGEPAGE on the middle) and around a PROT_NONE guard page: every
+ * boundary crossed by eviction runs, readahead and first-touch fault-around
+ * (never-populated pages just below a boundary). */
+static void case_mprotectguard(void)
+{
+	char *p = pc_map(LEN);
+	const size_t lo = 700, n = 600, guard[2] = { 1600, 1800 };
+	const int rw = PROT_READ | PROT_WRITE;
+	static unsigned char expect[PC_PAGE];
+
+	/* Registered (one page evicted), otherwise never populated. */
+	pc_fill(p, PC_TEXT, pc_page_seed(110, 0));
+	pc_evict("mprotectguard: register", p, 1, false);
+	if (madvise(p + lo * PC_PAGE, n * PC_PAGE, MADV_NOHUGEPAGE) != 0)
+		pc_fail("madvise(MADV_NOHUGEPAGE): %s", strerror(errno));
+	for (int g = 0; g < 2; g++)
+		protect(p + guard[g] * PC_PAGE, 1, PROT_NONE);
+	/* First touches of the 3 pages just below each boundary: reads below
+	 * two of them, writes below the other two. */
+	pc_expect_zero("mprotectguard: first read below the MADV_NOHUGEPAGE part", p + (lo - 3) * PC_PAGE, 3);
+	pc_expect_zero("mprotectguard: first read below a guard page", p + (guard[0] - 3) * PC_PAGE, 3);
+	const size_t wr[2] = { lo + n - 3, guard[1] - 3 };
+	for (int k = 0; k < 2; k++)
+		for (size_t i = wr[k]; i < wr[k] + 3; i++)
+			pc_fill(p + i * PC_PAGE, PC_BINARY, pc_page_seed(112, i));
+	for (int k = 0; k < 2; k++)
+		for (size_t i = wr[k]; i < wr[k] + 3; i++) {
+			pc_fill(expect, PC_BINARY, pc_page_seed(112, i));
+			PC_CHECK(memcmp(p + i * PC_PAGE, expect, PC_PAGE) == 0, "mprotectguard: page %zu written on"
+				 " first touch below a boundary reads back wrong", i);
+		}
+	pc_expect_range("mprotectguard: the registering page", p, 1, PC_TEXT, 110);
+	/* Everything writable filled, evicted (runs cross the boundaries),
+	 * read back in order (readahead runs into them). */
+	fill_pages(p, 0, guard[0], PC_TEXT, 111);
+	fill_pages(p, guard[0] + 1, guard[1] - guard[0] - 1, PC_TEXT, 111);
+	fill_pages(p, guard[1] + 1, NPAGES - guard[1] - 1, PC_TEXT, 111);
+	pc_evict("mprotectguard: below the guards", p, guard[0], false);
+	pc_evict("mprotectguard: between the guards", p + (guard[0] + 1) * PC_PAGE, guard[1] - guard[0] - 1, false);
+	pc_evict("mprotectguard: above the guards", p + (guard[1] + 1) * PC_PAGE, NPAGES - guard[1] - 1, false);
+	expect_pages("mprotectguard: below the guards", p, 0, guard[0], PC_TEXT, 111);
+	expect_pages("mprotectguard: between the guards", p, guard[0] + 1, guard[1] - guard[0] - 1, PC_TEXT, 111);
+	expect_pages("mprotectguard: above the guards", p, guard[1] + 1, NPAGES - guard[1] - 1, PC_TEXT, 111);
+	pc_expect_stored("mprotectguard", 0);
+	for (int g = 0; g < 2; g++) {
+		protect(p + guard[g] * PC_PAGE, 1, rw);
+		pc_expect_zero("mprotectguard: a guard page made writable", p + guard[g] * PC_PAGE, 1);
+	}
+	munmap(p, LEN);
+	printf("mprotectguard ok\n");
+}
+
 /* ---- churn ---- */
 
 static char *churn_area;
@@ -559,6 +728,8 @@ static const struct {
 	{ "dontneed", case_dontneed },
 	{ "free", case_free },
 	{ "remove", case_remove },
+	{ "mprotect", case_mprotect },
+	{ "mprotectguard", case_mprotectguard },
 	{ "churn", case_churn },
 	{ "thp", case_thp },
 	{ "many", case_many },

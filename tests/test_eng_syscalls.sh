@@ -1,12 +1,14 @@
 #!/bin/sh
 # Faults taken inside the kernel (read, pread, recv, write FROM evicted memory,
-# futex words), signals delivered to a thread faulting on evicted memory
-# (SA_RESTART, the handler faulting too), threads exiting and the process
-# exiting with faults in flight.
+# futex words, readv/preadv/recvmsg/writev/sendmsg with the iovec array and
+# msghdr evicted too), signals delivered to a thread faulting on evicted memory
+# (SA_RESTART, the handler faulting too) and onto an evicted sigaltstack, a
+# thread whose own stack (pthread_attr_setstack) is evicted while it sleeps in
+# read(2), threads exiting and the process exiting with faults in flight.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/..}/tests/eng_lib.sh"
 
 prog=$(eng_prog prog_syscalls)
-for c in read pread recv write futex signal threadexit; do
+for c in read pread recv write futex signal threadexit altstack threadstack iovec; do
 	eng_compare_run "sys-$c" "$prog" "$c"
 done
 
