@@ -459,6 +459,7 @@ void engine_remapped(uintptr_t old_addr, size_t old_len, uintptr_t new_addr, siz
 	 * kernel moves with the mapping; mremap moves one mapping) stays so
 	 * at its new address, whatever its length. */
 	bool keep_out = region_lookup(old_addr, &ref, false) && (ref.flags & REGION_UNMANAGEABLE);
+	uint32_t keep_flags = REGION_UNMANAGEABLE | (keep_out ? ref.flags & REGION_KEEPOUT : 0);
 	/* Registered regions were moved by their REMAP event already; the
 	 * others the kernel told nobody about. */
 	managed = region_lookup(new_addr, &ref, false);
@@ -467,7 +468,7 @@ void engine_remapped(uintptr_t old_addr, size_t old_len, uintptr_t new_addr, siz
 	else
 		managed |= region_lookup(old_addr, &ref, false);
 	if (keep_out)
-		region_insert(new_addr, new_addr + new_len, REGION_UNMANAGEABLE);
+		region_insert(new_addr, new_addr + new_len, keep_flags);
 	else if (managed && new_len >= eng.opt.min_region && !atomic_load(&eng.lock_future))
 		region_insert(new_addr, new_addr + new_len, 0);
 	pthread_rwlock_unlock(&eng.ev_lock);
@@ -550,7 +551,7 @@ void engine_cold(uintptr_t addr, size_t len)
 /* A range is about to be locked: it leaves management. Its evicted pages are
  * loaded back, its registration removed, and it is marked so adoption will
  * not take it back. */
-static void engine_unmanage(uintptr_t start, uintptr_t end, bool cover_gaps)
+static void engine_unmanage(uintptr_t start, uintptr_t end, bool cover_gaps, uint32_t extra)
 {
 	struct region_ref refs[32];
 	uintptr_t cursor = start;
@@ -568,7 +569,7 @@ static void engine_unmanage(uintptr_t start, uintptr_t end, bool cover_gaps)
 			region_arr_put(refs[k].arr);
 		}
 	}
-	region_set_unmanageable(start, end, cover_gaps);
+	region_set_unmanageable(start, end, cover_gaps, extra);
 	pthread_rwlock_unlock(&eng.evict_gate);
 	engine_sigrestore(&old);
 }
@@ -579,12 +580,19 @@ void engine_locking(uintptr_t addr, size_t len)
 	uintptr_t end = (addr + len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
 
 	if (end > start)
-		engine_unmanage(start, end, true);
+		engine_unmanage(start, end, true, 0);
 }
 
+/* The same leaving (engine.h says why), for good: a munlock over the range
+ * later must not make it manageable again (REGION_KEEPOUT), since the
+ * kernel still wipes it, or leaves it out, at every fork. */
 void engine_fork_advice(uintptr_t addr, size_t len)
 {
-	engine_locking(addr, len);	/* the same leaving (engine.h says why) */
+	uintptr_t start = addr & ZS_PAGE_MASK;
+	uintptr_t end = (addr + len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
+
+	if (end > start)
+		engine_unmanage(start, end, true, REGION_KEEPOUT);
 }
 
 void engine_unlocked(uintptr_t addr, size_t len)
@@ -627,7 +635,7 @@ int engine_mlockall(int flags)
 	if (flags & MCL_FUTURE)
 		atomic_store(&eng.lock_future, true);
 	if (flags & MCL_CURRENT)
-		engine_unmanage(0, UINTPTR_MAX & ZS_PAGE_MASK, false);
+		engine_unmanage(0, UINTPTR_MAX & ZS_PAGE_MASK, false, 0);
 	if (!(flags & MCL_CURRENT) || (flags & MCL_ONFAULT))
 		return (int)syscall(SYS_mlockall, flags);
 	if ((flags & MCL_FUTURE) && syscall(SYS_mlockall, flags & ~MCL_CURRENT) != 0)

@@ -305,7 +305,7 @@ static bool evict_register(const struct region_ref *ref)
 		if (!atomic_exchange(&said, 1))
 			zlog("cannot register %p-%p with userfaultfd (error %d): left unmanaged",
 			     (void *)ref->start, (void *)ref->end, -rc);
-		region_set_unmanageable(ref->start, ref->end, false);
+		region_set_unmanageable(ref->start, ref->end, false, 0);
 		return false;
 	}
 	struct slot_array *arr = region_arr_alloc(len >> ZS_PAGE_SHIFT);

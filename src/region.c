@@ -255,7 +255,7 @@ static bool tbl_cut(uintptr_t start, uintptr_t end, bool only_unreg, bool only_u
 		 * (no memory): keep it rather than drop what lies outside. */
 		if (r->start < start || r->end > end ||
 		    (only_unreg && (r->flags & REGION_REGISTERED)) ||
-		    (only_unmanageable && !(r->flags & REGION_UNMANAGEABLE))) {
+		    (only_unmanageable && (r->flags & (REGION_UNMANAGEABLE | REGION_KEEPOUT)) != REGION_UNMANAGEABLE)) {
 			i++;
 			continue;
 		}
@@ -545,19 +545,19 @@ bool region_set_registered(const struct region_ref *ref, struct slot_array *arr)
 	return ok;
 }
 
-void region_set_unmanageable(uintptr_t start, uintptr_t end, bool cover_gaps)
+void region_set_unmanageable(uintptr_t start, uintptr_t end, bool cover_gaps, uint32_t extra)
 {
 	pthread_rwlock_wrlock(&tbl_lock);
 	tbl_split_bounds(start, end);
 	for (size_t i = tbl_search(start); i < tbl_n && tbl[i]->start < end; i++) {
 		struct region *r = tbl[i];
-		r->flags = (r->flags & ~REGION_REGISTERED) | REGION_UNMANAGEABLE;
+		r->flags = (r->flags & ~REGION_REGISTERED) | REGION_UNMANAGEABLE | extra;
 		region_arr_put(r->arr);
 		r->arr = NULL;
 	}
 	pthread_rwlock_unlock(&tbl_lock);
 	if (cover_gaps)
-		region_insert(start, end, REGION_UNMANAGEABLE);
+		region_insert(start, end, REGION_UNMANAGEABLE | extra);
 }
 
 bool region_addr_of(const struct slot_array *arr, size_t idx, uintptr_t *addr)

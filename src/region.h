@@ -88,6 +88,7 @@ struct slot_array {
 #define REGION_UNMANAGEABLE	(1u << 1)	/* never evict: foreign userfaultfd, mlocked, not anon rw */
 #define REGION_ADOPTED		(1u << 2)	/* found in /proc/self/maps, not seen at mmap */
 #define REGION_LIBC		(1u << 3)	/* adopted once (stays): the C library's memory, for statistics */
+#define REGION_KEEPOUT		(1u << 4)	/* with UNMANAGEABLE: for good (a fork advice); munlock keeps it */
 
 /* A snapshot of one region, taken under the table lock. */
 struct region_ref {
@@ -150,11 +151,13 @@ void region_relocate(struct zswap_store *store, uintptr_t from, size_t len, uint
 bool region_set_registered(const struct region_ref *ref, struct slot_array *arr);
 
 /* Mark the regions in [start, end) unmanageable (splitting at the bounds),
- * dropping their slot arrays; with cover_gaps, the parts no region covers
- * get unmanageable regions too, so adoption leaves them alone. */
-void region_set_unmanageable(uintptr_t start, uintptr_t end, bool cover_gaps);
+ * dropping their slot arrays, plus extra flags (REGION_KEEPOUT); with
+ * cover_gaps, the parts no region covers get unmanageable regions too, so
+ * adoption leaves them alone. */
+void region_set_unmanageable(uintptr_t start, uintptr_t end, bool cover_gaps, uint32_t extra);
 
-/* Remove unmanageable regions in [start, end) (munlock: may be adopted again). */
+/* Remove unmanageable regions in [start, end) (munlock: may be adopted
+ * again), except those marked REGION_KEEPOUT. */
 void region_forget_unmanageable(uintptr_t start, uintptr_t end);
 
 /* The current address of slot idx of arr, if a region in the table holds it. */

@@ -840,6 +840,11 @@ static void fa_setup(int advice, bool raw, const char *name, char **pp, char **q
 	if (raw ? syscall(SYS_madvise, p, len, advice) != 0 || syscall(SYS_madvise, q, len, advice) != 0
 		: madvise(p, len, advice) != 0 || madvise(q, len, advice) != 0)
 		pc_fail("%s: madvise: %s", name, strerror(errno));
+	/* munlock over the range (it was never locked: the call succeeds)
+	 * must not make it manageable again: the kernel still wipes it or
+	 * leaves it out at every fork. */
+	if (munlock(p, len) != 0)
+		pc_fail("%s: munlock: %s", name, strerror(errno));
 	/* Asking for eviction after the advice is allowed, and must not hand
 	 * the child the parent's pages either. */
 	pc_pageout(p, FA_PAGES / 4 * PC_PAGE);
