@@ -595,6 +595,24 @@ void engine_fork_advice(uintptr_t addr, size_t len)
 		engine_unmanage(start, end, true, REGION_KEEPOUT);
 }
 
+/* What glibc keeps at the top of a stack given to a thread: its descriptor
+ * (struct pthread, ~2.3 KiB: the thread ID, the robust futex list head,
+ * the rseq area) over the static TLS. Four pages cover the descriptor
+ * wherever the alignment puts it, and most TLS. */
+#define ENGINE_STACK_TOP_KEEP	(16u << 10)
+
+void engine_thread_stack(uintptr_t addr, size_t size)
+{
+	uintptr_t end = (addr + size + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
+	uintptr_t start = end - ENGINE_STACK_TOP_KEEP;
+
+	if (size < ENGINE_STACK_TOP_KEEP || addr + size < addr)
+		start = addr & ZS_PAGE_MASK;
+	if (end <= start || prim_overlaps(start, end))
+		return;	/* our own threads' stacks: library memory, never managed */
+	engine_unmanage(start, end, true, REGION_KEEPOUT);
+}
+
 void engine_unlocked(uintptr_t addr, size_t len)
 {
 	uintptr_t start = addr & ZS_PAGE_MASK;

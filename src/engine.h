@@ -106,6 +106,9 @@ void engine_locking(uintptr_t addr, size_t len);
  * there later (DONTFORK). So the range leaves management as a locked one
  * does: evicted pages back, unregistered, never evicted again. */
 void engine_fork_advice(uintptr_t addr, size_t len);
+/* pthread_attr_setstack(addr, size) was made: the top of that stack leaves
+ * management for good (interpose.c says why). */
+void engine_thread_stack(uintptr_t addr, size_t size);
 void engine_unlocked(uintptr_t addr, size_t len);
 int engine_mlockall(int flags);
 int engine_munlockall(void);

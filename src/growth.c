@@ -373,6 +373,11 @@ static void *growth_next(const char *name)
 	return NULL;
 }
 
+void *growth_next_def(const char *name)
+{
+	return growth_next(name);
+}
+
 /* Find the malloc that would serve the program without us (at the first
  * call; a thread calling meanwhile waits: the lookup neither allocates
  * nor locks, and takes microseconds). */

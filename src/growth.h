@@ -28,4 +28,11 @@
  * and glibc's malloc serves the program. */
 void growth_start(void);
 
+/* The next definition of the function name after libzswap's own in the link
+ * map: what the program would call without us, for an entry point we
+ * interpose but cannot make as a system call. Found in the loaded objects'
+ * symbol tables, as malloc's is (no dlsym: the loader lock, allocation).
+ * NULL if there is none. */
+void *growth_next_def(const char *name);
+
 #endif

@@ -10,7 +10,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -21,6 +23,7 @@
 #include "attrib.h"
 #include "engine.h"
 #include "fork.h"
+#include "growth.h"
 #include "sigchain.h"
 
 #define ZSWAP_EXPORT __attribute__((visibility("default")))
@@ -121,6 +124,40 @@ ZSWAP_EXPORT int madvise(void *addr, size_t len, int advice)
 		}
 	}
 	return (int)syscall(SYS_madvise, addr, len, advice);
+}
+
+/*
+ * A stack the program gives a thread. glibc puts the thread's descriptor at
+ * its top, and in it the thread ID that the kernel clears when the thread
+ * exits (pthread_join waits for that), the robust futex list and the rseq
+ * area. The kernel serves no userfaultfd fault for an exiting thread
+ * (fs/userfaultfd.c, PF_EXITING): were that page evicted then, the clear
+ * would fail and pthread_join wait forever, robust mutexes would not be
+ * marked as their owner's death. Seen: a thread asleep in read(2) whose
+ * stack was evicted, woken to end with the exit system call, with glibc's
+ * rseq off (with rseq on, the kernel's own rseq update on the way back to
+ * user space brings the page back first). So the top of a given stack is
+ * never managed. pthread_attr_setstack is the one way to give a thread its
+ * stack (the deprecated pthread_attr_setstackaddr is not seen). The real
+ * one is the next definition (not a system call).
+ */
+typedef int (*setstack_fn)(pthread_attr_t *, void *, size_t);
+
+ZSWAP_EXPORT int pthread_attr_setstack(pthread_attr_t *attr, void *stack, size_t size)
+{
+	static _Atomic(setstack_fn) next;
+	setstack_fn f = atomic_load_explicit(&next, memory_order_acquire);
+
+	if (!f) {
+		f = (setstack_fn)growth_next_def("pthread_attr_setstack");
+		if (!f)
+			return ENOSYS;
+		atomic_store_explicit(&next, f, memory_order_release);
+	}
+	int r = f(attr, stack, size);
+	if (r == 0 && engine_running())
+		engine_thread_stack((uintptr_t)stack, size);
+	return r;
 }
 
 ZSWAP_EXPORT int mlock(const void *addr, size_t len)

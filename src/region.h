@@ -88,7 +88,7 @@ struct slot_array {
 #define REGION_UNMANAGEABLE	(1u << 1)	/* never evict: foreign userfaultfd, mlocked, not anon rw */
 #define REGION_ADOPTED		(1u << 2)	/* found in /proc/self/maps, not seen at mmap */
 #define REGION_LIBC		(1u << 3)	/* adopted once (stays): the C library's memory, for statistics */
-#define REGION_KEEPOUT		(1u << 4)	/* with UNMANAGEABLE: for good (a fork advice); munlock keeps it */
+#define REGION_KEEPOUT		(1u << 4)	/* with UNMANAGEABLE: for good (a fork advice, a given stack's top); munlock keeps it */
 
 /* A snapshot of one region, taken under the table lock. */
 struct region_ref {

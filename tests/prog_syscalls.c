@@ -23,9 +23,17 @@
  *              reads a canary page; afterwards the buffer, the canaries below
  *              the frame and the rest of the mapping are checked
  *   threadstack a thread whose stack (pthread_attr_setstack) is a managed
- *              mapping, evicted whole (thread descriptor included) while the
- *              thread sleeps in read(2) into a buffer on that stack; woken,
- *              it checks what it read and the data it kept on its stack
+ *              mapping, evicted while the thread sleeps in read(2) into a
+ *              buffer on that stack (all but its top 16 KiB, which the
+ *              library leaves alone: the thread descriptor); woken, it
+ *              checks what it read and the data it kept on its stack
+ *   stackexit  a thread on a given stack, its stack paged out whole while it
+ *              sleeps in a raw read(2), woken to end with the raw exit
+ *              system call: the top (its descriptor) must have stayed, and
+ *              pthread_join must return (the kernel clears the thread ID at
+ *              exit, and serves no userfaultfd fault then); the script runs
+ *              it with glibc's rseq off (with it on, the kernel's rseq
+ *              update would bring the page back anyway)
  *   iovec      readv, preadv and recvmsg scattering into evicted buffers,
  *              writev and sendmsg gathering from them, the iovec array (and
  *              the msghdr) evicted too; every byte of the mapping checked
@@ -676,6 +684,7 @@ static void case_altstack(void)
 #define TS_KEEP (16 * PC_PAGE)	/* data the thread keeps on its stack */
 #define TS_IN (3 * PC_PAGE + 100)	/* read(2) into its stack */
 #define TS_ROUNDS 3
+#define TS_TOP 4UL		/* pages at the top the library keeps (engine.c) */
 
 struct ts_arg {
 	int rfd;
@@ -733,6 +742,76 @@ static void *ts_main(void *arg)
 	return NULL;
 }
 
+/* A thread on a given stack that ends with the raw exit system call right
+ * after a raw read: between its wake-up and its exit no C library code
+ * touches the top of its stack, where glibc's thread descriptor (with the
+ * thread ID the kernel clears at exit, which pthread_join waits for) sits.
+ * The kernel serves no userfaultfd fault for an exiting thread: the clear
+ * works only if that page is back by then (the kernel's own rseq update on
+ * the return to user space brings it back). */
+static int rx_rfd;
+static atomic_int rx_tid;
+
+static __attribute__((noinline)) void rx_deep(void)
+{
+	volatile char buf[64 * 1024];
+
+	buf[sizeof(buf) - 1] = 1;
+	buf[0] = 1;
+	if (syscall(SYS_read, rx_rfd, (char *)buf, 1) != 1)
+		_exit(3);
+	syscall(SYS_exit, 0);
+}
+
+static void *rx_main(void *arg)
+{
+	(void)arg;
+	atomic_store(&rx_tid, (int)syscall(SYS_gettid));
+	rx_deep();
+	return NULL;
+}
+
+static void case_stackexit(void)
+{
+	char *stk = pc_map(TS_MAP * PC_PAGE);
+	pthread_attr_t attr;
+	pthread_t t;
+	int pfd[2];
+
+	if (pipe(pfd) != 0)
+		pc_fail("pipe: %s", strerror(errno));
+	rx_rfd = pfd[0];
+	pc_fill_range(stk, TS_MAP, PC_BINARY, 82);
+	pthread_attr_init(&attr);
+	if (pthread_attr_setstack(&attr, stk, TS_MAP * PC_PAGE) != 0)
+		pc_fail("pthread_attr_setstack");
+	if (pthread_create(&t, &attr, rx_main, NULL) != 0)
+		pc_fail("pthread_create");
+	pthread_attr_destroy(&attr);
+	while (!atomic_load(&rx_tid))
+		sched_yield();
+	if (!sleeping_in(atomic_load(&rx_tid), SYS_read))
+		pc_info("stackexit: the thread was not seen asleep in read(2)");
+	pc_evict("stackexit: the stack of a thread asleep in read(2), below its top", stk, TS_MAP - TS_TOP, false);
+	/* Asked for the whole of it: the top must stay. */
+	pc_pageout(stk, TS_MAP * PC_PAGE);
+	if (pc_managed())
+		PC_CHECK(pc_count_resident(stk + (TS_MAP - TS_TOP) * PC_PAGE, TS_TOP) == TS_TOP,
+			 "stackexit: the top %lu pages of a given stack (the thread descriptor) were evicted", TS_TOP);
+	if (write(pfd[1], "x", 1) != 1)
+		pc_fail("write to the pipe: %s", strerror(errno));
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 20;
+	int r = pthread_timedjoin_np(t, NULL, &ts);
+	PC_CHECK(r == 0, "stackexit: pthread_join: %s (its exit did not clear its thread ID)", strerror(r));
+	expect_sub("stackexit: the unused bottom of the thread's stack", stk, 0, TS_MAP / 2, PC_BINARY, 82);
+	close(pfd[0]);
+	close(pfd[1]);
+	munmap(stk, TS_MAP * PC_PAGE);
+	printf("stackexit ok\n");
+}
+
 static void case_threadstack(void)
 {
 	char *stk = pc_map(TS_MAP * PC_PAGE);
@@ -761,9 +840,9 @@ static void case_threadstack(void)
 		PC_CHECK(a.keep_addr >= (uintptr_t)stk && a.keep_addr < (uintptr_t)stk + TS_MAP * PC_PAGE,
 			 "threadstack: the thread's locals are not on the stack given to it");
 		if (sleeping_in(a.tid, SYS_read)) {
-			/* Asserted: every page of its stack is gone, the thread
-			 * descriptor included. */
-			pc_evict("threadstack: the stack of a thread asleep in read(2)", stk, TS_MAP, false);
+			/* Asserted: every page of its stack below the top is
+			 * gone. */
+			pc_evict("threadstack: the stack of a thread asleep in read(2)", stk, TS_MAP - TS_TOP, false);
 		} else {
 			pc_info("threadstack round %d: the thread was not seen asleep in read(2) (evicting unasserted)",
 				round);
@@ -1031,7 +1110,7 @@ static void case_exit(bool from_thread)
 int main(int argc, char **argv)
 {
 	static const char *const all[] = { "read", "pread", "recv", "write", "futex", "signal", "threadexit",
-					   "altstack", "threadstack", "iovec" };
+					   "altstack", "threadstack", "stackexit", "iovec" };
 	const char *env = getenv("TMPDIR");
 
 	pc_init("prog_syscalls", &argc, argv);
@@ -1064,6 +1143,8 @@ int main(int argc, char **argv)
 			case_altstack();
 		else if (strcmp(c, "threadstack") == 0)
 			case_threadstack();
+		else if (strcmp(c, "stackexit") == 0)
+			case_stackexit();
 		else if (strcmp(c, "iovec") == 0)
 			case_iovec();
 		else if (strcmp(c, "exit") == 0)
