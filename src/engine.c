@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <link.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -113,18 +114,28 @@ static void engine_fork_child(void)
 	if (atomic_load(&eng.state) != ENGINE_RUNNING || engine_fork_pid != eng.pid)
 		return;
 	eng.pid = (pid_t)syscall(SYS_getpid);
-	if (engine_fork_followed && fork_child()) {
+	int fd = engine_fork_followed ? fork_child_take() : -1;
+	if (fd >= 0) {
 		/* Our own userfaultfd and copy of everything: serve it, and
-		 * reclaim and dump for this process (before the handlers start:
-		 * they poll the reclaimer's new eventfd). */
+		 * reclaim and dump for this process. The threads are made
+		 * while the parent still serves this child's faults (fork.h:
+		 * pthread_create may fault on the evicted heap) and wait at the
+		 * gate until the handover is applied. The reclaimer's new
+		 * eventfd comes first: the handlers poll it. */
+		atomic_store(&eng.start_gate, 1);
 		int rrc = reclaim_fork_child();
 		int rc = engine_start_handlers(eng.opt.fault_threads);
 		if (rc > 0) {
 			engine_start_reclaimer(rrc);
 			engine_start_stats(stats_fork_child());
+		}
+		if (fork_child_finish(fd, rc > 0)) {
+			atomic_store_explicit(&eng.start_gate, 0, memory_order_release);
+			syscall(SYS_futex, &eng.start_gate, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 			engine_sigrestore(&engine_fork_mask);
 			return;
 		}
+		/* The threads that did start stay parked at the gate. */
 		zlog("fork: cannot start the child's handler threads (%d): its evicted pages are lost", rc);
 	}
 	/* The interim (every page was loaded back), or a child that could not

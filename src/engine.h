@@ -21,6 +21,7 @@
 #ifndef ZSWAP_ENGINE_H
 #define ZSWAP_ENGINE_H
 
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -64,6 +65,7 @@ struct engine {
 	_Atomic uint64_t ev_gen;	/* bumped by every processed UNMAP/REMAP */
 	_Atomic uint64_t remove_seq;	/* bumped by every processed REMOVE of program memory */
 	_Atomic bool lock_future;	/* mlockall(MCL_FUTURE): manage nothing new */
+	_Atomic int start_gate;		/* a fork child's threads wait while 1 (engine_gate_wait) */
 	struct engine_counters cnt;
 };
 
@@ -79,6 +81,16 @@ static inline bool engine_running(void)
 {
 	return atomic_load_explicit(&eng.state, memory_order_acquire) == ENGINE_RUNNING &&
 	       (pid_t)syscall(SYS_getpid) == eng.pid;
+}
+
+/* First thing in each library thread: in a fork child the threads start
+ * before the handover is over (fork.h says why) and must not touch the
+ * engine's state until the child has applied it (engine_fork_child opens
+ * the gate). Elsewhere the gate is open: one load. */
+static inline void engine_gate_wait(void)
+{
+	while (atomic_load_explicit(&eng.start_gate, memory_order_acquire))
+		syscall(SYS_futex, &eng.start_gate, FUTEX_WAIT_PRIVATE, 1, NULL, NULL, 0);
 }
 
 /* Block every signal in the calling thread (for as long as it holds an

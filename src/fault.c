@@ -674,6 +674,7 @@ void *fault_thread(void *arg)
 	struct fault_ctx *h = arg;
 
 	prctl(PR_SET_NAME, "zswap-fault", 0, 0, 0);
+	engine_gate_wait();
 	fault_pin(h->cpu);
 	for (;;) {
 		if (h->head == h->tail) {

@@ -522,6 +522,7 @@ void *fork_thread(void *arg)
 {
 	(void)arg;
 	prctl(PR_SET_NAME, "zswap-fork", 0, 0, 0);
+	engine_gate_wait();
 	for (;;) {
 		uint64_t v;
 		if (syscall(SYS_read, fk.efd, &v, sizeof(v)) != (long)sizeof(v))
@@ -947,9 +948,8 @@ static void fork_child_forget_absent(void)
 	maps_for_each(fork_child_gap, &prev_end);
 }
 
-bool fork_child(void)
+int fork_child_take(void)
 {
-	struct fork_done d = { 0, 0, 0, 0, 0, 0 };
 	int fd = -1;
 	char c = 0;
 
@@ -965,15 +965,30 @@ bool fork_child(void)
 	/* The parent's eventfd is shared with it: take one of our own. */
 	close(fk.efd);
 	fk.efd = (int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC);
-	if (fork_recv(fk.sv[1], &c, 1, &fd) < 0 || fd < 0 || c != 'F' || fork_send(fk.sv[1], "A", 1, -1) < 0) {
+	if (fork_recv(fk.sv[1], &c, 1, &fd) < 0 || fd < 0 || c != 'F') {
 		zlog("fork: this child did not get its userfaultfd from the parent: its evicted pages are lost");
 		if (fd >= 0)
 			close(fd);
 		close(fk.sv[1]);
 		fk.sv[1] = -1;
+		return -1;
+	}
+	return fd;
+}
+
+bool fork_child_finish(int fd, bool go_on)
+{
+	struct fork_done d = { 0, 0, 0, 0, 0, 0 };
+
+	if (!go_on) {
+		/* The parent sees the socket's end and ends its freeze. */
+		close(fd);
+		close(fk.sv[1]);
+		fk.sv[1] = -1;
 		return false;
 	}
-	if (fork_recv(fk.sv[1], &d, sizeof(d), NULL) < 0 || d.magic != FORK_DONE_MAGIC ||
+	if (fork_send(fk.sv[1], "A", 1, -1) < 0 ||
+	    fork_recv(fk.sv[1], &d, sizeof(d), NULL) < 0 || d.magic != FORK_DONE_MAGIC ||
 	    d.n > FORK_SERVED || (d.n && fork_recv(fk.sv[1], fk.addrs, d.n * sizeof(*fk.addrs), NULL) < 0) ||
 	    d.nev > FORK_MSGS || (d.nev && fork_recv(fk.sv[1], fk.cevents, d.nev * sizeof(*fk.cevents), NULL) < 0) ||
 	    d.npev > FORK_MSGS || (d.npev && fork_recv(fk.sv[1], fk.events, d.npev * sizeof(*fk.events), NULL) < 0)) {

@@ -29,10 +29,12 @@
  *     flight (one the gate does not see: glibc's own, raw system calls),
  *     stops reading it and answers with the addresses it filled without
  *     freeing their entries and the events it read while frozen.
- *  3. the child (engine_fork_child): takes the descriptor, applies the
- *     parent's UNMAP/REMAP events its own address space shows came before
- *     the copy, drops the entries of pages now present, re-creates its locks
- *     and handler threads. The parent (engine_fork_parent) processes the
+ *  3. the child (engine_fork_child): re-creates its locks, takes the
+ *     descriptor, starts its threads (they wait at a gate: their creation
+ *     allocates and may fault, which the parent serves until the child
+ *     acknowledges), acknowledges, applies the parent's UNMAP/REMAP events
+ *     its own address space shows came before the copy, drops the entries
+ *     of pages now present, and opens the gate. The parent (engine_fork_parent) processes the
  *     events kept, drops the entries of the pages it was served during the
  *     freeze, opens the gate, and goes on.
  *
@@ -65,7 +67,19 @@ void *fork_thread(void *arg);
  * a pass-through. */
 bool fork_prepare(void);
 void fork_parent(void);
-bool fork_child(void);
+/* The child's half, in two steps around the start of its threads:
+ * fork_child_take re-creates what the forking thread held and takes the
+ * child's descriptor (-1: none, the child runs as a pass-through; the
+ * parent's fork thread serves the child's faults until the next step).
+ * fork_child_finish(fd, go_on) acknowledges, takes the parent's answer and
+ * applies it; with go_on false (the child's threads could not start) it
+ * closes the descriptor and ends the handover, and returns false. The
+ * threads start in between because pthread_create allocates (glibc's calloc
+ * of the new thread's TLS) and that may fault on an evicted page of the
+ * program's heap: served by the parent until the acknowledgement, by nobody
+ * after it until the child's handlers run. */
+int fork_child_take(void);
+bool fork_child_finish(int fd, bool go_on);
 
 /* A FORK message read by a handler thread: nobody waits for it (a child
  * made by raw clone() or _Fork(), which run no atfork handler, or a fork in

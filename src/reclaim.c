@@ -639,6 +639,7 @@ void *reclaim_thread(void *arg)
 {
 	(void)arg;
 	prctl(PR_SET_NAME, "zswap-reclaim", 0, 0, 0);
+	engine_gate_wait();
 	/* Only a running reclaimer may hold faults (if the thread could not
 	 * start, nothing would ever make room). */
 	rc.on = true;

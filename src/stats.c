@@ -756,6 +756,7 @@ void *stats_thread(void *arg)
 
 	(void)arg;
 	prctl(PR_SET_NAME, "zswap-stats", 0, 0, 0);
+	engine_gate_wait();
 	crash_thread_start();
 	if (period)
 		next = hist_now() + period;
