@@ -554,6 +554,7 @@ void engine_cold(uintptr_t addr, size_t len)
 					;
 			}
 			region_arr_put(refs[k].arr);
+			reclaim_cold_hint(a, b);
 		}
 	}
 	engine_sigrestore(&old);

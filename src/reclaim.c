@@ -174,7 +174,14 @@ static struct {
 	uintptr_t hand;
 	size_t ntargets, next;
 	struct { uintptr_t start, end; } *targets;
-} rc = { .statm_fd = -1, .wait_fd = -1 };
+
+	/* MADV_COLD's ranges, for the clock to visit first (reclaim_cold_hint):
+	 * written by program threads in the interposed madvise, taken by the
+	 * reclaimer at the start of a sweep. The lock guards only the copy. */
+	pthread_mutex_t cold_lock;
+	size_t ncold;
+	struct { uintptr_t start, end; } cold[RECLAIM_COLD_HINTS];
+} rc = { .statm_fd = -1, .wait_fd = -1, .cold_lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* --- time and the per-page word ---------------------------------------- */
 
@@ -479,11 +486,56 @@ static void reclaim_build_targets(void)
  * rotations have gone by (a rotation that ends rebuilds the target list).
  * Returns the pages stored; *rotations counts the rotations completed.
  */
+void reclaim_cold_hint(uintptr_t start, uintptr_t end)
+{
+	if ((!rc.limit && !rc.cold_age) || end <= start)
+		return;
+	pthread_mutex_lock(&rc.cold_lock);
+	if (rc.ncold < RECLAIM_COLD_HINTS) {
+		rc.cold[rc.ncold].start = start;
+		rc.cold[rc.ncold++].end = end;
+	}
+	pthread_mutex_unlock(&rc.cold_lock);
+}
+
+/* The advised ranges first, oldest first: their cold pages are the first
+ * victims (reclaim_select), the rest of each range is judged as the hand
+ * would judge it. A range not finished waits for the next sweep. */
+static size_t reclaim_sweep_cold(size_t want, size_t *scanned)
+{
+	size_t got = 0;
+
+	while (got < want) {
+		uintptr_t start, end, stop;
+		pthread_mutex_lock(&rc.cold_lock);
+		if (!rc.ncold) {
+			pthread_mutex_unlock(&rc.cold_lock);
+			break;
+		}
+		start = rc.cold[0].start;
+		end = rc.cold[0].end;
+		pthread_mutex_unlock(&rc.cold_lock);
+		got += evict_reclaim(start, end, want - got, &stop, scanned);
+		pthread_mutex_lock(&rc.cold_lock);
+		/* Still the first (only this thread removes ranges): finished,
+		 * or what is left of it. */
+		if (stop >= end) {
+			memmove(&rc.cold[0], &rc.cold[1], (rc.ncold - 1) * sizeof(rc.cold[0]));
+			rc.ncold--;
+		} else {
+			rc.cold[0].start = stop;
+		}
+		pthread_mutex_unlock(&rc.cold_lock);
+	}
+	return got;
+}
+
 static size_t reclaim_sweep(size_t want, unsigned int max_rotations, unsigned int *rotations)
 {
 	size_t got = 0, scanned = 0;
 
 	*rotations = 0;
+	got = reclaim_sweep_cold(want, &scanned);
 	while (got < want) {
 		if (rc.next >= rc.ntargets) {
 			if ((*rotations)++ >= max_rotations)
@@ -763,6 +815,9 @@ int reclaim_fork_child(void)
 	rc.looked = rc.wlooked = 0;
 	rc.ntargets = rc.next = 0;
 	rc.hand = 0;
+	/* The lock may have been held by a thread that stayed in the parent. */
+	rc.cold_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	rc.ncold = 0;
 	rc.pause_ms = 1;
 	reclaim_set_workingset(reclaim_read_charge(), reclaim_pool_bytes());
 	rc.pid = syscall(SYS_getpid);

@@ -117,8 +117,18 @@ uint32_t reclaim_aux_evicted(uint32_t resident_aux, uint32_t clock);
  * 1 turns it off. */
 #ifndef RECLAIM_CLUSTER
 #define RECLAIM_CLUSTER 8
+
+/* MADV_COLD ranges waiting for the clock (reclaim_cold_hint). */
+#define RECLAIM_COLD_HINTS 16
 #endif
 bool reclaim_select(struct slot *s, uint32_t state, bool written, bool follows);
+
+/* madvise(MADV_COLD) marked [start, end)'s resident pages SLOT_COLD: the
+ * clock visits that range first, before going on where its hand was (the
+ * kernel puts such pages at the tail of the inactive list). Up to
+ * RECLAIM_COLD_HINTS ranges wait; more are marked all the same and taken
+ * when the hand reaches them. */
+void reclaim_cold_hint(uintptr_t start, uintptr_t end);
 
 /* Statistics: the fields reclaim owns in struct zswap_stats. */
 void reclaim_stats(struct zswap_stats *st);

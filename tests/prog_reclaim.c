@@ -22,6 +22,15 @@
  *                                 writes them); reports hot_misses: hot
  *                                 pages found absent (mincore) just before
  *                                 their access, each a refault
+ *   prog_reclaim cold MB CMB      MADV_COLD: write half A then half B of MB
+ *                                 (B last: an LRU keeps B), madvise(B,
+ *                                 MADV_COLD), then write CMB of fresh pages
+ *                                 C; reports how many of B's pages and of
+ *                                 A's (those resident before C) are still
+ *                                 resident (mincore) after C, and fails
+ *                                 unless B went before A (cold_case); MB
+ *                                 must be well under the limit
+ *   prog_reclaim cold-over MB CMB the same with MB over the limit
  *
  * Every access checks the page's bytes; at the end every page is checked
  * again. stdout is the same with and without the library (a checksum per
@@ -271,21 +280,145 @@ static void hotstream(unsigned long passes)
 		lib_refaults() - r0, sc1 - sc0, st1 - st0, (unsigned long long)(b.pgactivate - a.pgactivate));
 }
 
+/* Resident pages among [from, from + n), and (mark) which they are. */
+static size_t count_resident(size_t from, size_t n, bool *mark)
+{
+	size_t k = 0;
+
+	for (size_t i = from; i < from + n; i++) {
+		bool r = page_resident(i);
+		if (mark)
+			mark[i - from] = r;
+		k += r;
+	}
+	return k;
+}
+
+/* Until the reclaimer is done (pgsteal still for 100 ms; at most 2 s): it
+ * goes on down to its low watermark after the last held fault is let go. */
+static void settle(void)
+{
+	struct zswap_stats st;
+	uint64_t last;
+	int still = 0;
+
+	pc_stats(&st);
+	last = st.pgsteal;
+	for (int k = 0; k < 100 && still < 5; k++) {
+		usleep(20000);
+		pc_stats(&st);
+		still = st.pgsteal == last ? still + 1 : 0;
+		last = st.pgsteal;
+	}
+}
+
+/*
+ * cold, cold-over: MADV_COLD ("deactivate: a more probable reclaim target").
+ * Pages are laid out A, B, C (C the last CMB MiB). A is written first, then
+ * B, so an LRU would keep B; B is advised MADV_COLD; then C's first touches
+ * push the charge over the limit. B must pay for C before what is resident
+ * of A. cold: A + B fit under the limit (nothing reclaimed before C);
+ * cold-over: A + B are over it (the fill's reclaim took A's first pages and
+ * left the clock hand inside the working set).
+ */
+static struct cold_result {
+	bool over;
+	size_t na, nb, a0, b0, a1, b1;	/* pages of A, B; resident before C, after C */
+} cold;
+
+static void cold_case(bool over, size_t cpages)
+{
+	size_t ab = npages - cpages, na = ab / 2, nb = ab - na;
+	bool *a_was = calloc(na, sizeof(*a_was));
+	struct zswap_stats st;
+
+	if (!a_was)
+		pc_fail("calloc");
+	pc_stats(&st);
+	if (pc_managed())
+		PC_CHECK(over ? ab * PC_PAGE > st.memory_max : ab * PC_PAGE < st.memory_max * 7 / 8,
+			 "%s: A + B (%zu MiB) must be %s the limit (%" PRIu64 " MiB)", over ? "cold-over" : "cold",
+			 ab * PC_PAGE >> 20, over ? "over" : "well under", st.memory_max >> 20);
+	for (size_t i = 0; i < ab; i++)
+		page_write(i);
+	settle();
+	size_t a0 = count_resident(0, na, a_was), b0 = count_resident(na, nb, NULL);
+	if (madvise(mem + na * PC_PAGE, nb * PC_PAGE, MADV_COLD) != 0)
+		pc_fail("madvise(MADV_COLD): %s", strerror(errno));
+	for (size_t i = ab; i < npages; i++)
+		page_write(i);
+	settle();
+	size_t a1 = 0, b1 = count_resident(na, nb, NULL);
+	for (size_t i = 0; i < na; i++)
+		a1 += a_was[i] && page_resident(i);
+	free(a_was);
+	printf("%s: wrote %zu + %zu pages, advised %zu cold, then %zu fresh\n", over ? "cold-over" : "cold", na, nb,
+	       nb, cpages);
+	if (!pc_managed())
+		return;
+	fprintf(stderr, "%s: cold_a=%zu cold_b=%zu cold_c=%zu before_c: a_resident=%zu b_resident=%zu after_c: "
+		"a_resident=%zu (of those before) b_resident=%zu\n", pc.name, na, nb, cpages, a0, b0, a1, b1);
+	cold = (struct cold_result){ over, na, nb, a0, b0, a1, b1 };
+}
+
+/* After every byte was checked: B must have gone before A. */
+static void cold_judge(void)
+{
+	const char *what = cold.over ? "cold-over" : "cold";
+	size_t na = cold.na, nb = cold.nb, a0 = cold.a0, b0 = cold.b0, a1 = cold.a1, b1 = cold.b1;
+
+	if (!pc_managed())
+		return;
+	/*
+	 * Measured under ZSWAP_MEMORY_LIMIT=64M (tests/test_eng_reclaim_hotcold.sh):
+	 * cold 48 28 (A, B 6144 pages each, C 7168): before C all of A and B
+	 * resident; after it B 0-512 resident, A 6144 of 6144. The same
+	 * without the madvise call: B 5120-5632, A 1200-1376 (the hand in
+	 * address order takes A first). Bounds: B at most 40% of its pages,
+	 * A at least 80% of those it had (and B mostly resident before C,
+	 * A not empty: else the comparison says nothing).
+	 * cold-over 80 24 (A, B 10240 pages each, C 6144): before C, A
+	 * 3096-3810 resident, B 9269-9728; after it A all of those, B
+	 * 331-1536. Before the clock visited the advised ranges first
+	 * (src/reclaim.c reclaim_cold_hint), A 0 and B 4542-5370: the hand
+	 * took the unprotected pages it met in address order, A's first,
+	 * and a cold page only when it reached it; and cold passed only
+	 * because A's pages were written (the clock's referenced bit,
+	 * UFFD_FEATURE_WP_ASYNC), failing the same way without it.
+	 */
+	PC_CHECK(b0 >= nb * 3 / 4 && a0 >= 256, "%s: before C, %zu of %zu B pages and %zu of %zu A pages resident: "
+		 "the test needs B mostly resident and some of A", what, b0, nb, a0, na);
+	PC_CHECK(b1 <= nb * 2 / 5 && a1 >= a0 * 4 / 5,
+		 "%s: MADV_COLD pages were not reclaimed first: after C, %zu of %zu B (cold) pages resident "
+		 "(at most %zu), %zu of the %zu A pages resident before (at least %zu)", what, b1, nb, nb * 2 / 5,
+		 a1, a0, a0 * 4 / 5);
+}
+
 int main(int argc, char **argv)
 {
 	pc_init("prog_reclaim", &argc, argv);
 	if (argc < 3)
-		pc_fail("usage: prog_reclaim fill|random|hotcold|idle|hotstream MB [OPS|SECS|PASSES]");
+		pc_fail("usage: prog_reclaim fill|random|hotcold|idle|hotstream|cold|cold-over MB [OPS|SECS|PASSES|CMB]");
 	const char *mode = argv[1];
 	size_t mb = strtoul(argv[2], NULL, 10);
 	unsigned long arg = argc > 3 ? strtoul(argv[3], NULL, 10) : 0;
 
 	npages = mb * PC_MIB / PC_PAGE;
+	bool is_cold = strcmp(mode, "cold") == 0 || strcmp(mode, "cold-over") == 0;
+	if (is_cold)
+		npages += arg * PC_MIB / PC_PAGE;	/* C after A and B */
 	mem = pc_map(npages * PC_PAGE);
 	ver = calloc(npages, sizeof(*ver));
 	if (!ver)
 		pc_fail("calloc");
 
+	if (is_cold) {
+		cold_case(mode[4] == '-', arg * PC_MIB / PC_PAGE);
+		printf("checksum %016llx\n", (unsigned long long)check_all());
+		print_stats();
+		cold_judge();
+		return 0;
+	}
 	if (strcmp(mode, "hotstream") == 0) {
 		/* The hot set first; the stream's first pass writes the rest. */
 		for (size_t i = 0; i < (npages / 64 ? npages / 64 : 1); i++)
@@ -296,9 +429,20 @@ int main(int argc, char **argv)
 		print_stats();
 		return 0;
 	}
+	struct zswap_stats f0, f1;
+
+	pc_stats(&f0);
 	for (size_t i = 0; i < npages; i++)
 		page_write(i);
+	pc_stats(&f1);
 	printf("filled %zu pages\n", npages);
+	/* The first touches alone (with a limit set, the region is registered
+	 * at its mmap, so each one faults): test_eng_reclaim_limit.sh checks
+	 * that the engine filled runs of pages per fault. */
+	if (pc_managed())
+		fprintf(stderr, "%s: fill_pages=%zu fill_faults=%llu fill_zero_fill_pages=%llu\n", pc.name, npages,
+			(unsigned long long)(f1.faults - f0.faults),
+			(unsigned long long)(f1.zero_fill_pages - f0.zero_fill_pages));
 
 	if (strcmp(mode, "random") == 0 || strcmp(mode, "hotcold") == 0) {
 		unsigned long long r0 = lib_refaults(), k0 = vmstat_zswpin(), a0 = lib_activations();

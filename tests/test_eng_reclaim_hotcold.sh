@@ -25,4 +25,22 @@ if eng_expect_rc 0 && eng_expect_no_libzswap && eng_expect_same_stdout "$ENG_TMP
 	[ -n "$r" ] && [ "$r" -le "$bound" ] ||
 		eng_fail "hot pages do not stay resident: ${r:-?} refaults in $ops accesses, bound $bound"
 fi
+
+# MADV_COLD (src/interpose.c, engine_cold): 24 MiB A, then 24 MiB B, both
+# resident under the 64M limit; B advised cold; then 28 MiB of fresh pages.
+# Reclaim must take B (at most 40% left) and leave A (at least 80% kept);
+# without the advice it takes A first (prog_reclaim.c cold_judge: the
+# figures). Every byte checked, the same stdout as without the library.
+# cold-over: 40 + 40 MiB, over the limit before the advice (the fill's
+# reclaim left the clock's hand inside A), then 24 MiB fresh: B must still
+# go first. Before the advised ranges were visited first
+# (reclaim_cold_hint), A's resident pages all went (3,096-3,584 -> 0) while
+# B kept 4,542-5,370 of 10,240; now A keeps all it had, B 331-1,536.
+for c in "cold 48 28" "cold-over 80 24"; do
+	# shellcheck disable=SC2086
+	if eng_compare_run "${c%% *}" ZSWAP_MEMORY_LIMIT=64M "$prog" $c; then
+		line=$(grep '^prog_reclaim: cold_a=' "$ENG_ERR")
+		eng_say "${c%% *}: ${line#prog_reclaim: }"
+	fi
+done
 eng_finish

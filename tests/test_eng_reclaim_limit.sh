@@ -4,7 +4,8 @@
 # accesses (half rewrites); every byte is checked (same stdout as without the
 # library), and the peak RSS it reads back (VmHWM) stays within
 # limit x 1.10 + 8 MiB, the fill phase included. The counters show reclaim
-# (pgsteal) and refaults.
+# (pgsteal) and refaults, and that the fill's first touches were served in
+# runs of pages (ZSWAP_FAULT_AROUND), far fewer faults than pages.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/..}/tests/eng_lib.sh"
 
 prog=$(eng_prog prog_reclaim)
@@ -37,5 +38,26 @@ check_run() {
 }
 
 check_run fill fill 192
+# First touches in runs: the fill writes N fresh pages in address order, and
+# the engine fills up to ZSWAP_FAULT_AROUND (16) never-populated pages per
+# fault. Measured: N = 49152, 3072 faults (N/16), 49152 pages zero-filled;
+# with ZSWAP_FAULT_AROUND=1, 49152 faults. Bound: N/4 faults (4 times the
+# measure), and at least 90% of N zero-filled by the engine, so that a fill
+# the engine never saw (no fault at all) cannot pass.
+if [ "$ENG_LABEL" = fill ] && [ "$ENG_RC" = 0 ]; then
+	fline=$(grep '^prog_reclaim: fill_pages=' "$ENG_ERR" | tail -n 1)
+	fp=$(printf '%s\n' "$fline" | sed -n 's/.* fill_pages=\([0-9]*\).*/\1/p')
+	ff=$(printf '%s\n' "$fline" | sed -n 's/.* fill_faults=\([0-9]*\).*/\1/p')
+	fz=$(printf '%s\n' "$fline" | sed -n 's/.* fill_zero_fill_pages=\([0-9]*\).*/\1/p')
+	eng_say "fill: ${fline#prog_reclaim: }"
+	if [ -z "$fp" ] || [ -z "$ff" ] || [ -z "$fz" ]; then
+		eng_fail "fill: no fill_pages/fill_faults/fill_zero_fill_pages line on stderr"
+	else
+		[ "$ff" -le $((fp / 4)) ] ||
+			eng_fail "fill: $ff faults for $fp fresh pages (at most $((fp / 4))): first touches are not filled in runs"
+		[ "$fz" -ge $((fp * 9 / 10)) ] ||
+			eng_fail "fill: only $fz of $fp fresh pages zero-filled by the engine (at least $((fp * 9 / 10)))"
+	fi
+fi
 check_run random random 192 20000
 eng_finish
