@@ -530,6 +530,21 @@ static PC_UNUSED void pc_expect_range(const char *what, const void *addr, size_t
 			pc_describe((const char *)addr + bad * PC_PAGE, kind, pc_page_seed(seed, (size_t)bad)));
 }
 
+/* The same for pages [first, first + n) of a range pc_fill_range filled
+ * whole (page i holds page i's contents, i counted from base). */
+static PC_UNUSED void pc_expect_sub(const char *what, const char *base, size_t first, size_t n,
+				    enum pc_kind kind, uint64_t seed)
+{
+	static unsigned char expect[PC_PAGE];
+
+	for (size_t i = first; i < first + n; i++) {
+		pc_fill(expect, kind, pc_page_seed(seed, i));
+		if (memcmp(base + i * PC_PAGE, expect, PC_PAGE) != 0)
+			pc_fail("%s: page %zu (%p) is wrong: %s", what, i, (const void *)(base + i * PC_PAGE),
+				pc_describe(base + i * PC_PAGE, kind, pc_page_seed(seed, i)));
+	}
+}
+
 static PC_UNUSED void pc_expect_zero(const char *what, const void *addr, size_t npages)
 {
 	for (size_t i = 0; i < npages; i++)

@@ -600,18 +600,6 @@ static void on_altstack(int sig)
 	as_handled++;
 }
 
-/* Pages [first, first + n) of a mapping filled with pc_fill_range(.., seed). */
-static void expect_sub(const char *what, const char *base, size_t first, size_t n, enum pc_kind kind, uint64_t seed)
-{
-	static unsigned char expect[PC_PAGE];
-
-	for (size_t i = first; i < first + n; i++) {
-		pc_fill(expect, kind, pc_page_seed(seed, i));
-		if (memcmp(base + i * PC_PAGE, expect, PC_PAGE) != 0)
-			pc_fail("%s: page %zu (%p) is wrong: %s", what, i, (const void *)(base + i * PC_PAGE),
-				pc_describe(base + i * PC_PAGE, kind, pc_page_seed(seed, i)));
-	}
-}
 
 static void case_altstack(void)
 {
@@ -664,9 +652,9 @@ static void case_altstack(void)
 		size_t used = (as_buf - PC_PAGE) / PC_PAGE * PC_PAGE;	/* pages below it untouched */
 		size_t intact = (used - lo) / PC_PAGE;
 		PC_CHECK(intact >= AS_PAGES / 2, "altstack: the handler used %zu pages of %lu", AS_PAGES - intact, AS_PAGES);
-		expect_sub("altstack: below the alternate stack", as_map, 0, AS_FIRST, PC_TEXT, 71);
-		expect_sub("altstack: the alternate stack below the frame", as_map, AS_FIRST, intact, PC_TEXT, 71);
-		expect_sub("altstack: above the alternate stack", as_map, AS_FIRST + AS_PAGES,
+		pc_expect_sub("altstack: below the alternate stack", as_map, 0, AS_FIRST, PC_TEXT, 71);
+		pc_expect_sub("altstack: the alternate stack below the frame", as_map, AS_FIRST, intact, PC_TEXT, 71);
+		pc_expect_sub("altstack: above the alternate stack", as_map, AS_FIRST + AS_PAGES,
 			   AS_MAP - AS_FIRST - AS_PAGES, PC_TEXT, 71);
 	}
 	ss.ss_flags = SS_DISABLE;
@@ -805,7 +793,7 @@ static void case_stackexit(void)
 	ts.tv_sec += 20;
 	int r = pthread_timedjoin_np(t, NULL, &ts);
 	PC_CHECK(r == 0, "stackexit: pthread_join: %s (its exit did not clear its thread ID)", strerror(r));
-	expect_sub("stackexit: the unused bottom of the thread's stack", stk, 0, TS_MAP / 2, PC_BINARY, 82);
+	pc_expect_sub("stackexit: the unused bottom of the thread's stack", stk, 0, TS_MAP / 2, PC_BINARY, 82);
 	close(pfd[0]);
 	close(pfd[1]);
 	munmap(stk, TS_MAP * PC_PAGE);
@@ -864,7 +852,7 @@ static void case_threadstack(void)
 	 * are the thread's own; read them back. */
 	size_t intact = (a.low - (uintptr_t)stk) / PC_PAGE - 2;
 	PC_CHECK(intact >= TS_MAP / 2, "threadstack: the thread used %zu pages of its stack", TS_MAP - intact);
-	expect_sub("threadstack: the unused bottom of the thread's stack", stk, 0, intact, PC_BINARY, 81);
+	pc_expect_sub("threadstack: the unused bottom of the thread's stack", stk, 0, intact, PC_BINARY, 81);
 	for (size_t i = intact; i < TS_MAP; i++)
 		(void)*(volatile char *)(stk + i * PC_PAGE);
 	close(pfd[0]);

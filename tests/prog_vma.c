@@ -91,18 +91,6 @@ static size_t evicted_in(size_t from, size_t to)
 	return n;
 }
 
-/* Expected contents of page i of a range filled with seed, as a sub-range check. */
-static void expect_pages(const char *what, const char *p, size_t first, size_t n, enum pc_kind kind, uint64_t seed)
-{
-	static unsigned char expect[PC_PAGE];
-
-	for (size_t i = first; i < first + n; i++) {
-		pc_fill(expect, kind, pc_page_seed(seed, i));
-		if (memcmp(p + i * PC_PAGE, expect, PC_PAGE) != 0)
-			pc_fail("%s: page %zu (%p) is wrong: %s", what, i, (const void *)(p + i * PC_PAGE),
-				pc_describe(p + i * PC_PAGE, kind, pc_page_seed(seed, i)));
-	}
-}
 
 static void *map_at(void *addr, size_t len, int extra)
 {
@@ -119,8 +107,8 @@ static void case_munmap(void)
 	if (munmap(p + lo * PC_PAGE, n * PC_PAGE) != 0)
 		pc_fail("munmap middle: %s", strerror(errno));
 	pc_expect_stored_max("munmap middle", evicted_in(0, lo) + evicted_in(lo + n, NPAGES));
-	expect_pages("munmap: below the hole", p, 0, lo, PC_TEXT, 1);
-	expect_pages("munmap: above the hole", p, lo + n, NPAGES - lo - n, PC_TEXT, 1);
+	pc_expect_sub("munmap: below the hole", p, 0, lo, PC_TEXT, 1);
+	pc_expect_sub("munmap: above the hole", p, lo + n, NPAGES - lo - n, PC_TEXT, 1);
 	pc_expect_stored("munmap: after reading back", 0);
 
 	/* A new mapping in the hole reads zeros. */
@@ -193,7 +181,7 @@ static void case_grow(void)
 	PC_CHECK(q == p, "mremap without MAYMOVE moved the mapping");
 	pc_expect_stored_max("grow", left);
 	pc_expect_zero("grow: the new part", p + LEN, NPAGES / 2);
-	expect_pages("grow: the old part", p, 0, NPAGES, PC_TEXT, 20);
+	pc_expect_sub("grow: the old part", p, 0, NPAGES, PC_TEXT, 20);
 	pc_expect_stored("grow: after reading back", 0);
 	/* All of the grown mapping is managed. */
 	pc_fill_range(p, NPAGES + NPAGES / 2, PC_BINARY, 21);
@@ -215,7 +203,7 @@ static void case_move(void)
 	if (q != dst)
 		pc_fail("mremap move: %s", q == MAP_FAILED ? strerror(errno) : "not where asked");
 	pc_expect_stored_max("move", left);
-	expect_pages("move: at the new address", dst, 0, NPAGES, PC_TEXT, 30);
+	pc_expect_sub("move: at the new address", dst, 0, NPAGES, PC_TEXT, 30);
 	pc_expect_stored("move: after reading back", 0);
 
 	/* The old address, mapped again, reads zeros. */
@@ -226,14 +214,14 @@ static void case_move(void)
 
 	/* The moved mapping is still managed. */
 	pc_evict("move: evict the moved mapping", dst, NPAGES, false);
-	expect_pages("move: the moved mapping after a new eviction", dst, 0, NPAGES, PC_TEXT, 30);
+	pc_expect_sub("move: the moved mapping after a new eviction", dst, 0, NPAGES, PC_TEXT, 30);
 	/* Move it back over the new mapping at the old address (MREMAP_FIXED
 	 * replaces what is there). */
 	setup(dst, PC_RANDOM, 31);
 	q = mremap(dst, LEN, LEN, MREMAP_MAYMOVE | MREMAP_FIXED, p);
 	if (q != p)
 		pc_fail("mremap move back: %s", q == MAP_FAILED ? strerror(errno) : "not where asked");
-	expect_pages("move back", p, 0, NPAGES, PC_RANDOM, 31);
+	pc_expect_sub("move back", p, 0, NPAGES, PC_RANDOM, 31);
 	pc_expect_stored("move back: after reading back", 0);
 	munmap(p, LEN);
 	printf("move ok\n");
@@ -250,7 +238,7 @@ static void case_movegrow(void)
 		pc_fail("mremap MAYMOVE grow: %s", strerror(errno));
 	pc_info("movegrow: the mapping %s", q == p ? "grew in place" : "moved");
 	pc_expect_stored_max("movegrow", left);
-	expect_pages("movegrow: old contents", q, 0, NPAGES, PC_BINARY, 40);
+	pc_expect_sub("movegrow: old contents", q, 0, NPAGES, PC_BINARY, 40);
 	pc_expect_zero("movegrow: new part", q + LEN, NPAGES);
 	pc_expect_stored("movegrow: after reading back", 0);
 	pc_fill_range(q, 2 * NPAGES, PC_TEXT, 41);
@@ -276,7 +264,7 @@ static void case_dontunmap(void)
 	}
 	PC_CHECK(q != p, "MREMAP_DONTUNMAP returned the same address");
 	pc_expect_stored_max("dontunmap", left);
-	expect_pages("dontunmap: at the new address", q, 0, NPAGES, PC_TEXT, 50);
+	pc_expect_sub("dontunmap: at the new address", q, 0, NPAGES, PC_TEXT, 50);
 	/* The old range stays mapped and empty: zeros, never the old data. */
 	pc_expect_zero("dontunmap: the old range", p, NPAGES);
 	pc_expect_stored("dontunmap: after reading both", 0);
@@ -301,7 +289,7 @@ static void case_shrink(void)
 	if (q != p)
 		pc_fail("mremap shrink: %s", q == MAP_FAILED ? strerror(errno) : "moved");
 	pc_expect_stored_max("shrink", evicted_in(0, NPAGES / 2));
-	expect_pages("shrink: the head", p, 0, NPAGES / 2, PC_TEXT, 60);
+	pc_expect_sub("shrink: the head", p, 0, NPAGES / 2, PC_TEXT, 60);
 	pc_expect_stored("shrink: after reading back", 0);
 	char *r = map_at(p + LEN / 2, LEN / 2, MAP_FIXED_NOREPLACE);
 	if (r == MAP_FAILED)
@@ -321,8 +309,8 @@ static void case_dontneed(void)
 		pc_fail("madvise DONTNEED: %s", strerror(errno));
 	pc_expect_stored_max("dontneed", evicted_in(0, lo) + evicted_in(lo + n, NPAGES));
 	pc_expect_zero("dontneed: the discarded pages", p + lo * PC_PAGE, n);
-	expect_pages("dontneed: below", p, 0, lo, PC_TEXT, 70);
-	expect_pages("dontneed: above", p, lo + n, NPAGES - lo - n, PC_TEXT, 70);
+	pc_expect_sub("dontneed: below", p, 0, lo, PC_TEXT, 70);
+	pc_expect_sub("dontneed: above", p, lo + n, NPAGES - lo - n, PC_TEXT, 70);
 	pc_expect_stored("dontneed: after reading back", 0);
 	/* Discarded pages are still managed memory. */
 	pc_fill_range(p, NPAGES, PC_RANDOM, 71);
@@ -358,8 +346,8 @@ static void case_free(void)
 				pc_describe(pg, PC_BINARY, pc_page_seed(80, i)));
 	}
 	pc_info("free: %zu of %zu freed pages read zeros", zeros, n);
-	expect_pages("free: below", p, 0, lo, PC_BINARY, 80);
-	expect_pages("free: above", p, lo + n, NPAGES - lo - n, PC_BINARY, 80);
+	pc_expect_sub("free: below", p, 0, lo, PC_BINARY, 80);
+	pc_expect_sub("free: above", p, lo + n, NPAGES - lo - n, PC_BINARY, 80);
 	pc_expect_stored("free: after reading everything", 0);
 	/* A page written after MADV_FREE keeps what was written. */
 	if (madvise(p, LEN, MADV_FREE) != 0)
@@ -382,10 +370,10 @@ static void case_remove(void)
 	printf("madvise(MADV_REMOVE) on private anonymous memory: %d %s\n", rc, rc ? strerrorname_np(err) : "");
 	if (rc == 0) {
 		pc_expect_zero("remove: removed pages", p + PC_PAGE * 10, 100);
-		expect_pages("remove: below", p, 0, 10, PC_TEXT, 90);
-		expect_pages("remove: above", p, 110, NPAGES - 110, PC_TEXT, 90);
+		pc_expect_sub("remove: below", p, 0, 10, PC_TEXT, 90);
+		pc_expect_sub("remove: above", p, 110, NPAGES - 110, PC_TEXT, 90);
 	} else {
-		expect_pages("remove: refused, data untouched", p, 0, NPAGES, PC_TEXT, 90);
+		pc_expect_sub("remove: refused, data untouched", p, 0, NPAGES, PC_TEXT, 90);
 	}
 	pc_expect_stored("remove: after reading back", 0);
 	munmap(p, LEN);
@@ -401,8 +389,8 @@ static void case_remove(void)
 	printf("madvise(MADV_REMOVE) on shared memory: %d\n", rc);
 	if (rc == 0)
 		pc_expect_zero("remove: shared, removed pages", s + PC_PAGE * 10, 100);
-	expect_pages("remove: shared, below", s, 0, 10, PC_TEXT, 91);
-	expect_pages("remove: shared, above", s, 110, NPAGES - 110, PC_TEXT, 91);
+	pc_expect_sub("remove: shared, below", s, 0, 10, PC_TEXT, 91);
+	pc_expect_sub("remove: shared, above", s, 110, NPAGES - 110, PC_TEXT, 91);
 	munmap(s, LEN);
 	printf("remove ok\n");
 }
@@ -457,7 +445,7 @@ static void case_mprotect(void)
 	pc_fill_range(p, NPAGES, PC_TEXT, 100);
 	pc_evict("mprotect: evict all", p, NPAGES, false);
 	protect(p, NPAGES, PROT_READ);
-	expect_pages("mprotect: read-only after eviction", p, 0, NPAGES, PC_TEXT, 100);
+	pc_expect_sub("mprotect: read-only after eviction", p, 0, NPAGES, PC_TEXT, 100);
 	pc_expect_stored("mprotect: read-only, read back", 0);
 
 	/* Partly evicted, PROT_NONE, then read-write: intact, and writable. */
@@ -466,7 +454,7 @@ static void case_mprotect(void)
 	protect(p, NPAGES, PROT_NONE);
 	pc_expect_stored("mprotect: PROT_NONE over evicted pages", left);
 	protect(p, NPAGES, rw);
-	expect_pages("mprotect: PROT_NONE then read-write", p, 0, NPAGES, PC_BINARY, 101);
+	pc_expect_sub("mprotect: PROT_NONE then read-write", p, 0, NPAGES, PC_BINARY, 101);
 	pc_fill_range(p, NPAGES, PC_RANDOM, 102);
 	pc_evict("mprotect: rewritten after PROT_NONE", p, NPAGES, false);
 	pc_expect_range("mprotect: rewritten after PROT_NONE", p, NPAGES, PC_RANDOM, 102);
@@ -480,7 +468,7 @@ static void case_mprotect(void)
 	(void)pc_pageout(p, LEN);
 	expect_gone("mprotect: split, below the middle", p, 0, lo);
 	expect_gone("mprotect: split, above the middle", p, lo + n, NPAGES - lo - n);
-	expect_pages("mprotect: split, read back", p, 0, NPAGES, PC_TEXT, 103);
+	pc_expect_sub("mprotect: split, read back", p, 0, NPAGES, PC_TEXT, 103);
 	pc_expect_stored("mprotect: split, read back", 0);
 	/* The writable parts written while split, evicted, all read back. */
 	fill_pages(p, 0, lo, PC_SAME, 104);
@@ -503,7 +491,7 @@ static void case_mprotect(void)
 	protect(p + lo * PC_PAGE, n, PROT_READ);
 	(void)pc_pageout(p, LEN);
 	pc_expect_stored("mprotect: split while evicted, evicted again", ev);
-	expect_pages("mprotect: split while evicted", p, 0, NPAGES, PC_TEXT, 106);
+	pc_expect_sub("mprotect: split while evicted", p, 0, NPAGES, PC_TEXT, 106);
 	pc_expect_stored("mprotect: split while evicted, read back", 0);
 	protect(p + lo * PC_PAGE, n, rw);
 	pc_fill_range(p, NPAGES, PC_RANDOM, 107);
@@ -554,9 +542,9 @@ static void case_mprotectguard(void)
 	pc_evict("mprotectguard: below the guards", p, guard[0], false);
 	pc_evict("mprotectguard: between the guards", p + (guard[0] + 1) * PC_PAGE, guard[1] - guard[0] - 1, false);
 	pc_evict("mprotectguard: above the guards", p + (guard[1] + 1) * PC_PAGE, NPAGES - guard[1] - 1, false);
-	expect_pages("mprotectguard: below the guards", p, 0, guard[0], PC_TEXT, 111);
-	expect_pages("mprotectguard: between the guards", p, guard[0] + 1, guard[1] - guard[0] - 1, PC_TEXT, 111);
-	expect_pages("mprotectguard: above the guards", p, guard[1] + 1, NPAGES - guard[1] - 1, PC_TEXT, 111);
+	pc_expect_sub("mprotectguard: below the guards", p, 0, guard[0], PC_TEXT, 111);
+	pc_expect_sub("mprotectguard: between the guards", p, guard[0] + 1, guard[1] - guard[0] - 1, PC_TEXT, 111);
+	pc_expect_sub("mprotectguard: above the guards", p, guard[1] + 1, NPAGES - guard[1] - 1, PC_TEXT, 111);
 	pc_expect_stored("mprotectguard", 0);
 	for (int g = 0; g < 2; g++) {
 		protect(p + guard[g] * PC_PAGE, 1, rw);
@@ -613,9 +601,9 @@ static void case_churn(void)
 		char *r = mremap(q, n * PC_PAGE, 2 * n * PC_PAGE, MREMAP_MAYMOVE);
 		if (r == MAP_FAILED)
 			pc_fail("mremap: %s", strerror(errno));
-		expect_pages("churn: moved mapping, below the hole", r, 0, 100, PC_BINARY, 300 + (uint64_t)round);
+		pc_expect_sub("churn: moved mapping, below the hole", r, 0, 100, PC_BINARY, 300 + (uint64_t)round);
 		pc_expect_zero("churn: moved mapping, the discarded pages", r + 100 * PC_PAGE, 50);
-		expect_pages("churn: moved mapping, above the hole", r, 150, n - 150, PC_BINARY, 300 + (uint64_t)round);
+		pc_expect_sub("churn: moved mapping, above the hole", r, 150, n - 150, PC_BINARY, 300 + (uint64_t)round);
 		pc_expect_zero("churn: moved mapping, the grown part", r + n * PC_PAGE, n);
 		if (munmap(r, 2 * n * PC_PAGE) != 0)
 			pc_fail("munmap: %s", strerror(errno));
