@@ -586,13 +586,19 @@ static void engine_unmanage(uintptr_t start, uintptr_t end, bool cover_gaps, uin
 	engine_sigrestore(&old);
 }
 
-void engine_locking(uintptr_t addr, size_t len)
+/* engine_unmanage over the pages [addr, addr + len) touches, gaps covered. */
+static void engine_unmanage_range(uintptr_t addr, size_t len, uint32_t extra)
 {
 	uintptr_t start = addr & ZS_PAGE_MASK;
 	uintptr_t end = (addr + len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
 
 	if (end > start)
-		engine_unmanage(start, end, true, 0);
+		engine_unmanage(start, end, true, extra);
+}
+
+void engine_locking(uintptr_t addr, size_t len)
+{
+	engine_unmanage_range(addr, len, 0);
 }
 
 /* The same leaving (engine.h says why), for good: a munlock over the range
@@ -600,11 +606,7 @@ void engine_locking(uintptr_t addr, size_t len)
  * kernel still wipes it, or leaves it out, at every fork. */
 void engine_fork_advice(uintptr_t addr, size_t len)
 {
-	uintptr_t start = addr & ZS_PAGE_MASK;
-	uintptr_t end = (addr + len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
-
-	if (end > start)
-		engine_unmanage(start, end, true, REGION_KEEPOUT);
+	engine_unmanage_range(addr, len, REGION_KEEPOUT);
 }
 
 /* What glibc keeps at the top of a stack given to a thread: its descriptor

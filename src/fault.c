@@ -253,6 +253,14 @@ static int fault_zero_unmanaged(struct fault_ctx *h, uintptr_t addr)
 	return SERVE_DONE;
 }
 
+/* Zeros into [addr, addr + len) without waking: a COPY of zeros for a write
+ * (FAULT_FILL_COPY), else the zero page. */
+static long fault_fill_zeros(uintptr_t addr, size_t len, bool write)
+{
+	return (FAULT_FILL_COPY && write) ? uf_copy(eng.uffd, addr, fault_zero_buf, len, UF_DONTWAKE)
+					  : uf_zeropage(eng.uffd, addr, len, UF_DONTWAKE);
+}
+
 /* A never-populated page: claim it and the never-populated pages after it,
  * fill the run with one UFFDIO_ZEROPAGE (or COPY of zeros), release, wake.
  * The fill does not wake: a woken thread that at once asked for eviction
@@ -286,15 +294,13 @@ static int fault_zero_run(struct fault_ctx *h, const struct region_ref *ref, siz
 	if (!n)
 		return SERVE_AGAIN;	/* its state changed: dispatch again */
 
-	long r = (FAULT_FILL_COPY && write) ? uf_copy(eng.uffd, addr, fault_zero_buf, n << ZS_PAGE_SHIFT, UF_DONTWAKE)
-					    : uf_zeropage(eng.uffd, addr, n << ZS_PAGE_SHIFT, UF_DONTWAKE);
+	long r = fault_fill_zeros(addr, n << ZS_PAGE_SHIFT, write);
 	if (r == -ENOENT && n > 1) {
 		/* The kernel fills within one VMA only: the run crosses a
 		 * boundary inside the region (mprotect or madvise split it).
 		 * Fill the faulting page alone; the rest fault on their own.
 		 * Retrying the whole run spun forever (prog_vma mprotectguard). */
-		r = (FAULT_FILL_COPY && write) ? uf_copy(eng.uffd, addr, fault_zero_buf, ZS_PAGE_SIZE, UF_DONTWAKE)
-					       : uf_zeropage(eng.uffd, addr, ZS_PAGE_SIZE, UF_DONTWAKE);
+		r = fault_fill_zeros(addr, ZS_PAGE_SIZE, write);
 	}
 
 	/* Filled pages are fresh (no COLD, no ZAP); the others (present

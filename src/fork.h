@@ -34,9 +34,10 @@
  *     allocates and may fault, which the parent serves until the child
  *     acknowledges), acknowledges, applies the parent's UNMAP/REMAP events
  *     its own address space shows came before the copy, drops the entries
- *     of pages now present, and opens the gate. The parent (engine_fork_parent) processes the
- *     events kept, drops the entries of the pages it was served during the
- *     freeze, opens the gate, and goes on.
+ *     of pages now present, and opens the gate. The parent
+ *     (engine_fork_parent) processes the events kept, drops the entries of
+ *     the pages it was served during the freeze, opens the gate, and goes
+ *     on.
  *
  * Any failure before fork() falls back to the interim: every page loaded
  * back in the parent and the child a pass-through (its descriptor closed).
