@@ -481,11 +481,6 @@ static void reclaim_build_targets(void)
 	rc.hand = m ? rc.targets[0].start : 0;
 }
 
-/*
- * Move the clock hand on until want pages are stored, or max_rotations
- * rotations have gone by (a rotation that ends rebuilds the target list).
- * Returns the pages stored; *rotations counts the rotations completed.
- */
 void reclaim_cold_hint(uintptr_t start, uintptr_t end)
 {
 	if ((!rc.limit && !rc.cold_age) || end <= start)
@@ -517,9 +512,9 @@ static size_t reclaim_sweep_cold(size_t want, size_t *scanned)
 		pthread_mutex_unlock(&rc.cold_lock);
 		got += evict_reclaim(start, end, want - got, &stop, scanned);
 		pthread_mutex_lock(&rc.cold_lock);
-		/* Still the first (only this thread removes ranges): finished,
-		 * or what is left of it. */
-		if (stop >= end) {
+		/* Still the first (only this thread removes ranges): finished
+		 * (or no step made: a range gone), or what is left of it. */
+		if (stop >= end || stop <= start) {
 			memmove(&rc.cold[0], &rc.cold[1], (rc.ncold - 1) * sizeof(rc.cold[0]));
 			rc.ncold--;
 		} else {
@@ -530,6 +525,11 @@ static size_t reclaim_sweep_cold(size_t want, size_t *scanned)
 	return got;
 }
 
+/*
+ * Move the clock hand on until want pages are stored, or max_rotations
+ * rotations have gone by (a rotation that ends rebuilds the target list).
+ * Returns the pages stored; *rotations counts the rotations completed.
+ */
 static size_t reclaim_sweep(size_t want, unsigned int max_rotations, unsigned int *rotations)
 {
 	size_t got = 0, scanned = 0;
