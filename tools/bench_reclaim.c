@@ -562,19 +562,8 @@ int main(int argc, char **argv)
 		 * --backend zram): its mm_stat's orig_data_size and
 		 * mem_used_total. */
 		const char *zram = getenv("BENCH_ZRAM");
-		if (zram && *zram) {
-			char path[512];
-			long long orig = -1, compr = -1, used = -1;
-			snprintf(path, sizeof(path), "%s/mm_stat", zram);
-			FILE *f = fopen(path, "re");
-			if (f) {
-				if (fscanf(f, "%lld %lld %lld", &orig, &compr, &used) != 3)
-					orig = used = -1;
-				fclose(f);
-			}
-			stored = orig >= 0 ? orig / (long long)BENCH_PAGE : -1;
-			pool = used;
-		}
+		if (zram && *zram && bench_zram_pool(zram, &pool, &stored) != 0)
+			pool = stored = -1;
 		/* Refaults: this process's major faults (a swap-in from zswap is
 		 * one; with page-cluster 0 each brings one page). The vmstat
 		 * counters are global: another process swapping meanwhile would

@@ -136,22 +136,7 @@ static bool read_pool(long long *pool, long long *stored)
 		*stored = read_path(DBG_ZSWAP "/stored_pages");
 		return *pool >= 0 && *stored >= 0;
 	}
-	char path[512], buf[256];
-	long long orig, compr, used;
-	snprintf(path, sizeof(path), "%s/mm_stat", zram_dir);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	if (sscanf(buf, "%lld %lld %lld", &orig, &compr, &used) != 3)
-		return false;
-	*pool = used;
-	*stored = orig / (long long)BENCH_PAGE;
-	return true;
+	return bench_zram_pool(zram_dir, pool, stored) == 0;
 }
 
 /* debugfs attribute files refuse pread (ESPIPE): open, read, close. */

@@ -4,12 +4,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench_util.h"
 
@@ -146,6 +148,27 @@ uint64_t bench_rand(uint64_t *state)
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
 	return z ^ (z >> 31);
+}
+
+int bench_zram_pool(const char *dir, long long *pool_bytes, long long *stored_pages)
+{
+	char path[512], buf[256];
+	long long orig, compr, used;
+
+	snprintf(path, sizeof(path), "%s/mm_stat", dir);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (sscanf(buf, "%lld %lld %lld", &orig, &compr, &used) != 3)
+		return -1;
+	*pool_bytes = used;
+	*stored_pages = orig / (long long)BENCH_PAGE;
+	return 0;
 }
 
 long long bench_read_key(const char *path, const char *key)

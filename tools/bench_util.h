@@ -53,4 +53,10 @@ uint64_t bench_rand(uint64_t *state);
  * cgroup's memory.stat; -1 if the file or the key is missing. */
 long long bench_read_key(const char *path, const char *key);
 
+/* A zram device's pool (its sysfs directory, e.g. /sys/block/zram1): from
+ * mm_stat, mem_used_total in bytes and orig_data_size in 4 KiB pages.
+ * Returns 0, or -1 if unreadable. No stdio: read every millisecond by
+ * tools/bench_reclaim_memcg. */
+int bench_zram_pool(const char *dir, long long *pool_bytes, long long *stored_pages);
+
 #endif
