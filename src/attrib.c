@@ -296,7 +296,7 @@ static void attrib_count(const struct region_ref *ref, struct attrib_row *row)
 			uint32_t st = atomic_load_explicit(&s->state, memory_order_relaxed);
 			if ((st & SLOT_STATE) == SLOT_STORED) {
 				row->evicted_bytes += ZS_PAGE_SIZE;
-				row->compressed_bytes += s->e.length;
+				row->compressed_bytes += zswap_entry_length(&s->e);
 			}
 		}
 		row->refaults = atomic_load_explicit(&ref->arr->refaults, memory_order_relaxed);

@@ -227,22 +227,25 @@ static int fork_recv(int sock, void *p, size_t len, int *fd)
  * load is exclusive). Nothing else uses the store while frozen. */
 static int fork_peek(const struct zswap_entry *e, void *dst)
 {
-	if (e->type == ZE_SAME) {
-		uint64_t *w = dst;
+	enum zswap_entry_type t = zswap_entry_type(e);
+
+	if (t == ZE_SAME) {
+		uint64_t *w = dst, v = zswap_entry_word(e);
 		for (size_t i = 0; i < ZS_PAGE_SIZE / sizeof(*w); i++)
-			w[i] = e->val;
+			w[i] = v;
 		return 0;
 	}
-	if ((e->type != ZE_RAW && e->type != ZE_COMPRESSED) || e->pool >= zswap_store_nr_pools(eng.store))
+	if (t == ZE_NONE || zswap_entry_pool(e) >= zswap_store_nr_pools(eng.store))
 		return -EIO;
-	struct zs_pool *pool = zswap_store_pool(eng.store, e->pool);
-	const void *obj = zs_map_object(pool, (unsigned long)e->val);
+	struct zs_pool *pool = zswap_store_pool(eng.store, zswap_entry_pool(e));
+	unsigned long handle = zswap_entry_handle(e);
+	const void *obj = zs_map_object(pool, handle);
 	int rc = 0;
-	if (e->type == ZE_RAW)
+	if (t == ZE_RAW)
 		memcpy(dst, obj, ZS_PAGE_SIZE);
 	else
-		rc = comp_decompress(&fk.ws, obj, e->length, dst);
-	zs_unmap_object(pool, (unsigned long)e->val);
+		rc = comp_decompress(&fk.ws, obj, zswap_entry_length(e), dst);
+	zs_unmap_object(pool, handle);
 	return rc;
 }
 

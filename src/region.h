@@ -74,6 +74,9 @@ struct slot {
 	struct zswap_entry e;
 };
 
+/* Paid on every managed page and counted in the memory limit. */
+_Static_assert(sizeof(struct slot) == 16, "a slot grew");
+
 struct slot_array {
 	_Atomic long refs;
 	size_t npages;

@@ -156,7 +156,10 @@ static bool store_same_filled(const void *page, uint64_t *word)
 	const uint64_t *p = page;
 	uint64_t v = p[0];
 
-	if (p[STORE_WORDS - 1] != v)
+	/* The entry keeps 4 bytes of pattern: zeros, memset's bytes, a
+	 * repeated int. A page of one 8-byte word with unequal halves is
+	 * compressed instead (to a few dozen bytes). */
+	if (p[STORE_WORDS - 1] != v || (v >> 32) != (v & 0xffffffffu))
 		return false;
 	for (size_t i = 0; i < STORE_WORDS; i += 8) {
 		uint64_t d = 0;
@@ -304,12 +307,13 @@ static unsigned int store_pick_pool(const struct zswap_store *s, const struct st
 	return (unsigned int)(w - s->ws) % s->nr_pools;
 }
 
+_Static_assert(ZE_HANDLE_SHIFT + ZS_HANDLE_BITS - 1 <= 64, "a zs handle does not fit the entry");
+_Static_assert(ZS_PAGE_SIZE <= ZE_LEN_MASK, "a page's length does not fit the entry");
+_Static_assert(sizeof(struct zswap_entry) == 8, "the entry is paid on every managed page");
+
 static void store_entry_clear(struct zswap_entry *e)
 {
-	e->val = 0;
-	e->length = 0;
-	e->type = ZE_NONE;
-	e->pool = 0;
+	e->w = ZE_NONE;
 }
 
 int zswap_store_page(struct zswap_store *s, const void *page, struct zswap_entry *e)
@@ -324,10 +328,7 @@ int zswap_store_page(struct zswap_store *s, const void *page, struct zswap_entry
 	int n, ret = 0;
 
 	if (store_same_filled(page, &word)) {
-		e->val = word;
-		e->length = 0;
-		e->type = ZE_SAME;
-		e->pool = 0;
+		e->w = (word >> 32) << ZE_SAME_SHIFT | ZE_SAME;
 		cnt_add(&w->c.same, 1);
 		goto stored;
 	}
@@ -370,10 +371,8 @@ int zswap_store_page(struct zswap_store *s, const void *page, struct zswap_entry
 	memcpy(obj, src, (size_t)n);
 	zs_unmap_object(s->pools[idx], handle);
 
-	e->val = handle;
-	e->length = (uint32_t)n;
-	e->type = type;
-	e->pool = (uint8_t)idx;
+	e->w = (uint64_t)(handle >> 1) << ZE_HANDLE_SHIFT | (uint64_t)n << ZE_LEN_SHIFT |
+	       (uint64_t)idx << ZE_POOL_SHIFT | type;
 	cnt_add(&w->c.compr_bytes, n);
 	if (type == ZE_RAW)
 		cnt_add(&w->c.raw, 1);
@@ -399,13 +398,13 @@ static bool store_take_injected(struct zswap_store *s)
 /* Free a pool entry and take it out of the gauges (w held). */
 static void store_drop(struct zswap_store *s, struct store_ws *w, struct zswap_entry *e)
 {
-	if (e->type == ZE_SAME) {
+	if (zswap_entry_type(e) == ZE_SAME) {
 		cnt_add(&w->c.same, -1);
 	} else {
-		zs_free(s->pools[e->pool], (unsigned long)e->val);
-		store_pool_sync(s, e->pool);
-		cnt_add(&w->c.compr_bytes, -(int64_t)e->length);
-		if (e->type == ZE_RAW)
+		zs_free(s->pools[zswap_entry_pool(e)], zswap_entry_handle(e));
+		store_pool_sync(s, zswap_entry_pool(e));
+		cnt_add(&w->c.compr_bytes, -(int64_t)zswap_entry_length(e));
+		if (zswap_entry_type(e) == ZE_RAW)
 			cnt_add(&w->c.raw, -1);
 	}
 	cnt_add(&w->c.stored, -1);
@@ -417,26 +416,27 @@ int zswap_load_page(struct zswap_store *s, struct zswap_entry *e, void *dst)
 	struct store_ws *w;
 	int ret = 0;
 
-	if (e->type == ZE_NONE || e->type > ZE_RAW || e->pool >= s->nr_pools)
+	if (zswap_entry_type(e) == ZE_NONE || zswap_entry_pool(e) >= s->nr_pools)
 		return -EINVAL;
 	if (!dst && !zswap_entry_is_zero(e))
 		return -EINVAL;
 
 	w = store_ws_get(s);
-	if (e->type == ZE_SAME) {
+	if (zswap_entry_type(e) == ZE_SAME) {
 		if (dst)
-			store_fill(dst, e->val);
+			store_fill(dst, zswap_entry_word(e));
 	} else {
-		struct zs_pool *pool = s->pools[e->pool];
-		const void *obj = zs_map_object(pool, (unsigned long)e->val);
+		struct zs_pool *pool = s->pools[zswap_entry_pool(e)];
+		unsigned long handle = zswap_entry_handle(e);
+		const void *obj = zs_map_object(pool, handle);
 
 		if (store_take_injected(s))
 			ret = -EIO;
-		else if (e->type == ZE_RAW)
+		else if (zswap_entry_type(e) == ZE_RAW)
 			memcpy(dst, obj, ZS_PAGE_SIZE);
 		else
-			ret = comp_decompress(&w->comp, obj, e->length, dst);
-		zs_unmap_object(pool, (unsigned long)e->val);
+			ret = comp_decompress(&w->comp, obj, zswap_entry_length(e), dst);
+		zs_unmap_object(pool, handle);
 	}
 	/* Exclusive load: the copy goes whether or not it could be restored; a
 	 * corrupt object is of no use to anyone. */
@@ -453,7 +453,7 @@ void zswap_invalidate(struct zswap_store *s, struct zswap_entry *e)
 {
 	struct store_ws *w;
 
-	if (e->type == ZE_NONE || e->type > ZE_RAW || e->pool >= s->nr_pools)
+	if (zswap_entry_type(e) == ZE_NONE || zswap_entry_pool(e) >= s->nr_pools)
 		return;
 	w = store_ws_get(s);
 	store_drop(s, w, e);

@@ -26,19 +26,64 @@ enum zswap_comp {
 
 enum zswap_entry_type {
 	ZE_NONE = 0,		/* nothing stored */
-	ZE_SAME = 1,		/* same-filled: val is the repeated 8-byte word */
-	ZE_COMPRESSED = 2,	/* val is a zs handle, length bytes of compressed data */
-	ZE_RAW = 3,		/* incompressible: val is a zs handle holding the page as-is */
+	ZE_SAME = 1,		/* same-filled: a 4-byte pattern repeated over the page */
+	ZE_COMPRESSED = 2,	/* a zs handle, length bytes of compressed data */
+	ZE_RAW = 3,		/* incompressible: a zs handle holding the page as-is */
 };
 
-/* One stored page, 16 bytes, kept by the caller. */
+/*
+ * One stored page, 8 bytes, kept by the caller (a slot array holds one per
+ * managed page, resident or not, so every byte here is paid on every page):
+ *
+ *   bits  0..1   type (enum zswap_entry_type)
+ *   ZE_SAME:     bits 32..63 the 4-byte pattern, bits 2..31 zero
+ *   pool object: bits 2..7 the zs pool's index (ZSWAP_NR_POOLS, at most
+ *                64), bits 8..20 the bytes in the pool (compressed length,
+ *                PAGE_SIZE for ZE_RAW), bits 21..63 the zs handle shifted
+ *                right by one (its bit 0 is zsmalloc's tag, always set)
+ *
+ * Only the store writes it; read it through the accessors below.
+ */
 struct zswap_entry {
-	uint64_t val;		/* zs handle, or the repeated word for ZE_SAME */
-	uint32_t length;	/* bytes in the pool: compressed length, PAGE_SIZE for ZE_RAW, 0 for ZE_SAME */
-	uint8_t type;		/* enum zswap_entry_type */
-	uint8_t pool;		/* index of the zs pool holding it (ZSWAP_NR_POOLS mode) */
-	uint16_t flags;		/* free for the caller; the store never reads or writes it */
+	uint64_t w;
 };
+
+#define ZE_TYPE_MASK		3ull
+#define ZE_POOL_SHIFT		2
+#define ZE_POOL_MASK		63ull
+#define ZE_LEN_SHIFT		8
+#define ZE_LEN_MASK		0x1fffull
+#define ZE_HANDLE_SHIFT		21
+#define ZE_SAME_SHIFT		32
+
+static inline enum zswap_entry_type zswap_entry_type(const struct zswap_entry *e)
+{
+	return (enum zswap_entry_type)(e->w & ZE_TYPE_MASK);
+}
+
+/* Bytes the entry holds in the pool: 0 for ZE_NONE and ZE_SAME. */
+static inline uint32_t zswap_entry_length(const struct zswap_entry *e)
+{
+	return zswap_entry_type(e) >= ZE_COMPRESSED ? (uint32_t)((e->w >> ZE_LEN_SHIFT) & ZE_LEN_MASK) : 0;
+}
+
+static inline unsigned int zswap_entry_pool(const struct zswap_entry *e)
+{
+	return (unsigned int)((e->w >> ZE_POOL_SHIFT) & ZE_POOL_MASK);
+}
+
+static inline unsigned long zswap_entry_handle(const struct zswap_entry *e)
+{
+	return (unsigned long)(e->w >> ZE_HANDLE_SHIFT) << 1 | 1ul;
+}
+
+/* The 8-byte word a ZE_SAME page repeats. */
+static inline uint64_t zswap_entry_word(const struct zswap_entry *e)
+{
+	uint64_t v = e->w >> ZE_SAME_SHIFT;
+
+	return v << 32 | v;
+}
 
 struct zswap_store_config {
 	enum zswap_comp comp;		/* ZSWAP_COMPRESSOR */
@@ -79,7 +124,7 @@ void zswap_invalidate(struct zswap_store *s, struct zswap_entry *e);
 
 static inline bool zswap_entry_is_zero(const struct zswap_entry *e)
 {
-	return e->type == ZE_SAME && e->val == 0;
+	return e->w == ZE_SAME;
 }
 
 /* Fill the store's part of a statistics snapshot (the zswap, vmstat and

@@ -310,6 +310,8 @@ static inline void zs_unlock(struct size_class *class)
 
 /* ---- handles, locations, objects -------------------------------------- */
 
+_Static_assert(ZS_HANDLE_SLOT_SHIFT + 32 <= ZS_HANDLE_BITS, "handles outgrow ZS_HANDLE_BITS");
+
 static inline unsigned long zs_make_handle(const struct size_class *class, uint32_t slot)
 {
 	return ((unsigned long)slot << ZS_HANDLE_SLOT_SHIFT) |

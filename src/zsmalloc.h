@@ -27,6 +27,9 @@
 
 #define ZS_ALIGN		8
 #define ZS_HANDLE_SIZE		8
+/* Handles are odd and below 2^ZS_HANDLE_BITS (a 32-bit slot index, a class
+ * index, a tag bit): the store packs them into its 8-byte entries. */
+#define ZS_HANDLE_BITS		41
 #define ZS_MIN_ALLOC_SIZE	32
 #define ZS_MAX_ALLOC_SIZE	ZS_PAGE_SIZE
 #define ZS_SIZE_CLASS_DELTA	(ZS_PAGE_SIZE >> 8)

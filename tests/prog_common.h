@@ -421,7 +421,9 @@ static PC_UNUSED void pc_fill(void *page, enum pc_kind kind, uint64_t seed)
 		memset(b, 0, PC_PAGE);
 		break;
 	case PC_SAME: {
-		uint64_t w = pc_mix(seed) | 1;	/* never zero */
+		/* A 4-byte pattern (what the store keeps), never zero. */
+		uint64_t w = (pc_mix(seed) | 1) & 0xffffffffu;
+		w |= w << 32;
 		for (size_t i = 0; i < PC_PAGE; i += 8)
 			memcpy(b + i, &w, 8);
 		break;

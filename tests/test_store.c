@@ -74,18 +74,18 @@ static void test_round_trip(enum zswap_comp comp, int level, unsigned int order)
 
 			TP_CHECK_EQ(zswap_store_page(s, pg, &e[k][p]), 0);
 			n++;
-			switch (e[k][p].type) {
+			switch (zswap_entry_type(&e[k][p])) {
 			case ZE_SAME:
-				TP_CHECK_EQ(e[k][p].length, 0);
-				TP_CHECK(e[k][p].val == *(const uint64_t *)pg);
+				TP_CHECK_EQ(zswap_entry_length(&e[k][p]), 0);
+				TP_CHECK(zswap_entry_word(&e[k][p]) == *(const uint64_t *)pg);
 				same++;
 				break;
 			case ZE_COMPRESSED:
-				TP_CHECK(e[k][p].length > 0 && e[k][p].length < huge);
-				bytes += e[k][p].length;
+				TP_CHECK(zswap_entry_length(&e[k][p]) > 0 && zswap_entry_length(&e[k][p]) < huge);
+				bytes += zswap_entry_length(&e[k][p]);
 				break;
 			case ZE_RAW:
-				TP_CHECK_EQ(e[k][p].length, TP_PAGE);
+				TP_CHECK_EQ(zswap_entry_length(&e[k][p]), TP_PAGE);
 				bytes += TP_PAGE;
 				raw++;
 				break;
@@ -95,11 +95,11 @@ static void test_round_trip(enum zswap_comp comp, int level, unsigned int order)
 			if (k == TP_ZERO)
 				TP_CHECK(zswap_entry_is_zero(&e[k][p]));
 			if (k == TP_SAME)
-				TP_CHECK(e[k][p].type == ZE_SAME && e[k][p].val != 0);
+				TP_CHECK(zswap_entry_type(&e[k][p]) == ZE_SAME && zswap_entry_word(&e[k][p]) != 0);
 			if (k == TP_RANDOM)
-				TP_CHECK_EQ(e[k][p].type, ZE_RAW);
+				TP_CHECK_EQ(zswap_entry_type(&e[k][p]), ZE_RAW);
 			if (k == TP_TEXT)
-				TP_CHECK_EQ(e[k][p].type, ZE_COMPRESSED);
+				TP_CHECK_EQ(zswap_entry_type(&e[k][p]), ZE_COMPRESSED);
 		}
 
 	struct zswap_stats st = stats(s);
@@ -133,7 +133,7 @@ static void test_round_trip(enum zswap_comp comp, int level, unsigned int order)
 			memset(out, 0x5A, sizeof(out));
 			TP_CHECK_EQ(zswap_load_page(s, &e[k][p], out), 0);
 			TP_CHECK(memcmp(out, pages[k] + p * TP_PAGE, TP_PAGE) == 0);
-			TP_CHECK_EQ(e[k][p].type, ZE_NONE);
+			TP_CHECK_EQ(zswap_entry_type(&e[k][p]), ZE_NONE);
 			/* exclusive: a second load finds nothing */
 			TP_CHECK_EQ(zswap_load_page(s, &e[k][p], out), -EINVAL);
 		}
@@ -156,7 +156,7 @@ static void test_zero_and_invalidate(void)
 	TP_CHECK_EQ(zswap_load_page(s, &e[TP_ZERO], NULL), 0);
 	TP_CHECK_EQ(zswap_store_page(s, pages[TP_SAME], &e[TP_SAME]), 0);
 	TP_CHECK_EQ(zswap_load_page(s, &e[TP_SAME], NULL), -EINVAL);
-	TP_CHECK_EQ(e[TP_SAME].type, ZE_SAME);	/* refused, still stored */
+	TP_CHECK_EQ(zswap_entry_type(&e[TP_SAME]), ZE_SAME);	/* refused, still stored */
 	TP_CHECK_EQ(zswap_load_page(s, &e[TP_SAME], out), 0);
 	TP_CHECK(memcmp(out, pages[TP_SAME], TP_PAGE) == 0);
 
@@ -165,7 +165,7 @@ static void test_zero_and_invalidate(void)
 	TP_CHECK_EQ(stats(s).stored_pages, TP__COUNT);
 	for (int k = 0; k < TP__COUNT; k++) {
 		zswap_invalidate(s, &e[k]);
-		TP_CHECK_EQ(e[k].type, ZE_NONE);
+		TP_CHECK_EQ(zswap_entry_type(&e[k]), ZE_NONE);
 		zswap_invalidate(s, &e[k]);		/* harmless twice */
 	}
 	check_empty(s);
@@ -193,15 +193,15 @@ static void test_incompressible(unsigned int order)
 		for (size_t i = 0; i < rnd; i++)
 			pg[i] = (uint8_t)tp_rand(&st);
 		TP_CHECK_EQ(zswap_store_page(s, pg, &e), 0);
-		if (e.type == ZE_RAW) {
+		if (zswap_entry_type(&e) == ZE_RAW) {
 			seen_raw = true;
 			raw++;
-			TP_CHECK_EQ(e.length, TP_PAGE);
+			TP_CHECK_EQ(zswap_entry_length(&e), TP_PAGE);
 			TP_CHECK(rnd + 64 > huge);
 		} else {
-			TP_CHECK_EQ(e.type, ZE_COMPRESSED);
+			TP_CHECK_EQ(zswap_entry_type(&e), ZE_COMPRESSED);
 			seen_comp = true;
-			TP_CHECK(e.length < huge);
+			TP_CHECK(zswap_entry_length(&e) < huge);
 		}
 		struct zswap_stats sts = stats(s);
 		TP_CHECK_EQ(sts.stored_incompressible_pages, raw);
@@ -283,23 +283,23 @@ static void test_decompress_fail(enum zswap_comp comp)
 
 	for (int i = 0; i < 4; i++) {
 		TP_CHECK_EQ(zswap_store_page(s, pages[TP_TEXT] + i * TP_PAGE, &e[i]), 0);
-		TP_CHECK_EQ(e[i].type, ZE_COMPRESSED);
+		TP_CHECK_EQ(zswap_entry_type(&e[i]), ZE_COMPRESSED);
 	}
 	zswap_store_inject_decompress_fail(s, 1);
 	TP_CHECK_EQ(zswap_load_page(s, &e[0], out), -EIO);
-	TP_CHECK_EQ(e[0].type, ZE_NONE);
+	TP_CHECK_EQ(zswap_entry_type(&e[0]), ZE_NONE);
 	TP_CHECK_EQ(stats(s).decompress_fail, 1);
 	TP_CHECK_EQ(stats(s).stored_pages, 3);
 	TP_CHECK_EQ(zswap_load_page(s, &e[1], out), 0);	/* only one was injected */
 	TP_CHECK(memcmp(out, pages[TP_TEXT] + TP_PAGE, TP_PAGE) == 0);
 
 	/* Real corruption: scribble over the object in the pool. */
-	struct zs_pool *pool = zswap_store_pool(s, e[2].pool);
-	uint8_t *obj = zs_map_object(pool, (unsigned long)e[2].val);
-	memset(obj, 0xFF, e[2].length);
-	zs_unmap_object(pool, (unsigned long)e[2].val);
+	struct zs_pool *pool = zswap_store_pool(s, zswap_entry_pool(&e[2]));
+	uint8_t *obj = zs_map_object(pool, zswap_entry_handle(&e[2]));
+	memset(obj, 0xFF, zswap_entry_length(&e[2]));
+	zs_unmap_object(pool, zswap_entry_handle(&e[2]));
 	TP_CHECK_EQ(zswap_load_page(s, &e[2], out), -EIO);
-	TP_CHECK_EQ(e[2].type, ZE_NONE);
+	TP_CHECK_EQ(zswap_entry_type(&e[2]), ZE_NONE);
 
 	/* The other pages are intact. */
 	TP_CHECK_EQ(zswap_load_page(s, &e[3], out), 0);
@@ -363,8 +363,8 @@ static void test_nr_pools(void)
 	TP_CHECK(zswap_store_pool(s, 31) && !zswap_store_pool(s, 32));
 	for (size_t p = 0; p < NPAGES; p++) {
 		TP_CHECK_EQ(zswap_store_page(s, pages[TP_TEXT] + p * TP_PAGE, &e[p]), 0);
-		TP_CHECK(e[p].pool < 32);
-		TP_CHECK_EQ(e[p].pool, e[0].pool);
+		TP_CHECK(zswap_entry_pool(&e[p]) < 32);
+		TP_CHECK_EQ(zswap_entry_pool(&e[p]), zswap_entry_pool(&e[0]));
 	}
 	for (unsigned int i = 0; i < 32; i++)
 		if (zs_get_total_pages(zswap_store_pool(s, i)))
@@ -399,6 +399,42 @@ static void test_bad_config(void)
 	TP_CHECK(!zswap_store_create(NULL) && errno == EINVAL);
 }
 
+/* Same-filled means a 4-byte pattern repeated (the entry keeps 4 bytes);
+ * a page of one 8-byte word with unequal halves (a double, a pointer) is
+ * compressed. Either way it comes back exact. */
+static void test_same_patterns(void)
+{
+	static const uint64_t same[] = { ~0ull, 0x0101010101010101ull, 0x8000000180000001ull };
+	static const uint64_t other[] = { 0x3ff0000000000000ull, 0x00007f0012345678ull, 1ull };
+	struct zswap_store *s = mk(ZSWAP_COMP_LZ4, 0, 2, ZS_LOCK_CLASS, 1, 0);
+	static uint64_t pg[TP_PAGE / 8], out[TP_PAGE / 8];
+	struct zswap_entry e;
+
+	for (size_t k = 0; k < 6; k++) {
+		uint64_t w = k < 3 ? same[k] : other[k - 3];
+
+		for (size_t i = 0; i < TP_PAGE / 8; i++)
+			pg[i] = w;
+		TP_CHECK_EQ(zswap_store_page(s, pg, &e), 0);
+		if (k < 3) {
+			TP_CHECK_EQ(zswap_entry_type(&e), ZE_SAME);
+			TP_CHECK(zswap_entry_word(&e) == w);
+			TP_CHECK_EQ(stats(s).same_filled_pages, 1);
+			TP_CHECK_EQ(stats(s).pool_total_size, 0);
+		} else {
+			TP_CHECK_EQ(zswap_entry_type(&e), ZE_COMPRESSED);
+			TP_CHECK(zswap_entry_length(&e) > 0 && zswap_entry_length(&e) < 64);
+			TP_CHECK_EQ(stats(s).same_filled_pages, 0);
+		}
+		memset(out, 0xa5, sizeof(out));
+		TP_CHECK_EQ(zswap_load_page(s, &e, out), 0);
+		TP_CHECK(memcmp(out, pg, TP_PAGE) == 0);
+		TP_CHECK_EQ(zswap_entry_type(&e), ZE_NONE);
+	}
+	check_empty(s);
+	zswap_store_destroy(s);
+}
+
 int main(void)
 {
 	for (int k = 0; k < TP__COUNT; k++)
@@ -413,6 +449,7 @@ int main(void)
 	test_round_trip(ZSWAP_COMP_ZSTD, 1, 2);
 	test_round_trip(ZSWAP_COMP_ZSTD, 19, 3);
 	test_zero_and_invalidate();
+	test_same_patterns();
 	test_memory_returned();
 	test_decompress_fail(ZSWAP_COMP_LZ4);
 	test_decompress_fail(ZSWAP_COMP_ZSTD);

@@ -92,12 +92,12 @@ static void *worker(void *arg)
 			memset(pg, 0xEE, TP_PAGE);
 			TP_CHECK_EQ(zswap_load_page(r->s, &sl->e, pg), 0);
 			TP_CHECK(tp_sum(pg) == sl->sum);
-			TP_CHECK_EQ(sl->e.type, ZE_NONE);
+			TP_CHECK_EQ(zswap_entry_type(&sl->e), ZE_NONE);
 			sl->stored = false;
 			loaded++;
 		} else {
 			zswap_invalidate(r->s, &sl->e);
-			TP_CHECK_EQ(sl->e.type, ZE_NONE);
+			TP_CHECK_EQ(zswap_entry_type(&sl->e), ZE_NONE);
 			sl->stored = false;
 			inval++;
 		}

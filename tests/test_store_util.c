@@ -106,7 +106,9 @@ uint8_t *tp_pages(enum tp_kind kind, size_t n, uint64_t seed)
 		break;
 	case TP_SAME:
 		for (size_t p = 0; p < n; p++) {
-			uint64_t w = tp_rand(&st) | 1;	/* never zero */
+			/* A 4-byte pattern (what the store keeps), never zero. */
+			uint64_t w = (tp_rand(&st) | 1) & 0xffffffffu;
+			w |= w << 32;
 			for (size_t i = 0; i < TP_PAGE / 8; i++)
 				((uint64_t *)(buf + p * TP_PAGE))[i] = w;
 		}

@@ -510,12 +510,13 @@ static void print_losses(FILE *f, const char *name, struct zs_pool *pool,
 		loss[cur].lo = ZS_MIN_ALLOC_SIZE + (unsigned int)i * ZS_SIZE_CLASS_DELTA;
 	}
 	for (size_t i = 0; i < n; i++) {
+		enum zswap_entry_type t = zswap_entry_type(&e[i]);
 		size_t req, idx;
 		struct class_loss *l;
 
-		if (e[i].type != ZE_COMPRESSED && e[i].type != ZE_RAW)
+		if (t != ZE_COMPRESSED && t != ZE_RAW)
 			continue;
-		req = e[i].length + (e[i].type == ZE_RAW ? 0 : ZS_HANDLE_SIZE);
+		req = zswap_entry_length(&e[i]) + (t == ZE_RAW ? 0 : ZS_HANDLE_SIZE);
 		idx = req <= ZS_MIN_ALLOC_SIZE ? 0 : (req - ZS_MIN_ALLOC_SIZE + ZS_SIZE_CLASS_DELTA - 1) /
 						     ZS_SIZE_CLASS_DELTA;
 		if (idx >= ZS_SIZE_CLASSES)
@@ -523,7 +524,7 @@ static void print_losses(FILE *f, const char *name, struct zs_pool *pool,
 		l = &loss[kept[idx]];
 		l->n++;
 		l->round += (double)l->size - (double)req;
-		l->header += e[i].type == ZE_RAW ? 0 : ZS_HANDLE_SIZE;
+		l->header += t == ZE_RAW ? 0 : ZS_HANDLE_SIZE;
 		/* What the unmerged class (every 16 bytes) would have lost. */
 		merged += (double)l->size - (double)(ZS_MIN_ALLOC_SIZE + idx * ZS_SIZE_CLASS_DELTA);
 	}
