@@ -108,6 +108,13 @@
 #ifndef RECLAIM_BG_DIV
 #define RECLAIM_BG_DIV		16
 #endif
+/* Compaction before eviction (reclaim_compact): on (1) or off (0), and the
+ * fewest pages it must be able to free. */
+#ifndef RECLAIM_COMPACT
+#define RECLAIM_COMPACT		1
+#endif
+#define RECLAIM_COMPACT_MIN	64
+#define RECLAIM_COMPACT_ROUND	256	/* pages freed under one hold of ev_lock */
 /* A page found written (its referenced bit) is passed over and keeps at
  * least this many passes of protection: a step that sweeps the whole clock
  * twice in a millisecond (every page fresh, in a fill) must not take a hot
@@ -622,6 +629,34 @@ static void reclaim_set_workingset(uint64_t charge, uint64_t pool)
 	atomic_store_explicit(&rc.workingset, pages, memory_order_relaxed);
 }
 
+/* Pack the pool before evicting more: pages the pool holds in partly used
+ * zspages come back without a refault (the kernel's zsmalloc shrinker is
+ * not memcg-aware, so a cgroup's reclaim never compacts). Only when at
+ * least RECLAIM_COMPACT_MIN pages, or 1/256 of the pool, would be freed.
+ * In rounds of at most RECLAIM_COMPACT_ROUND pages under ev_lock's read
+ * side, as an eviction: fork_prepare takes the write side, so no fork
+ * copies the pool with a class lock held or a zspage half moved (mapcount
+ * -1), which the child would wait on forever; and a handler that needs the
+ * write side to read its next message waits for one round, not for the
+ * whole pool. True if it freed something. */
+static bool reclaim_compact(uint64_t pool)
+{
+	if (!RECLAIM_COMPACT)
+		return false;
+	unsigned long min = (unsigned long)(pool >> (ZS_PAGE_SHIFT + 8)), freed = 0, got;
+	if (min < RECLAIM_COMPACT_MIN)
+		min = RECLAIM_COMPACT_MIN;
+	if (zswap_store_freeable_pages(eng.store) < min)
+		return false;
+	do {
+		pthread_rwlock_rdlock(&eng.ev_lock);
+		got = zswap_store_compact_some(eng.store, RECLAIM_COMPACT_ROUND);
+		pthread_rwlock_unlock(&eng.ev_lock);
+		freed += got;
+	} while (got >= RECLAIM_COMPACT_ROUND);
+	return freed > 0;
+}
+
 static void reclaim_backoff(void)
 {
 	atomic_fetch_add(&rc.backoff, 1);
@@ -650,6 +685,8 @@ static void reclaim_to(uint64_t target)
 			reclaim_backoff();
 			return;
 		}
+		if (reclaim_compact(pool))
+			continue;
 		size_t want = (size_t)(((c - target) >> ZS_PAGE_SHIFT) * 2);
 		if (want < RECLAIM_STEP_MIN)
 			want = RECLAIM_STEP_MIN;

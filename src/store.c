@@ -43,6 +43,7 @@
 #include "store.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -510,13 +511,27 @@ void zswap_store_stats(struct zswap_store *s, struct zswap_stats *st)
 
 unsigned long zswap_store_compact(struct zswap_store *s)
 {
+	return zswap_store_compact_some(s, ULONG_MAX);
+}
+
+unsigned long zswap_store_compact_some(struct zswap_store *s, unsigned long max_pages)
+{
 	unsigned long freed = 0;
 
-	for (unsigned int i = 0; i < s->nr_pools; i++) {
-		freed += zs_compact(s->pools[i]);
+	for (unsigned int i = 0; i < s->nr_pools && freed < max_pages; i++) {
+		freed += zs_compact_some(s->pools[i], max_pages - freed);
 		store_pool_sync(s, i);
 	}
 	return freed;
+}
+
+unsigned long zswap_store_freeable_pages(struct zswap_store *s)
+{
+	unsigned long n = 0;
+
+	for (unsigned int i = 0; i < s->nr_pools; i++)
+		n += zs_get_freeable_pages(s->pools[i]);
+	return n;
 }
 
 struct zs_pool *zswap_store_pool(struct zswap_store *s, unsigned int index)

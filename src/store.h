@@ -140,6 +140,12 @@ bool zswap_store_accepting(struct zswap_store *s);
 /* Compact every pool; returns pages freed. */
 unsigned long zswap_store_compact(struct zswap_store *s);
 
+/* The same, stopping once about max_pages pages are freed. */
+unsigned long zswap_store_compact_some(struct zswap_store *s, unsigned long max_pages);
+
+/* Pages compaction could free now, over every pool. */
+unsigned long zswap_store_freeable_pages(struct zswap_store *s);
+
 /* The pool (index) of a store, for class tables and benchmarks. */
 struct zs_pool *zswap_store_pool(struct zswap_store *s, unsigned int index);
 

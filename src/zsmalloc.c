@@ -101,6 +101,7 @@
 #include "zsmalloc.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -983,7 +984,7 @@ static void zs_migrate(struct size_class *class, struct zspage *src, struct zspa
 	}
 }
 
-static unsigned long zs_compact_class(struct zs_pool *pool, struct size_class *class)
+static unsigned long zs_compact_class(struct zs_pool *pool, struct size_class *class, unsigned long budget)
 {
 	unsigned long freed = 0;
 
@@ -993,7 +994,7 @@ static unsigned long zs_compact_class(struct zs_pool *pool, struct size_class *c
 	 * fills its destination, so the number of non-full zspages falls and
 	 * the loop ends.
 	 */
-	for (;;) {
+	while (freed < budget) {
 		struct zspage *dst, *src;
 
 		zs_lock(class);
@@ -1022,19 +1023,40 @@ static unsigned long zs_compact_class(struct zs_pool *pool, struct size_class *c
 
 unsigned long zs_compact(struct zs_pool *pool)
 {
+	return zs_compact_some(pool, ULONG_MAX);
+}
+
+unsigned long zs_compact_some(struct zs_pool *pool, unsigned long max_pages)
+{
 	unsigned long freed = 0;
+
+	for (int i = ZS_SIZE_CLASSES - 1; i >= 0 && freed < max_pages; i--) {
+		struct size_class *class = pool->size_class[i];
+
+		if (class->index != (unsigned int)i || class->huge)
+			continue;
+		freed += zs_compact_class(pool, class, max_pages - freed);
+	}
+	/* Compaction is a request for memory: the reserve goes too. */
+	zs_reserve_trim(pool, 0);
+	atomic_fetch_add_explicit(&pool->pages_compacted, freed, memory_order_relaxed);
+	return freed;
+}
+
+unsigned long zs_get_freeable_pages(struct zs_pool *pool)
+{
+	unsigned long n = 0;
 
 	for (int i = ZS_SIZE_CLASSES - 1; i >= 0; i--) {
 		struct size_class *class = pool->size_class[i];
 
 		if (class->index != (unsigned int)i || class->huge)
 			continue;
-		freed += zs_compact_class(pool, class);
+		zs_lock(class);
+		n += zs_can_compact(class);
+		zs_unlock(class);
 	}
-	/* Compaction is a request for memory: the reserve goes too. */
-	zs_reserve_trim(pool, 0);
-	atomic_fetch_add_explicit(&pool->pages_compacted, freed, memory_order_relaxed);
-	return freed;
+	return n;
 }
 
 /* ---- statistics -------------------------------------------------------- */

@@ -79,6 +79,15 @@ size_t zs_huge_class_watermark(const struct zs_pool *pool);
  * Returns the number of pages freed (also added to pages_compacted). */
 unsigned long zs_compact(struct zs_pool *pool);
 
+/* The same, stopping once about max_pages pages are freed (a class's round
+ * may free a whole zspage past it): for a caller that must not hold off
+ * others for the whole pool's compaction. */
+unsigned long zs_compact_some(struct zs_pool *pool, unsigned long max_pages);
+
+/* Pages compaction could free now (the kernel's zs_can_compact() summed
+ * over the classes; each class lock taken in turn). */
+unsigned long zs_get_freeable_pages(struct zs_pool *pool);
+
 /* Pages (4 KiB) held by the pool's zspages now. */
 unsigned long zs_get_total_pages(const struct zs_pool *pool);
 

@@ -47,6 +47,7 @@
 static size_t npages;
 static unsigned char *mem;
 static uint32_t *ver;		/* per page: how many times it was rewritten */
+#define VER_FREED	UINT32_MAX	/* given back with MADV_DONTNEED: reads as zeros */
 
 static uint64_t page_seed(size_t i)
 {
@@ -88,7 +89,10 @@ static void page_check(size_t i)
 {
 	static unsigned char want[PC_PAGE];
 
-	page_fill(want, page_seed(i));
+	if (ver[i] == VER_FREED)
+		memset(want, 0, PC_PAGE);
+	else
+		page_fill(want, page_seed(i));
 	if (memcmp(want, mem + i * PC_PAGE, PC_PAGE) != 0)
 		pc_fail("page %zu (version %u) has the wrong contents", i, ver[i]);
 }
@@ -183,7 +187,7 @@ static void print_stats(void)
 	S(memory_max); S(memory_current); S(pgscan); S(pgsteal); S(pgsteal_proactive);
 	S(workingset_activate); S(allocstall); S(memory_events_max); S(reclaim_backoff);
 	S(refaults); S(zero_fill_pages); S(stored_pages); S(pool_limit_hit); S(mem_used_total);
-	S(evict_skipped_pages); S(pgactivate);
+	S(evict_skipped_pages); S(pgactivate); S(pages_compacted);
 #undef S
 }
 
@@ -394,11 +398,47 @@ static void cold_judge(void)
 		 a1, a0, a0 * 4 / 5);
 }
 
+/*
+ * frag: after the fill (most pages stored under the limit), give back a
+ * pseudo-random half with MADV_DONTNEED, one page at a time: their objects
+ * leave holes all over the pool's zspages. Check the freed pages read as
+ * zeros, then write them again: the charge climbs back over the limit, and
+ * reclaim should compact the pool (pages_compacted) before evicting more.
+ * Every page is checked at the end, the moved objects' included.
+ */
+static void frag(void)
+{
+	size_t freed = 0;
+
+	for (size_t i = 0; i < npages; i++) {
+		if (!(pc_mix(i * 0x9e3779b97f4a7c15ull) & 1))
+			continue;
+		if (madvise(mem + i * PC_PAGE, PC_PAGE, MADV_DONTNEED) != 0)
+			pc_fail("madvise(MADV_DONTNEED): %s", strerror(errno));
+		ver[i] = VER_FREED;
+		freed++;
+	}
+	for (size_t i = 0; i < npages; i++)
+		if (ver[i] == VER_FREED)
+			page_check(i);	/* zeros; the others stay where they are */
+	struct zswap_stats st;
+	pc_stats(&st);
+	fprintf(stderr, "%s: frag_freed=%zu stored_pages=%llu mem_used_total=%llu compr_data_size=%llu\n", pc.name,
+		freed, (unsigned long long)st.stored_pages, (unsigned long long)st.mem_used_total,
+		(unsigned long long)st.compr_data_size);
+	for (size_t i = 0; i < npages; i++)
+		if (ver[i] == VER_FREED) {
+			ver[i] = 1;
+			page_write(i);
+		}
+	printf("freed and rewrote %zu pages\n", freed);
+}
+
 int main(int argc, char **argv)
 {
 	pc_init("prog_reclaim", &argc, argv);
 	if (argc < 3)
-		pc_fail("usage: prog_reclaim fill|random|hotcold|idle|hotstream|cold|cold-over MB [OPS|SECS|PASSES|CMB]");
+		pc_fail("usage: prog_reclaim fill|random|hotcold|idle|hotstream|cold|cold-over|frag MB [OPS|SECS|PASSES|CMB]");
 	const char *mode = argv[1];
 	size_t mb = strtoul(argv[2], NULL, 10);
 	unsigned long arg = argc > 3 ? strtoul(argv[3], NULL, 10) : 0;
@@ -470,6 +510,8 @@ int main(int argc, char **argv)
 		}
 		fprintf(stderr, "%s: idle_stored=%llu of %zu after %lu ms\n", pc.name,
 			(unsigned long long)st.stored_pages, npages, waited_ms);
+	} else if (strcmp(mode, "frag") == 0) {
+		frag();
 	} else if (strcmp(mode, "fill") != 0) {
 		pc_fail("unknown mode %s", mode);
 	}

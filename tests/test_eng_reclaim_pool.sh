@@ -7,7 +7,9 @@
 #    resident, the limit cannot hold (memory_events_max) and the program runs
 #    correctly all the same;
 #  - a working set whose compressed size alone is over the memory limit:
-#    the same, correct and finishing.
+#    the same, correct and finishing;
+#  - a pool left full of holes (half its pages given back): reclaim compacts
+#    it before evicting more, and every page reads back.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/..}/tests/eng_lib.sh"
 
 unit=$(eng_prog prog_reclaim_pool)
@@ -37,5 +39,16 @@ if eng_expect_rc 0 && eng_expect_no_libzswap && eng_expect_same_stdout "$ENG_TMP
 	over=$(stat memory_events_max)
 	eng_say "16M limit: memory_events_max ${over:-?}"
 	[ "${over:-0}" -gt 0 ] || eng_fail "an impossible limit was never reported (memory_events_max ${over:-?})"
+fi
+# A pool full of holes: half the stored pages given back at random, then
+# written again over the limit. Reclaim compacts before it evicts
+# (pages_compacted); every page, the moved objects' included, reads back.
+eng_run frag-plain plain "$prog" frag 96
+eng_expect_rc 0 && cp "$ENG_OUT" "$ENG_TMP/frag.ref"
+eng_run frag lib ZSWAP_MEMORY_LIMIT=32M "$prog" frag 96
+if eng_expect_rc 0 && eng_expect_no_libzswap && eng_expect_same_stdout "$ENG_TMP/frag.ref"; then
+	comp=$(stat pages_compacted)
+	eng_say "holes in the pool: pages_compacted ${comp:-?}"
+	[ "${comp:-0}" -gt 0 ] || eng_fail "reclaim never compacted a pool full of holes (pages_compacted ${comp:-?})"
 fi
 eng_finish
