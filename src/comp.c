@@ -26,9 +26,10 @@
  * 2,000 of the reclaim benchmark's pages and of 6,490 compressible pages of
  * text and ELF files got the kernel's size from lzo1x_1_15_compress, 16%
  * of the latter from lzo1x_1_compress (docs/bench/reclaim.md). The
- * stream format is the same LZO1X either way, so lzo1x_decompress_safe
- * reads it. The kernel's "lzo-rle" is a different bitstream (a version
- * byte and zero-run codes) that liblzo2 does not have: not offered.
+ * stream format is the same LZO1X either way; src/lzo.c decodes it (faster
+ * than liblzo2's lzo1x_decompress_safe). The kernel's "lzo-rle" is a
+ * different bitstream (a version byte and zero-run codes) that liblzo2
+ * does not have: not offered.
  *
  * LZO cannot stop at an output limit the way LZ4 does: it compresses into a
  * scratch of COMP_LZO_BOUND bytes in the workspace, and only a result that
@@ -37,6 +38,7 @@
  */
 #include "config.h"
 #include "comp.h"
+#include "lzo.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -181,13 +183,11 @@ int comp_decompress(struct comp_ws *ws, const void *src, size_t len, void *dst)
 		return n == (int)ZS_PAGE_SIZE ? 0 : -EIO;
 	}
 	if (ws->comp == ZSWAP_COMP_LZO) {
-		/* The safe decoder checks both bounds: a corrupt entry ends in an
-		 * error code, never a write past the page or a read past src.
-		 * Trailing input (LZO_E_INPUT_NOT_CONSUMED) is corrupt too. */
-		lzo_uint n = ZS_PAGE_SIZE;
-		int r = lzo1x_decompress_safe(src, len, dst, &n, NULL);
-
-		return r == LZO_E_OK && n == ZS_PAGE_SIZE ? 0 : -EIO;
+		/* Our decoder (src/lzo.c: liblzo2's copies a byte at a time)
+		 * checks both bounds: a corrupt entry ends in -1, never a write
+		 * past the page or a read past src; trailing input is corrupt
+		 * too. */
+		return lzo1x_decode(src, len, dst, ZS_PAGE_SIZE) == (long)ZS_PAGE_SIZE ? 0 : -EIO;
 	}
 
 	size_t r = ZSTD_decompressDCtx(ws->dctx, dst, ZS_PAGE_SIZE, src, len);

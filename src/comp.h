@@ -9,8 +9,8 @@
  * nothing here allocates: LZ4 is used through LZ4_compress_fast_extState /
  * LZ4_decompress_safe, zstd through contexts made by ZSTD_initStaticCCtx /
  * ZSTD_initStaticDCtx over that block, which zstd never grows (it fails
- * instead, which the store counts), LZO through lzo1x_1_15_compress /
- * lzo1x_decompress_safe, which take their memory from the caller only.
+ * instead, which the store counts), LZO through lzo1x_1_15_compress, which
+ * takes its memory from the caller only, and our own decoder (src/lzo.c).
  *
  * A workspace is used by one thread at a time; the store hands them out.
  */

@@ -6,13 +6,16 @@
 #
 # Usage: tools/bench_reclaim_ab.sh [--runs N] [--patterns "uniform hotcold"]
 #            [--threads "1 2"] [--size W] [--limit L] [--bench PATH]
-#            [--out FILE] NAME=LIBZSWAP.so [NAME=LIBZSWAP.so ...]
+#            [--env "ZSWAP_VAR=VALUE ..."] [--out FILE]
+#            NAME=LIBZSWAP.so [NAME=LIBZSWAP.so ...]
+# --env sets options for every build alike (e.g. ZSWAP_COMPRESSOR=lzo);
+# any other ZSWAP_ variable in the environment is unset.
 # Prints one line per run (RESULT fields: wall_ms, refaults, allocstall-free)
 # to FILE (default /tmp/bench_reclaim_ab.raw) and a table: per pattern,
 # threads and build, the median wall_ms with the min..max of the runs, and
 # the median refaults.
 set -u
-runs=3 patterns="uniform hotcold" threads="1 2" size=512M limit=320M bench= out=/tmp/bench_reclaim_ab.raw
+runs=3 patterns="uniform hotcold" threads="1 2" size=512M limit=320M bench= out=/tmp/bench_reclaim_ab.raw libenv=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--runs) runs=$2; shift 2 ;;
@@ -22,6 +25,7 @@ while [ $# -gt 0 ]; do
 	--limit) limit=$2; shift 2 ;;
 	--bench) bench=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
+	--env) libenv=$2; shift 2 ;;
 	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*=*) break ;;
 	*) echo "bench_reclaim_ab.sh: unknown argument $1" >&2; exit 2 ;;
@@ -39,7 +43,8 @@ while [ $i -le "$runs" ]; do
 		for t in $threads; do
 			for b in "$@"; do
 				name=${b%%=*} lib=${b#*=}
-				line=$(env LD_PRELOAD="$lib" ZSWAP_MEMORY_LIMIT="$limit" "$bench" --size "$size" \
+				# shellcheck disable=SC2086 # --env is a list of words
+				line=$(env $libenv LD_PRELOAD="$lib" ZSWAP_MEMORY_LIMIT="$limit" "$bench" --size "$size" \
 					--pattern "$p" --threads "$t" 2>/dev/null | grep '^RESULT ')
 				w=$(echo "$line" | sed -n 's/.* wall_ms=\([0-9]*\).*/\1/p')
 				r=$(echo "$line" | sed -n 's/.* refaults=\([0-9]*\).*/\1/p')
