@@ -939,6 +939,69 @@ static void case_dontfork(bool raw_advice)
 	fa_parent_check("dontfork", p, q);
 }
 
+/*
+ * compact: forks while the reclaimer compacts the pool (run under
+ * ZSWAP_MEMORY_LIMIT). Each round gives back a pseudo-random half of a
+ * mostly stored working set (holes all over the pool's zspages), forks a
+ * child that checks every third page, and rewrites the freed pages in the
+ * parent meanwhile: the charge climbs over the limit and reclaim compacts
+ * (src/reclaim.c reclaim_compact) while the child runs. A fork that copied
+ * the pool with a class lock held or an object half moved would hang the
+ * child or give it wrong bytes.
+ */
+#define CP_PAGES	(64 * PC_MIB / PC_PAGE)
+#define CP_FREED	UINT32_MAX
+
+static uint32_t *cp_ver;
+
+static void cp_check(const char *who, const char *p, size_t i)
+{
+	static unsigned char expect[PC_PAGE];
+
+	if (cp_ver[i] == CP_FREED)
+		memset(expect, 0, PC_PAGE);
+	else
+		pc_fill(expect, PC_TEXT, pc_page_seed(SEED_BASE + cp_ver[i], i));
+	if (memcmp(p + i * PC_PAGE, expect, PC_PAGE) != 0)
+		pc_fail("compact: %s: page %zu (version %u) is wrong", who, i, cp_ver[i]);
+}
+
+static void case_compact(void)
+{
+	char *p = pc_map(CP_PAGES * PC_PAGE);
+
+	cp_ver = calloc(CP_PAGES, sizeof(*cp_ver));
+	if (!cp_ver)
+		pc_fail("calloc");
+	pc_fill_range(p, CP_PAGES, PC_TEXT, SEED_BASE);
+	for (uint32_t r = 1; r <= 6; r++) {
+		for (size_t i = 0; i < CP_PAGES; i++) {
+			if (!(pc_mix(i * 0x9e3779b97f4a7c15ull + r) & 1))
+				continue;
+			if (madvise(p + i * PC_PAGE, PC_PAGE, MADV_DONTNEED) != 0)
+				pc_fail("madvise(MADV_DONTNEED): %s", strerror(errno));
+			cp_ver[i] = CP_FREED;
+		}
+		pid_t pid = fork_flushed();
+		if (pid == 0) {
+			child_start("compact");
+			for (size_t i = 0; i < CP_PAGES; i += 3)
+				cp_check("child", p, i);
+			_exit(0);
+		}
+		for (size_t i = 0; i < CP_PAGES; i++)
+			if (cp_ver[i] == CP_FREED) {
+				cp_ver[i] = r;
+				pc_fill(p + i * PC_PAGE, PC_TEXT, pc_page_seed(SEED_BASE + r, i));
+			}
+		wait_child("compact", pid);
+	}
+	for (size_t i = 0; i < CP_PAGES; i++)
+		cp_check("parent", p, i);
+	free(cp_ver);
+	munmap(p, CP_PAGES * PC_PAGE);
+}
+
 int main(int argc, char **argv)
 {
 	pc_init("prog_fork", &argc, argv);
@@ -984,6 +1047,8 @@ int main(int argc, char **argv)
 			case_dontfork(false);
 		else if (strcmp(c, "dontfork-raw") == 0)
 			case_dontfork(true);
+		else if (strcmp(c, "compact") == 0)
+			case_compact();
 		else
 			pc_fail("unknown case %s", c);
 		printf("%s ok\n", c);

@@ -8,8 +8,9 @@
 # their evicted buffers (mremap, munmap + mmap, MADV_DONTNEED; through the
 # interposed calls, and as raw system calls) while the main thread forks in a
 # loop, every child checking each buffer exactly; MADV_WIPEONFORK and
-# MADV_DONTFORK over evicted memory (tests/prog_fork.c). Each case runs with
-# and without the library, with the same output.
+# MADV_DONTFORK over evicted memory; forks while reclaim compacts the pool
+# (tests/prog_fork.c). Each case runs with and without the library, with the
+# same output.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/..}/tests/eng_lib.sh"
 
 prog=$(eng_prog prog_fork)
@@ -27,4 +28,6 @@ eng_compare_run fork-vmrace-raw ZSWAP_MIN_REGION=64K "$prog" vmrace-raw
 for c in wipeonfork dontfork dontfork-raw; do
 	eng_compare_run "fork-$c" "$prog" "$c"
 done
+# Forks while reclaim compacts a pool full of holes (64 MiB under 24M).
+eng_compare_run fork-compact ZSWAP_MEMORY_LIMIT=24M "$prog" compact
 eng_finish
