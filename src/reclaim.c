@@ -21,11 +21,11 @@
  * staging and in the pool; m covers that, so the peak stays under the limit
  * at 320 MiB). Background reclaim wakes above high = hold - band/16 and
  * stops below low_bg = hold - band/8, a few hundred KiB under the hold
- * line, band = m but at least three of growth.c's held steps. A held request
- * larger than half of that room (a step of malloc's growth: faults fill at
- * most 16 pages) makes it go down to low = hold - band. Keeping the charge near the
- * limit is what keeps the working set resident: every MiB of charge is ~1.8
- * MiB of it at lz4's ratio.
+ * line, band = m but at least three of growth.c's held steps. A held
+ * request larger than half of that room (a step of malloc's growth: faults
+ * fill at most 16 pages) makes it go down to low = hold - band. Keeping the
+ * charge near the limit is what keeps the working set resident: every MiB
+ * of charge is ~1.8 MiB of it at lz4's ratio.
  *
  * The throttle. reclaim_throttle() runs in a handler thread before it fills
  * or loads pages. Above the limit it says "hold": the handler lets go of
@@ -102,9 +102,9 @@
 #endif
 /* Background reclaim runs from band/RECLAIM_BG_DIV below the hold line
  * down to twice that; a held step of growth takes the charge down to the
- * whole band. 2 (from half the band to
- * all of it, sessions 3-8) kept the charge 2.3 MiB lower on average and
- * cost ~1.2 % more refaults (docs/DESIGN.md "The charge and the limit"). */
+ * whole band. Until session 9 it ran from half the band to all of it: the
+ * charge 2.1 MiB lower on average, ~1.2 % more refaults (docs/DESIGN.md
+ * "The charge and the limit"). */
 #ifndef RECLAIM_BG_DIV
 #define RECLAIM_BG_DIV		16
 #endif
