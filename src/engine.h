@@ -66,6 +66,7 @@ struct engine {
 	_Atomic uint64_t remove_seq;	/* bumped by every processed REMOVE of program memory */
 	_Atomic bool lock_future;	/* mlockall(MCL_FUTURE): manage nothing new */
 	_Atomic int start_gate;		/* a fork child's threads wait while 1 (engine_gate_wait) */
+	_Atomic int evict_touching;	/* the evictor is in a call that may fault on program memory */
 	struct engine_counters cnt;
 };
 
@@ -121,6 +122,8 @@ void engine_fork_advice(uintptr_t addr, size_t len);
 /* pthread_attr_setstack(addr, size) was made: the top of that stack leaves
  * management for good (interpose.c says why). */
 void engine_thread_stack(uintptr_t addr, size_t size);
+/* The same for pthread_attr_setstackaddr(top): the size is not known. */
+void engine_thread_stack_top(uintptr_t top);
 void engine_unlocked(uintptr_t addr, size_t len);
 int engine_mlockall(int flags);
 int engine_munlockall(void);

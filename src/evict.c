@@ -841,9 +841,17 @@ static size_t evict_range_sel(uintptr_t start, uintptr_t end, bool sel, size_t w
 			/* Make the shared pages exclusive the way a write would, but
 			 * without touching their contents (a concurrent writer's data
 			 * is never at risk), then take the batch once more. */
+			/* A page may have gone since the scan (the program's
+			 * MADV_DONTNEED or munmap): populating it then faults,
+			 * and this thread waits for a handler like any other.
+			 * No fault may be held at the limit meanwhile: the
+			 * reclaimer making room may be this very thread
+			 * (reclaim_throttle). */
+			atomic_fetch_add(&eng.evict_touching, 1);
 			for (size_t i = 0; i < st->nbusy; i++)
 				syscall(SYS_madvise, st->busy[i].start, st->busy[i].end - st->busy[i].start,
 					MADV_POPULATE_WRITE);
+			atomic_fetch_sub(&eng.evict_touching, 1);
 			st->busy_retry = true;
 			continue;
 		}

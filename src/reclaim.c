@@ -391,8 +391,10 @@ bool reclaim_throttle(size_t npages)
 		reclaim_kick();
 	if (est > rc.hold) {
 		/* A forked child that kept its pages has no reclaimer: nobody
-		 * would ever make room. Its faults are not held. */
-		if (syscall(SYS_getpid) != rc.pid)
+		 * would ever make room. Its faults are not held. Nor while the
+		 * evictor populates shared pages: the fault may be its own
+		 * (evict.c), and held it would wait for itself. */
+		if (syscall(SYS_getpid) != rc.pid || atomic_load_explicit(&eng.evict_touching, memory_order_relaxed))
 			return false;
 		if (!atomic_load_explicit(&rc.stuck, memory_order_relaxed)) {
 			atomic_store(&rc.waiters, 1);
