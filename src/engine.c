@@ -627,6 +627,12 @@ void engine_thread_stack(uintptr_t addr, size_t size)
 	engine_unmanage(start, end, true, REGION_KEEPOUT);
 }
 
+void engine_thread_stack_top(uintptr_t top)
+{
+	if (top > ENGINE_STACK_TOP_KEEP)
+		engine_thread_stack(top - ENGINE_STACK_TOP_KEEP, ENGINE_STACK_TOP_KEEP);
+}
+
 void engine_unlocked(uintptr_t addr, size_t len)
 {
 	uintptr_t start = addr & ZS_PAGE_MASK;

@@ -137,9 +137,10 @@ ZSWAP_EXPORT int madvise(void *addr, size_t len, int advice)
  * stack was evicted, woken to end with the exit system call, with glibc's
  * rseq off (with rseq on, the kernel's own rseq update on the way back to
  * user space brings the page back first). So the top of a given stack is
- * never managed. pthread_attr_setstack is the one way to give a thread its
- * stack (the deprecated pthread_attr_setstackaddr is not seen). The real
- * one is the next definition (not a system call).
+ * never managed, whether given with pthread_attr_setstack or with the
+ * deprecated pthread_attr_setstackaddr (its address is the stack's top: the
+ * descriptor sits just below it). The real ones are the next definitions
+ * (not system calls).
  */
 typedef int (*setstack_fn)(pthread_attr_t *, void *, size_t);
 
@@ -157,6 +158,27 @@ ZSWAP_EXPORT int pthread_attr_setstack(pthread_attr_t *attr, void *stack, size_t
 	int r = f(attr, stack, size);
 	if (r == 0 && engine_running())
 		engine_thread_stack((uintptr_t)stack, size);
+	return r;
+}
+
+typedef int (*setstackaddr_fn)(pthread_attr_t *, void *);
+
+ZSWAP_EXPORT int pthread_attr_setstackaddr(pthread_attr_t *attr, void *top)
+{
+	static _Atomic(setstackaddr_fn) next;
+	setstackaddr_fn f = atomic_load_explicit(&next, memory_order_acquire);
+
+	if (!f) {
+		f = (setstackaddr_fn)growth_next_def("pthread_attr_setstackaddr");
+		if (!f)
+			return ENOSYS;
+		atomic_store_explicit(&next, f, memory_order_release);
+	}
+	int r = f(attr, top);
+	/* Its size is not known here (pthread_attr_setstacksize may come
+	 * before or after): the top is all that must stay out. */
+	if (r == 0 && engine_running())
+		engine_thread_stack_top((uintptr_t)top);
 	return r;
 }
 

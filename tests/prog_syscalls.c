@@ -34,6 +34,8 @@
  *              exit, and serves no userfaultfd fault then); the script runs
  *              it with glibc's rseq off (with it on, the kernel's rseq
  *              update would bring the page back anyway)
+ *   stackexit-addr the same, the stack given with the deprecated
+ *              pthread_attr_setstacksize + pthread_attr_setstackaddr
  *   iovec      readv, preadv and recvmsg scattering into evicted buffers,
  *              writev and sendmsg gathering from them, the iovec array (and
  *              the msghdr) evicted too; every byte of the mapping checked
@@ -759,7 +761,20 @@ static void *rx_main(void *arg)
 	return NULL;
 }
 
-static void case_stackexit(void)
+/* Given with the deprecated pair (size first, then the top's address), as
+ * older programs do. */
+static void rx_setstack_addr(pthread_attr_t *attr, char *stk, size_t size)
+{
+	if (pthread_attr_setstacksize(attr, size) != 0)
+		pc_fail("pthread_attr_setstacksize");
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+	if (pthread_attr_setstackaddr(attr, stk + size) != 0)
+		pc_fail("pthread_attr_setstackaddr");
+#pragma GCC diagnostic pop
+}
+
+static void case_stackexit(bool addr_api)
 {
 	char *stk = pc_map(TS_MAP * PC_PAGE);
 	pthread_attr_t attr;
@@ -769,9 +784,12 @@ static void case_stackexit(void)
 	if (pipe(pfd) != 0)
 		pc_fail("pipe: %s", strerror(errno));
 	rx_rfd = pfd[0];
+	atomic_store(&rx_tid, 0);
 	pc_fill_range(stk, TS_MAP, PC_BINARY, 82);
 	pthread_attr_init(&attr);
-	if (pthread_attr_setstack(&attr, stk, TS_MAP * PC_PAGE) != 0)
+	if (addr_api)
+		rx_setstack_addr(&attr, stk, TS_MAP * PC_PAGE);
+	else if (pthread_attr_setstack(&attr, stk, TS_MAP * PC_PAGE) != 0)
 		pc_fail("pthread_attr_setstack");
 	if (pthread_create(&t, &attr, rx_main, NULL) != 0)
 		pc_fail("pthread_create");
@@ -797,7 +815,7 @@ static void case_stackexit(void)
 	close(pfd[0]);
 	close(pfd[1]);
 	munmap(stk, TS_MAP * PC_PAGE);
-	printf("stackexit ok\n");
+	printf("stackexit%s ok\n", addr_api ? "-addr" : "");
 }
 
 static void case_threadstack(void)
@@ -1098,7 +1116,7 @@ static void case_exit(bool from_thread)
 int main(int argc, char **argv)
 {
 	static const char *const all[] = { "read", "pread", "recv", "write", "futex", "signal", "threadexit",
-					   "altstack", "threadstack", "stackexit", "iovec" };
+					   "altstack", "threadstack", "stackexit", "stackexit-addr", "iovec" };
 	const char *env = getenv("TMPDIR");
 
 	pc_init("prog_syscalls", &argc, argv);
@@ -1132,7 +1150,9 @@ int main(int argc, char **argv)
 		else if (strcmp(c, "threadstack") == 0)
 			case_threadstack();
 		else if (strcmp(c, "stackexit") == 0)
-			case_stackexit();
+			case_stackexit(false);
+		else if (strcmp(c, "stackexit-addr") == 0)
+			case_stackexit(true);
 		else if (strcmp(c, "iovec") == 0)
 			case_iovec();
 		else if (strcmp(c, "exit") == 0)

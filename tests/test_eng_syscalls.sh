@@ -16,6 +16,7 @@ done
 # descriptor (the thread ID the kernel clears at exit) must not have been
 # evicted. With glibc's rseq off, nothing else brings that page back first.
 eng_compare_run "sys-stackexit" GLIBC_TUNABLES=glibc.pthread.rseq=0 "$prog" stackexit
+eng_compare_run "sys-stackexit-addr" GLIBC_TUNABLES=glibc.pthread.rseq=0 "$prog" stackexit-addr
 
 # exit(0) from main while 4 threads fault: status 0, the process ends (the
 # timeout of eng_run catches a hang). Repeated: the window is narrow.
