@@ -142,38 +142,40 @@ ZSWAP_EXPORT int madvise(void *addr, size_t len, int advice)
  * descriptor sits just below it). The real ones are the next definitions
  * (not system calls).
  */
+/* The next definition of name (glibc's), found once and kept in *slot;
+ * NULL if there is none. */
+static void *interpose_next(_Atomic(void *) *slot, const char *name)
+{
+	void *f = atomic_load_explicit(slot, memory_order_acquire);
+
+	if (!f && (f = growth_next_def(name)))
+		atomic_store_explicit(slot, f, memory_order_release);
+	return f;
+}
+
 typedef int (*setstack_fn)(pthread_attr_t *, void *, size_t);
+typedef int (*setstackaddr_fn)(pthread_attr_t *, void *);
 
 ZSWAP_EXPORT int pthread_attr_setstack(pthread_attr_t *attr, void *stack, size_t size)
 {
-	static _Atomic(setstack_fn) next;
-	setstack_fn f = atomic_load_explicit(&next, memory_order_acquire);
+	static _Atomic(void *) next;
+	setstack_fn f = (setstack_fn)interpose_next(&next, "pthread_attr_setstack");
 
-	if (!f) {
-		f = (setstack_fn)growth_next_def("pthread_attr_setstack");
-		if (!f)
-			return ENOSYS;
-		atomic_store_explicit(&next, f, memory_order_release);
-	}
+	if (!f)
+		return ENOSYS;
 	int r = f(attr, stack, size);
 	if (r == 0 && engine_running())
 		engine_thread_stack((uintptr_t)stack, size);
 	return r;
 }
 
-typedef int (*setstackaddr_fn)(pthread_attr_t *, void *);
-
 ZSWAP_EXPORT int pthread_attr_setstackaddr(pthread_attr_t *attr, void *top)
 {
-	static _Atomic(setstackaddr_fn) next;
-	setstackaddr_fn f = atomic_load_explicit(&next, memory_order_acquire);
+	static _Atomic(void *) next;
+	setstackaddr_fn f = (setstackaddr_fn)interpose_next(&next, "pthread_attr_setstackaddr");
 
-	if (!f) {
-		f = (setstackaddr_fn)growth_next_def("pthread_attr_setstackaddr");
-		if (!f)
-			return ENOSYS;
-		atomic_store_explicit(&next, f, memory_order_release);
-	}
+	if (!f)
+		return ENOSYS;
 	int r = f(attr, top);
 	/* Its size is not known here (pthread_attr_setstacksize may come
 	 * before or after): the top is all that must stay out. */
