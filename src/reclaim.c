@@ -88,8 +88,8 @@
  * "Known bad case"). */
 #define RECLAIM_SCAN_RATIO	16
 #define RECLAIM_PAUSE_MAX_MS	100	/* longest back-off */
-/* The hold line sits a margin m below the limit, background reclaim runs
- * from half a band below it down to a band below it. m is limit/96, but at
+/* The hold line sits a margin m below the limit; background reclaim runs
+ * from band/RECLAIM_BG_DIV below it (below). m is limit/96, but at
  * least what the charge rises above the hold line while faults are being
  * held (a batch in the pool before its staging area is emptied, pages filled
  * between two readings: 2.3-2.9 MiB measured at 320 MiB) unless the limit

@@ -60,8 +60,10 @@ static size_t read_all(int fd, char *buf, size_t cap)
 }
 
 /* Run opt_load(envp) in a child (envp NULL: the child's environ becomes
- * use_environ first) and collect its stderr, return value and values. */
-static void load_in_child(char *const *envp, char **use_environ, struct load_result *res)
+ * use_environ first) and collect its stderr, return value and values. The
+ * tests' environments are string literals: const here, cast once to the
+ * type of environ that opt_load takes (it never writes through it). */
+static void load_in_child(const char *const *envp, const char *const *use_environ, struct load_result *res)
 {
 	int errp[2], resp[2], status;
 	pid_t pid;
@@ -85,8 +87,8 @@ static void load_in_child(char *const *envp, char **use_environ, struct load_res
 		close(resp[0]);
 		dup2(errp[1], 2);
 		if (!envp)
-			environ = use_environ;
-		n = opt_load(&v, envp);
+			environ = (char **)use_environ;
+		n = opt_load(&v, (char *const *)envp);
 		if (write(resp[1], &n, sizeof(n)) != sizeof(n) ||
 		    write(resp[1], &v, sizeof(v)) != sizeof(v))
 			_exit(98);
@@ -113,7 +115,7 @@ static void load_in_child(char *const *envp, char **use_environ, struct load_res
 
 static void load1(const char *entry, struct load_result *res)
 {
-	char *envp[] = { (char *)entry, NULL };
+	const char *envp[] = { entry, NULL };
 
 	load_in_child(envp, NULL, res);
 }
@@ -304,13 +306,13 @@ static void test_good_values(void)
 
 	/* Names that are not options but are set on purpose are left alone,
 	 * and so is everything outside the ZSWAP_ prefix. */
-	char *quiet[] = { "ZSWAP_LIB=/x/libzswap.so", "ZSWAP_BUILDDIR=/b", "ZSWAP_SRCDIR=/s",
+	const char *quiet[] = { "ZSWAP_LIB=/x/libzswap.so", "ZSWAP_BUILDDIR=/b", "ZSWAP_SRCDIR=/s",
 			  "PATH=/bin", "ZSWAPX=1", "LD_PRELOAD=libzswap.so", NULL };
 	load_in_child(quiet, NULL, &res);
 	CHECK(res.problems == 0 && res.err_len == 0, "quiet names: %s", res.err);
 
 	/* opt_load(v, NULL) reads environ. */
-	char *env[] = { "HOME=/", "ZSWAP_FAULT_THREADS=4", "ZSWAP_COMPRESSOR=zstd:5", NULL };
+	const char *env[] = { "HOME=/", "ZSWAP_FAULT_THREADS=4", "ZSWAP_COMPRESSOR=zstd:5", NULL };
 	load_in_child(NULL, env, &res);
 	CHECK(res.problems == 0 && res.v.fault_threads == 4 && res.v.comp == ZSWAP_COMP_ZSTD &&
 	      res.v.comp_level == 5, "environ: %d %u %s", res.problems, res.v.fault_threads, res.err);
@@ -475,7 +477,7 @@ static void test_bad_values(void)
 	      strstr(res.err, "ZSWAP_VERBOSE=\"\": expected"), "%s", res.err);
 
 	/* Set twice: the first counts (as getenv would see), the second is named. */
-	char *twice[] = { "ZSWAP_NR_POOLS=4", "ZSWAP_NR_POOLS=8", NULL };
+	const char *twice[] = { "ZSWAP_NR_POOLS=4", "ZSWAP_NR_POOLS=8", NULL };
 	load_in_child(twice, NULL, &res);
 	CHECK(res.problems == 1 && res.nlines == 1 && res.v.nr_pools == 4 &&
 	      strstr(res.err, "ZSWAP_NR_POOLS=\"8\"") && strstr(res.err, "ignored"),
@@ -565,7 +567,7 @@ static void test_unknown_names(void)
 
 static void test_several(void)
 {
-	char *env[] = {
+	const char *env[] = {
 		"HOME=/root",
 		"ZSWAP_NR_POOLS=8",		/* good */
 		"ZSWAP_ZSPAGE_ORDER=9",		/* bad */
@@ -599,7 +601,7 @@ static void test_several(void)
 	}
 
 	/* Eleven bad values at once: eleven lines (below zlog's burst of 20). */
-	char *all_bad[OPT__COUNT + 1];
+	const char *all_bad[OPT__COUNT + 1];
 	static char entries[OPT__COUNT][64];
 	for (int i = 0; i < OPT__COUNT; i++) {
 		snprintf(entries[i], sizeof(entries[i]), "%s=bogus", opt_table[i].name);

@@ -10,10 +10,10 @@
 #            NAME=LIBZSWAP.so [NAME=LIBZSWAP.so ...]
 # --env sets options for every build alike (e.g. ZSWAP_COMPRESSOR=lzo);
 # any other ZSWAP_ variable in the environment is unset.
-# Prints one line per run (RESULT fields: wall_ms, refaults, allocstall-free)
-# to FILE (default /tmp/bench_reclaim_ab.raw) and a table: per pattern,
-# threads and build, the median wall_ms with the min..max of the runs, and
-# the median refaults.
+# Prints one line per run (RESULT fields: wall_ms, refaults, bad_pages,
+# vmhwm_mb) to FILE (default /tmp/bench_reclaim_ab.raw) and a table: per
+# pattern, threads and build, the median wall_ms with the min..max of the
+# runs, the median refaults and the highest peak RSS (VmHWM, MiB).
 set -u
 runs=3 patterns="uniform hotcold" threads="1 2" size=512M limit=320M bench= out=/tmp/bench_reclaim_ab.raw libenv=
 while [ $# -gt 0 ]; do
@@ -49,7 +49,8 @@ while [ $i -le "$runs" ]; do
 				w=$(echo "$line" | sed -n 's/.* wall_ms=\([0-9]*\).*/\1/p')
 				r=$(echo "$line" | sed -n 's/.* refaults=\([0-9]*\).*/\1/p')
 				bad=$(echo "$line" | sed -n 's/.* bad_pages=\([0-9]*\).*/\1/p')
-				echo "$p $t $name $i wall_ms=${w:-fail} refaults=${r:--} bad_pages=${bad:--}" | tee -a "$out" >&2
+				hwm=$(echo "$line" | sed -n 's/.* vmhwm_mb=\([0-9.]*\).*/\1/p')
+				echo "$p $t $name $i wall_ms=${w:-fail} refaults=${r:--} bad_pages=${bad:--} vmhwm_mb=${hwm:--}" | tee -a "$out" >&2
 			done
 		done
 	done
@@ -59,7 +60,9 @@ echo "date $(date -u +%H:%M:%S) loadavg $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 awk '
 function med(s,   n, a, i, j, t) { n = split(s, a, " "); for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
 	lo = a[1]; hi = a[n]; return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-{ k = $1 " " $2 " " $3; sub(/wall_ms=/, "", $5); sub(/refaults=/, "", $6); w[k] = w[k] " " $5; r[k] = r[k] " " $6; if (!(k in seen)) { seen[k] = 1; o[++n] = k } }
-END { print "| pattern | threads | build | wall ms median (min..max) | refaults median |"; print "|---|---|---|---|---|"
+{ k = $1 " " $2 " " $3; sub(/wall_ms=/, "", $5); sub(/refaults=/, "", $6); sub(/vmhwm_mb=/, "", $8)
+	w[k] = w[k] " " $5; r[k] = r[k] " " $6; if (!(k in seen)) { seen[k] = 1; o[++n] = k; p[k] = "-" }
+	if ($8 != "-" && (p[k] == "-" || $8 + 0 > p[k] + 0)) p[k] = $8 }
+END { print "| pattern | threads | build | wall ms median (min..max) | refaults median | peak MiB |"; print "|---|---|---|---|---|---|"
 	for (i = 1; i <= n; i++) { k = o[i]; m = med(w[k]); l = lo; h = hi; split(k, f, " ")
-		printf "| %s | %s | %s | %s (%s..%s) | %s |\n", f[1], f[2], f[3], m, l, h, med(r[k]) } }' "$out"
+		printf "| %s | %s | %s | %s (%s..%s) | %s | %s |\n", f[1], f[2], f[3], m, l, h, med(r[k]), p[k] } }' "$out"
