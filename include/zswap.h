@@ -85,6 +85,7 @@ struct zswap_stats {
 	uint64_t memory_events_max;		/* faults let through over the limit: nothing left to reclaim */
 	uint64_t reclaim_backoff;		/* times reclaim paused: refaults outpaced it, or the pool was full */
 	uint64_t pgactivate;			/* pages reclaim found written since its last look: kept */
+	uint64_t watermark_boost;		/* bytes: how much earlier background reclaim starts now, after held faults */
 };
 
 /* Compress the managed pages of [addr, addr + len) into the pool and drop

@@ -687,16 +687,20 @@ static size_t evict_finish(struct evict_stage *st)
 	atomic_store_explicit(&st->helped, 0, memory_order_relaxed);
 	atomic_store_explicit(&st->claim, ((uint64_t)st->seq << 32) | ((uint64_t)st->n << 16), memory_order_release);
 	bool open = atomic_compare_exchange_strong(&evict_open, &none, st);
+	uint64_t p0 = prof_now();	/* an instrumented build only (hist.h) */
 	while ((c = evict_claim(st)) >= 0) {
 		evict_compress(st, (size_t)c);
 		mine++;
 	}
+	prof_add(PROF_EV_COMPRESS, p0);
 	if (open)
 		atomic_store(&evict_open, NULL);
 	/* Helpers finish the page each took (a few microseconds); a late one
 	 * may have taken pages even when this batch was not the open one. */
+	p0 = prof_now();
 	while (mine + atomic_load_explicit(&st->helped, memory_order_acquire) < st->n)
 		sched_yield();
+	prof_add(PROF_EV_HELPWAIT, p0);
 	for (size_t k = 0; k < st->n; k++) {
 		struct evict_page *pg = &st->pages[k];
 		struct slot *s = &pg->arr->slots[pg->idx];
@@ -729,7 +733,9 @@ static size_t evict_finish(struct evict_stage *st)
 	atomic_fetch_add_explicit(&eng.cnt.evicted_pages, stored, memory_order_relaxed);
 
 	/* Empty the stage (raises a REMOVE event: never under ev_lock). */
+	p0 = prof_now();
 	syscall(SYS_madvise, st->base, st->n << ZS_PAGE_SHIFT, MADV_DONTNEED);
+	prof_add(PROF_EV_EMPTY, p0);
 
 	for (size_t k = 0; k < st->n; k++) {
 		struct evict_page *pg = &st->pages[k];
@@ -802,12 +808,16 @@ static size_t evict_range_sel(uintptr_t start, uintptr_t end, bool sel, size_t w
 		struct evict_scan pre = { .nr = -1 };
 		struct region_ref pref;
 		uint64_t pgen = atomic_load(&eng.ev_gen);
+		uint64_t p0 = prof_now();	/* an instrumented build only (hist.h) */
 		if (EVICT_SCAN_EARLY && region_lookup(cur, &pref, false) && pref.arr &&
 		    !(pref.flags & REGION_UNMANAGEABLE))
 			evict_scan(st, &pre, cur, evict_batch_end(st, &pref, cur, end), sel);
+		prof_add(PROF_EV_SCAN, p0);
 
+		p0 = prof_now();
 		pthread_rwlock_rdlock(&eng.ev_lock);
-		uint64_t p0 = prof_now();	/* an instrumented build only (hist.h) */
+		prof_add(PROF_EV_RDLOCK, p0);
+		p0 = prof_now();
 		if (!region_lookup(cur, &ref, true)) {
 			uintptr_t skip_to;
 			if (!evict_adopt(cur, &skip_to))

@@ -83,7 +83,8 @@ static _Atomic uint64_t prof_n[PROF_NR], prof_ns[PROF_NR], prof_long_ns[PROF_NR]
 static _Atomic uint64_t prof_sec_ns[PROF_SECS][PROF_NR], prof_t0;
 static const char *const prof_names[PROF_NR] = {
 	"defer", "wrlock", "read", "rdlock", "hold", "help", "load", "install", "wake",
-	"readahead", "serve", "ev_hold", "move", "decomp",
+	"readahead", "serve", "ev_hold", "move", "decomp", "ev_rdlock", "ev_scan",
+	"ev_compress", "ev_helpwait", "ev_empty", "rc_idle",
 };
 
 void prof_add_ns(enum prof_phase p, uint64_t ns)
@@ -125,6 +126,9 @@ __attribute__((destructor)) static void prof_dump(void)
 		     " wake %4llu ra %4llu serve %4llu ev_hold %4llu move %4llu", sec, v[PROF_DEFER], v[PROF_WRLOCK],
 		     v[PROF_RDLOCK], v[PROF_HOLD], v[PROF_HELP], v[PROF_LOAD], v[PROF_INSTALL], v[PROF_WAKE],
 		     v[PROF_READAHEAD], v[PROF_SERVE], v[PROF_EV_HOLD], v[PROF_MOVE]);
+		zlog("prof_e %2d ev_rdlock %4llu ev_scan %4llu ev_hold %4llu ev_compress %4llu ev_helpwait %4llu"
+		     " ev_empty %4llu rc_idle %4llu", sec, v[PROF_EV_RDLOCK], v[PROF_EV_SCAN], v[PROF_EV_HOLD],
+		     v[PROF_EV_COMPRESS], v[PROF_EV_HELPWAIT], v[PROF_EV_EMPTY], v[PROF_RC_IDLE]);
 	}
 }
 #endif

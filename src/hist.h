@@ -71,6 +71,12 @@ enum prof_phase {
 	PROF_EV_HOLD,		/* the evictor's hold of ev_lock (read) for one range */
 	PROF_MOVE,		/* one UFFDIO_MOVE call of the evictor */
 	PROF_DECOMP,		/* zswap_load_page() of a refault alone (within PROF_LOAD) */
+	PROF_EV_RDLOCK,		/* the evictor waiting for ev_lock's read side */
+	PROF_EV_SCAN,		/* the evictor's PAGEMAP_SCAN before the lock */
+	PROF_EV_COMPRESS,	/* the evictor compressing its own share of a batch */
+	PROF_EV_HELPWAIT,	/* the evictor waiting for helpers' pages */
+	PROF_EV_EMPTY,		/* MADV_DONTNEED of a stage (its REMOVE read by a handler) */
+	PROF_RC_IDLE,		/* the reclaimer asleep between steps */
 	PROF_NR
 };
 

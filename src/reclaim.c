@@ -25,7 +25,8 @@
  * request larger than half of that room (a step of malloc's growth: faults
  * fill at most 16 pages) makes it go down to low = hold - band. Keeping the
  * charge near the limit is what keeps the working set resident: every MiB
- * of charge is ~1.8 MiB of it at lz4's ratio.
+ * of charge is ~1.8 MiB of it at lz4's ratio. While faults keep being held,
+ * high and low_bg sit lower by a boost (reclaim_boost) that calm undoes.
  *
  * The throttle. reclaim_throttle() runs in a handler thread before it fills
  * or loads pages. Above the limit it says "hold": the handler lets go of
@@ -66,6 +67,7 @@
 #include "engine.h"
 #include "evict.h"
 #include "growth.h"
+#include "hist.h"
 #include "log.h"
 #include "maps.h"
 #include "prim.h"
@@ -107,6 +109,17 @@
  * "The charge and the limit"). */
 #ifndef RECLAIM_BG_DIV
 #define RECLAIM_BG_DIV		16
+#endif
+/* Watermark boost (reclaim_boost): on (1) or off (0), its step and its
+ * largest value as fractions of the band. */
+#ifndef RECLAIM_BOOST
+#define RECLAIM_BOOST		1
+#endif
+#ifndef RECLAIM_BOOST_STEP
+#define RECLAIM_BOOST_STEP	16
+#endif
+#ifndef RECLAIM_BOOST_MAX
+#define RECLAIM_BOOST_MAX	2
 #endif
 /* Compaction before eviction (reclaim_compact): on (1) or off (0), and the
  * fewest pages it must be able to free. */
@@ -162,6 +175,13 @@
 
 static struct {
 	uint64_t limit, hold, high, low_bg, low;	/* bytes; 0 limit = none */
+	uint64_t band;			/* hold - low */
+	/* Watermark boost (reclaim_boost): how much lower than high and low_bg
+	 * background reclaim wakes and stops while faults keep being held, and
+	 * allocstall when last looked at. The reclaimer's alone; wake (high -
+	 * boost) is what handlers compare with. */
+	uint64_t boost, boost_stalls;
+	_Atomic uint64_t wake;
 	unsigned int cold_age;		/* seconds; 0 = no proactive reclaim */
 	_Atomic bool on;		/* the thread runs */
 	long pid;			/* in this process (not in a forked child) */
@@ -387,7 +407,7 @@ bool reclaim_throttle(size_t npages)
 			  atomic_load_explicit(&rc.refaults_seen, memory_order_relaxed);
 	uint64_t est = atomic_load_explicit(&rc.charge, memory_order_relaxed) + (filled << ZS_PAGE_SHIFT);
 
-	if (est > rc.high)
+	if (est > atomic_load_explicit(&rc.wake, memory_order_relaxed))
 		reclaim_kick();
 	if (est > rc.hold) {
 		/* A forked child that kept its pages has no reclaimer: nobody
@@ -741,6 +761,36 @@ static void reclaim_proactive(void)
 	atomic_fetch_add(&rc.pgsteal_proactive, got);
 }
 
+/*
+ * Watermark boost (the kernel boosts kswapd's watermarks after an
+ * allocation had to wait): faults held since the last look mean background
+ * reclaim started too late for the rate pages come in (its step's pages
+ * leave the charge only when the step ends); wake and stop lower, by
+ * band/RECLAIM_BOOST_STEP more each time, up to band/RECLAIM_BOOST_MAX.
+ * A look with none held gives back an eighth (the loop looks after each
+ * step and at least every RECLAIM_POLL_MS: gone within a few hundred
+ * milliseconds of calm). The charge's mean drops by the boost only while
+ * faults are being held. Returns the boost.
+ */
+static uint64_t reclaim_boost(void)
+{
+	uint64_t stalls = atomic_load_explicit(&rc.allocstall, memory_order_relaxed);
+
+	if (!RECLAIM_BOOST)
+		return 0;
+	if (stalls != rc.boost_stalls) {
+		rc.boost_stalls = stalls;
+		rc.boost += rc.band / RECLAIM_BOOST_STEP;
+		if (rc.boost > rc.band / RECLAIM_BOOST_MAX)
+			rc.boost = rc.band / RECLAIM_BOOST_MAX;
+	} else {
+		/* An eighth back, all of it once under a page. */
+		rc.boost = rc.boost > ZS_PAGE_SIZE ? rc.boost - rc.boost / 8 : 0;
+	}
+	atomic_store_explicit(&rc.wake, rc.high - rc.boost, memory_order_relaxed);
+	return rc.boost;
+}
+
 void *reclaim_thread(void *arg)
 {
 	(void)arg;
@@ -768,8 +818,8 @@ void *reclaim_thread(void *arg)
 			reclaim_to(rc.low);
 			continue;
 		}
-		if (rc.limit && c > rc.high) {
-			reclaim_to(rc.low_bg);
+		if (rc.limit && c > rc.high - reclaim_boost()) {
+			reclaim_to(rc.low_bg - rc.boost);
 			continue;
 		}
 		if (rc.limit && atomic_load(&rc.stuck) && c <= rc.limit)
@@ -780,7 +830,9 @@ void *reclaim_thread(void *arg)
 			last_pass = reclaim_now();
 			continue;
 		}
+		uint64_t p0 = prof_now();	/* an instrumented build only (hist.h) */
 		reclaim_idle(rc.limit ? RECLAIM_POLL_MS : 1000);
+		prof_add(PROF_RC_IDLE, p0);
 	}
 	return NULL;
 }
@@ -835,6 +887,8 @@ int reclaim_init(void)
 	rc.high = rc.hold - band / RECLAIM_BG_DIV;
 	rc.low_bg = rc.hold - 2 * band / RECLAIM_BG_DIV;
 	rc.low = rc.hold - band;
+	rc.band = band;
+	atomic_store(&rc.wake, rc.high);
 	rc.pause_ms = 1;
 	rc.targets = prim_alloc(RECLAIM_TARGETS * sizeof(*rc.targets));
 	rc.statm_fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/statm", O_RDONLY | O_CLOEXEC);
@@ -879,6 +933,9 @@ int reclaim_fork_child(void)
 	rc.cold_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 	rc.ncold = 0;
 	rc.pause_ms = 1;
+	rc.boost = 0;
+	rc.boost_stalls = atomic_load(&rc.allocstall);
+	atomic_store(&rc.wake, rc.high);
 	reclaim_set_workingset(reclaim_read_charge(), reclaim_pool_bytes());
 	rc.pid = syscall(SYS_getpid);
 	return 1;
@@ -893,6 +950,7 @@ void reclaim_stats(struct zswap_stats *st)
 	st->pgsteal_proactive = atomic_load(&rc.pgsteal_proactive);
 	st->workingset_activate = atomic_load(&rc.activate);
 	st->allocstall = atomic_load(&rc.allocstall);
+	st->watermark_boost = rc.limit ? rc.high - atomic_load(&rc.wake) : 0;
 	st->memory_events_max = atomic_load(&rc.events_max);
 	st->reclaim_backoff = atomic_load(&rc.backoff);
 	st->pgactivate = atomic_load(&rc.pgactivate);

@@ -31,6 +31,11 @@
  *                                 unless B went before A (cold_case); MB
  *                                 must be well under the limit
  *   prog_reclaim cold-over MB CMB the same with MB over the limit
+ *   prog_reclaim boost MB         fill while a thread samples the library's
+ *                                 watermark_boost every millisecond, then
+ *                                 wait (at most 3 s) for it to be 0 again;
+ *                                 reports boost_peak, boost_end and the
+ *                                 fill's allocstall
  *
  * Every access checks the page's bytes; at the end every page is checked
  * again. stdout is the same with and without the library (a checksum per
@@ -41,6 +46,8 @@
  */
 #include "prog_common.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 
@@ -187,7 +194,7 @@ static void print_stats(void)
 	S(memory_max); S(memory_current); S(pgscan); S(pgsteal); S(pgsteal_proactive);
 	S(workingset_activate); S(allocstall); S(memory_events_max); S(reclaim_backoff);
 	S(refaults); S(zero_fill_pages); S(stored_pages); S(pool_limit_hit); S(mem_used_total);
-	S(evict_skipped_pages); S(pgactivate); S(pages_compacted);
+	S(evict_skipped_pages); S(pgactivate); S(pages_compacted); S(watermark_boost);
 #undef S
 }
 
@@ -434,11 +441,28 @@ static void frag(void)
 	printf("freed and rewrote %zu pages\n", freed);
 }
 
+/* boost mode: the largest watermark_boost seen while the fill runs. */
+static _Atomic bool boost_stop;
+static _Atomic unsigned long long boost_peak;
+
+static void *boost_sampler(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&boost_stop)) {
+		struct zswap_stats st;
+		pc_stats(&st);
+		if (st.watermark_boost > atomic_load(&boost_peak))
+			atomic_store(&boost_peak, st.watermark_boost);
+		usleep(1000);
+	}
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	pc_init("prog_reclaim", &argc, argv);
 	if (argc < 3)
-		pc_fail("usage: prog_reclaim fill|random|hotcold|idle|hotstream|cold|cold-over|frag MB [OPS|SECS|PASSES|CMB]");
+		pc_fail("usage: prog_reclaim fill|random|hotcold|idle|hotstream|cold|cold-over|frag|boost MB [OPS|SECS|PASSES|CMB]");
 	const char *mode = argv[1];
 	size_t mb = strtoul(argv[2], NULL, 10);
 	unsigned long arg = argc > 3 ? strtoul(argv[3], NULL, 10) : 0;
@@ -470,11 +494,19 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	struct zswap_stats f0, f1;
+	bool boost = strcmp(mode, "boost") == 0;
+	pthread_t sampler;
 
+	if (boost && pthread_create(&sampler, NULL, boost_sampler, NULL) != 0)
+		pc_fail("pthread_create");
 	pc_stats(&f0);
 	for (size_t i = 0; i < npages; i++)
 		page_write(i);
 	pc_stats(&f1);
+	if (boost) {
+		atomic_store(&boost_stop, true);
+		pthread_join(sampler, NULL);
+	}
 	printf("filled %zu pages\n", npages);
 	/* The first touches alone (with a limit set, the region is registered
 	 * at its mmap, so each one faults): test_eng_reclaim_limit.sh checks
@@ -512,6 +544,19 @@ int main(int argc, char **argv)
 			(unsigned long long)st.stored_pages, npages, waited_ms);
 	} else if (strcmp(mode, "frag") == 0) {
 		frag();
+	} else if (boost) {
+		/* Calm now: the boost must go back to 0 on its own. */
+		struct zswap_stats st;
+		unsigned long waited_ms = 0;
+		pc_stats(&st);
+		while (pc_managed() && st.watermark_boost && waited_ms < 3000) {
+			usleep(10000);
+			waited_ms += 10;
+			pc_stats(&st);
+		}
+		fprintf(stderr, "%s: boost_peak=%llu boost_end=%llu fill_allocstall=%llu after %lu ms\n", pc.name,
+			atomic_load(&boost_peak), (unsigned long long)st.watermark_boost,
+			(unsigned long long)(f1.allocstall - f0.allocstall), waited_ms);
 	} else if (strcmp(mode, "fill") != 0) {
 		pc_fail("unknown mode %s", mode);
 	}
