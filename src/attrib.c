@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "fdtab.h"
 #include "log.h"
 #include "maps.h"
 #include "prim.h"
@@ -165,7 +166,7 @@ static uintptr_t attrib_site_of(uintptr_t addr)
 
 static size_t attrib_read_maps(char *buf, size_t cap)
 {
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	int fd = fdtab_short((int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC));
 	size_t n = 0;
 
 	if (fd < 0)
@@ -178,7 +179,7 @@ static size_t attrib_read_maps(char *buf, size_t cap)
 			break;
 		n += (size_t)r;
 	}
-	close(fd);
+	fdtab_close_short(fd);
 	buf[n] = '\0';
 	return n;
 }

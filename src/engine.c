@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "evict.h"
+#include "fdtab.h"
 #include "fault.h"
 #include "fork.h"
 #include "log.h"
@@ -142,8 +143,8 @@ static void engine_fork_child(void)
 	 * take over: a pass-through. Closing its userfaultfd drops its
 	 * registrations (the kernel then fills missing pages with zeros). */
 	atomic_store(&eng.state, ENGINE_OFF);
-	close(eng.uffd);
-	close(eng.pagemap_fd);
+	fdtab_close(eng.uffd);
+	fdtab_close(eng.pagemap_fd);
 	eng.uffd = eng.pagemap_fd = -1;
 	engine_sigrestore(&engine_fork_mask);
 }
@@ -350,7 +351,8 @@ static void engine_init(void)
 	unsigned int nobjects = 0;
 	dl_iterate_phdr(engine_note_object, &nobjects);
 
-	eng.uffd = uf_open(&info);
+	/* Kept high, out of the program's way (src/fdtab.h). */
+	eng.uffd = fdtab_keep(uf_open(&info));
 	if (eng.uffd < 0) {
 		zlog("userfaultfd unavailable: %s (%s); running without libzswap. Fix: %s",
 		     info.cause, engine_errname(info.err), info.fix);
@@ -359,7 +361,7 @@ static void engine_init(void)
 	eng.features = info.features;
 	if (!(eng.features & UFFD_FEATURE_POISON))
 		zlog("the kernel has no UFFDIO_POISON: a page that fails to decompress will abort the program");
-	eng.pagemap_fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	eng.pagemap_fd = fdtab_keep((int)syscall(SYS_openat, AT_FDCWD, "/proc/self/pagemap", O_RDONLY | O_CLOEXEC));
 
 	pthread_rwlockattr_init(&attr);
 	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
@@ -406,9 +408,8 @@ static void engine_init(void)
 	return;
 
 off_fd:
-	close(eng.uffd);
-	if (eng.pagemap_fd >= 0)
-		close(eng.pagemap_fd);
+	fdtab_close(eng.uffd);
+	fdtab_close(eng.pagemap_fd);
 	eng.uffd = eng.pagemap_fd = -1;
 off:
 	atomic_store(&eng.state, ENGINE_OFF);

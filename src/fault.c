@@ -598,6 +598,27 @@ static void fault_serve(struct fault_ctx *h, uintptr_t addr, bool write)
 
 /* --- the handler threads ------------------------------------------------ */
 
+/*
+ * The userfaultfd is gone from under us: the program closed it with a raw
+ * system call (close_range, close), which the interposed ones would have
+ * refused (src/fdtab.h). The kernel has dropped every registration: pages
+ * evicted read as zeros from now on, and nothing can bring them back. Say
+ * so, loudly and once, and stop this thread for good: its number may soon
+ * be one of the program's files, which a handler must never read.
+ */
+static void fault_lost_uffd(void)
+{
+	static _Atomic int said;
+
+	if (!atomic_exchange(&said, 1))
+		zlog("the program closed libzswap's userfaultfd (descriptor %d) with a raw system call:"
+		     " its evicted pages read as zeros from now on, and libzswap stops serving faults", eng.uffd);
+	for (;;) {
+		struct timespec ts = { 3600, 0 };
+		nanosleep(&ts, NULL);
+	}
+}
+
 static void fault_wait_readable(void)
 {
 	struct pollfd p = { .fd = eng.uffd, .events = POLLIN };
@@ -617,6 +638,8 @@ static void fault_wait_readable(void)
 	}
 	while (poll(&p, 1, -1) <= 0)
 		;
+	if (p.revents & POLLNVAL)
+		fault_lost_uffd();
 }
 
 /*

@@ -45,6 +45,7 @@
 
 #include "comp.h"
 #include "engine.h"
+#include "fdtab.h"
 #include "log.h"
 #include "prim.h"
 #include "region.h"
@@ -128,7 +129,7 @@ bool fork_init(void)
 	fk.cfaults = prim_alloc(FORK_MSGS * sizeof(*fk.cfaults));
 	fk.served = prim_alloc(FORK_SERVED * sizeof(*fk.served));
 	fk.addrs = prim_alloc(FORK_SERVED * sizeof(*fk.addrs));
-	fk.efd = (int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC);
+	fk.efd = fdtab_keep((int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC));
 	fk.smaps = prim_alloc(FORK_SMAPS_BUF);
 	fk.um = prim_alloc(FORK_UM * sizeof(*fk.um));
 	if (!ws || !fk.buf || !fk.events || !fk.cevents || !fk.pfaults || !fk.cfaults || !fk.served || !fk.addrs ||
@@ -397,7 +398,7 @@ static void fork_read_parent(void)
 			break;
 		case UFFD_EVENT_FORK:
 			if (fk.child_fd < 0 && fork_send(fk.sv[0], "F", 1, (int)m.arg.fork.ufd) == 0) {
-				fk.child_fd = (int)m.arg.fork.ufd;
+				fk.child_fd = fdtab_keep((int)m.arg.fork.ufd);
 			} else {
 				/* A second child (a raw clone racing ours) or no child
 				 * left to take it: see fork_event_unclaimed. */
@@ -427,7 +428,7 @@ static void fork_read_child(void)
 			 * mappings (glibc freeing thread stacks): the child
 			 * processes that itself once it runs its engine. */
 			if (m.event == UFFD_EVENT_FORK)
-				close((int)m.arg.fork.ufd);
+				fdtab_close_short((int)m.arg.fork.ufd);
 			else if (fk.ncevents < FORK_MSGS)
 				fk.cevents[fk.ncevents++] = m;
 			continue;
@@ -514,7 +515,7 @@ static void fork_run(void)
 			if (d.npev)
 				fork_send(fk.sv[0], fk.events, d.npev * sizeof(*fk.events), -1);
 		}
-		close(fk.child_fd);
+		fdtab_close(fk.child_fd);
 		fk.child_fd = -1;
 	}
 	atomic_store(&fk.phase, FORK_OVER);
@@ -705,8 +706,10 @@ bool fork_prepare(void)
 			zlog("fork: no socketpair (errno %d): the pool is loaded back at fork instead", errno);
 		return fork_interim();
 	}
-	fk.sv[0] = sv[0];
-	fk.sv[1] = sv[1];
+	/* Kept high for the fork's span (src/fdtab.h): the program's other
+	 * threads run meanwhile, and a child's inherit the numbers. */
+	fk.sv[0] = fdtab_keep(sv[0]);
+	fk.sv[1] = fdtab_keep(sv[1]);
 	fk.child_fd = -1;
 	fk.nevents = fk.ncevents = fk.npfaults = fk.ncfaults = fk.nserved = 0;
 	fk.overflow = false;
@@ -729,11 +732,11 @@ void fork_parent(void)
 {
 	uint32_t ph;
 
-	close(fk.sv[1]);	/* the child holds its own copy: EOF means no child */
+	fdtab_close(fk.sv[1]);	/* the child holds its own copy: EOF means no child */
 	fk.sv[1] = -1;
 	while ((ph = atomic_load(&fk.phase)) != FORK_OVER)
 		fork_futex_wait(&fk.phase, ph);
-	close(fk.sv[0]);
+	fdtab_close(fk.sv[0]);
 	fk.sv[0] = -1;
 	region_unlock();
 	/* Still under eng.ev_lock (write): the events, in their order, then
@@ -822,7 +825,7 @@ static void fork_um_line(char *l, uintptr_t *s, uintptr_t *e)
 
 static void fork_um_load(void)
 {
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/smaps", O_RDONLY | O_CLOEXEC);
+	int fd = fdtab_short((int)syscall(SYS_openat, AT_FDCWD, "/proc/self/smaps", O_RDONLY | O_CLOEXEC));
 	uintptr_t s = 0, e = 0;
 	size_t have = 0;
 
@@ -851,7 +854,7 @@ static void fork_um_load(void)
 		if (have == FORK_SMAPS_BUF - 1)
 			have = 0;	/* a line longer than the buffer: not one we need */
 	}
-	close(fd);
+	fdtab_close_short(fd);
 }
 
 /* 1: [start, end) is all registered in the child, 0: none of it, -1: part
@@ -963,20 +966,19 @@ int fork_child_take(void)
 	region_fork_child();
 	maps_fork_child();
 	prim_fork_child();
-	close(fk.sv[0]);
+	fdtab_close(fk.sv[0]);
 	fk.sv[0] = -1;
 	/* The parent's eventfd is shared with it: take one of our own. */
-	close(fk.efd);
-	fk.efd = (int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC);
+	fdtab_close(fk.efd);
+	fk.efd = fdtab_keep((int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC));
 	if (fork_recv(fk.sv[1], &c, 1, &fd) < 0 || fd < 0 || c != 'F') {
 		zlog("fork: this child did not get its userfaultfd from the parent: its evicted pages are lost");
-		if (fd >= 0)
-			close(fd);
-		close(fk.sv[1]);
+		fdtab_close_short(fd);
+		fdtab_close(fk.sv[1]);
 		fk.sv[1] = -1;
 		return -1;
 	}
-	return fd;
+	return fdtab_keep(fd);
 }
 
 bool fork_child_finish(int fd, bool go_on)
@@ -985,8 +987,8 @@ bool fork_child_finish(int fd, bool go_on)
 
 	if (!go_on) {
 		/* The parent sees the socket's end and ends its freeze. */
-		close(fd);
-		close(fk.sv[1]);
+		fdtab_close(fd);
+		fdtab_close(fk.sv[1]);
 		fk.sv[1] = -1;
 		return false;
 	}
@@ -1001,13 +1003,12 @@ bool fork_child_finish(int fd, bool go_on)
 		zlog("fork: the parent ended during the handover: this child goes on with its table as copied");
 		d = (struct fork_done){ FORK_DONE_MAGIC, 0, 1, 0, 0, 0 };
 	}
-	close(fk.sv[1]);
+	fdtab_close(fk.sv[1]);
 	fk.sv[1] = -1;
-	close(eng.uffd);		/* the parent's */
+	fdtab_close(eng.uffd);		/* the parent's */
 	eng.uffd = fd;
-	if (eng.pagemap_fd >= 0)
-		close(eng.pagemap_fd);	/* it reads the parent's page table */
-	eng.pagemap_fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	fdtab_close(eng.pagemap_fd);	/* it reads the parent's page table */
+	eng.pagemap_fd = fdtab_keep((int)syscall(SYS_openat, AT_FDCWD, "/proc/self/pagemap", O_RDONLY | O_CLOEXEC));
 	/* Alone here: no lock needed. The parent's changes that preceded the
 	 * copy, then the child's own (after it), then what the child does not
 	 * have at all, then the pages filled. */
@@ -1041,7 +1042,7 @@ void fork_event_unclaimed(int ufd)
 	static _Atomic int said;
 	int n = atomic_load(&fk.interim);
 
-	close(ufd);
+	fdtab_close_short(ufd);
 	while (n > 0 && !atomic_compare_exchange_weak(&fk.interim, &n, n - 1))
 		;
 	if (n <= 0 && !atomic_exchange(&said, 1))

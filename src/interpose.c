@@ -10,18 +10,21 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "attrib.h"
 #include "engine.h"
+#include "fdtab.h"
 #include "fork.h"
 #include "growth.h"
 #include "sigchain.h"
@@ -278,4 +281,71 @@ ZSWAP_EXPORT sighandler_t sysv_signal(int sig, sighandler_t handler)
 ZSWAP_EXPORT sighandler_t __sysv_signal(int sig, sighandler_t handler)
 {
 	return interpose_signal(sig, handler, (int)(SA_RESETHAND | SA_NODEFER));
+}
+
+/*
+ * Descriptors: the library's own (userfaultfd, pagemap, eventfds, statm,
+ * the statistics socket) sit high (src/fdtab.h). Closing one of them, or
+ * putting another file in its place, would make every evicted page read as
+ * zeros and the next fork hang: close and the close_range family leave them
+ * open (close says it closed it: the number stays taken, so nothing of the
+ * program's can land there), dup2 and dup3 onto one fail with EBUSY, which
+ * one line says, once (the program will miss that descriptor). Raw system
+ * calls bypass all of it; a handler that finds the userfaultfd gone says
+ * so (fault.c).
+ */
+ZSWAP_EXPORT int close(int fd)
+{
+	if (fdtab_is_ours(fd))
+		return 0;	/* silent: closing every descriptor is common and harmless now */
+	return (int)syscall(SYS_close, fd);
+}
+
+static int interpose_dup(int oldfd, int newfd, int flags, bool three)
+{
+	if (oldfd != newfd && fdtab_is_ours(newfd)) {
+		fdtab_refused(newfd, three ? "dup3 onto" : "dup2 onto");
+		errno = EBUSY;
+		return -1;
+	}
+	return (int)(three ? syscall(SYS_dup3, oldfd, newfd, flags) : syscall(SYS_dup2, oldfd, newfd));
+}
+
+ZSWAP_EXPORT int dup2(int oldfd, int newfd)
+{
+	return interpose_dup(oldfd, newfd, 0, false);
+}
+
+ZSWAP_EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	return interpose_dup(oldfd, newfd, flags, true);
+}
+
+ZSWAP_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
+{
+	if (first > last) {
+		errno = EINVAL;
+		return -1;
+	}
+	long r = fdtab_close_range(first, last, flags);
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return 0;
+}
+
+ZSWAP_EXPORT void closefrom(int lowfd)
+{
+	unsigned int first = lowfd < 0 ? 0 : (unsigned int)lowfd;
+
+	struct rlimit rl;
+
+	if (fdtab_close_range(first, UINT_MAX, 0) == -ENOSYS &&
+	    syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) == 0) {
+		/* A kernel before 5.9: one at a time, up to the soft limit. */
+		for (rlim_t fd = first; fd < rl.rlim_cur && fd <= INT_MAX; fd++)
+			if (!fdtab_is_ours((int)fd))
+				syscall(SYS_close, (int)fd);
+	}
 }

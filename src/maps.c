@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fdtab.h"
 #include "prim.h"
 
 #define MAPS_BUF 65536
@@ -96,7 +97,9 @@ static bool maps_parse_line(const char *p, const char *end, struct maps_vma *v)
  */
 static int maps_walk(int (*fn)(const struct maps_vma *, void *), void *arg)
 {
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	/* Moved up at once (src/fdtab.h): the program may dup2 onto a low
+	 * number meanwhile. */
+	int fd = fdtab_short((int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC));
 	size_t have = 0;
 	int rc = -ENOENT;
 
@@ -130,7 +133,7 @@ static int maps_walk(int (*fn)(const struct maps_vma *, void *), void *arg)
 			have = 0;	/* an absurd line: drop it */
 	}
 out:
-	close(fd);
+	fdtab_close_short(fd);
 	return rc;
 }
 

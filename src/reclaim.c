@@ -66,6 +66,7 @@
 
 #include "engine.h"
 #include "evict.h"
+#include "fdtab.h"
 #include "growth.h"
 #include "hist.h"
 #include "log.h"
@@ -891,8 +892,8 @@ int reclaim_init(void)
 	atomic_store(&rc.wake, rc.high);
 	rc.pause_ms = 1;
 	rc.targets = prim_alloc(RECLAIM_TARGETS * sizeof(*rc.targets));
-	rc.statm_fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/statm", O_RDONLY | O_CLOEXEC);
-	rc.wait_fd = (int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE);
+	rc.statm_fd = fdtab_keep((int)syscall(SYS_openat, AT_FDCWD, "/proc/self/statm", O_RDONLY | O_CLOEXEC));
+	rc.wait_fd = fdtab_keep((int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE));
 	if (!rc.targets || rc.statm_fd < 0 || rc.wait_fd < 0)
 		return -ENOMEM;
 	reclaim_set_workingset(reclaim_read_charge(), reclaim_pool_bytes());
@@ -913,12 +914,10 @@ int reclaim_fork_child(void)
 	 * parent's ("self" resolves at open), its eventfd is shared with the
 	 * parent, and its clock may have been mid-rotation at fork. */
 	rc.on = false;
-	if (rc.statm_fd >= 0)
-		close(rc.statm_fd);
-	if (rc.wait_fd >= 0)
-		close(rc.wait_fd);
-	rc.statm_fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/statm", O_RDONLY | O_CLOEXEC);
-	rc.wait_fd = (int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE);
+	fdtab_close(rc.statm_fd);
+	fdtab_close(rc.wait_fd);
+	rc.statm_fd = fdtab_keep((int)syscall(SYS_openat, AT_FDCWD, "/proc/self/statm", O_RDONLY | O_CLOEXEC));
+	rc.wait_fd = fdtab_keep((int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE));
 	if (rc.statm_fd < 0 || rc.wait_fd < 0)
 		return -ENOMEM;
 	atomic_store(&rc.stuck, 0);

@@ -40,6 +40,7 @@
 #include "attrib.h"
 #include "crash.h"
 #include "engine.h"
+#include "fdtab.h"
 #include "hist.h"
 #include "log.h"
 #include "prim.h"
@@ -556,8 +557,8 @@ static void stats_write_dump(enum stats_reason why)
 	stats_build(&stats_out, eng.opt.stats_format ? STATS_JSON : STATS_TEXT, why);
 	if (strcmp(eng.opt.stats_file, "stderr") != 0) {
 		stats_file_name(path, sizeof(path));
-		fd = (int)syscall(SYS_openat, AT_FDCWD, path,
-				  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0600);
+		fd = fdtab_short((int)syscall(SYS_openat, AT_FDCWD, path,
+					      O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0600));
 		if (fd < 0) {
 			int e = errno;
 			pthread_mutex_unlock(&stats_lock);
@@ -568,7 +569,7 @@ static void stats_write_dump(enum stats_reason why)
 	if (log_write_all(fd, stats_out.p, stats_out.len) != 0 && fd != 2)
 		zlog("writing the statistics dump to %s failed (errno %d)", path, errno);
 	if (fd != 2)
-		close(fd);
+		fdtab_close_short(fd);
 	pthread_mutex_unlock(&stats_lock);
 }
 
@@ -601,7 +602,7 @@ static bool stats_dir_usable(const char *dir)
 static void stats_sweep(const char *dir)
 {
 	char buf[4096];
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = fdtab_short((int)syscall(SYS_openat, AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 
 	if (fd < 0)
 		return;
@@ -625,7 +626,7 @@ static void stats_sweep(const char *dir)
 				syscall(SYS_unlinkat, fd, name, 0);
 		}
 	}
-	close(fd);
+	fdtab_close_short(fd);
 }
 
 static int stats_open_socket(void)
@@ -663,7 +664,7 @@ static int stats_open_socket(void)
 	if (log_snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%ld.sock", dir, stats_pid) + 1 >=
 	    sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
-	int fd = (int)syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int fd = fdtab_keep((int)syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
 	if (fd < 0)
 		return -errno;
 	/* A socket of this pid that exists is a dead process's (or ours
@@ -671,7 +672,7 @@ static int stats_open_socket(void)
 	syscall(SYS_unlinkat, AT_FDCWD, sa.sun_path, 0);
 	if (syscall(SYS_bind, fd, &sa, sizeof(sa)) != 0 || syscall(SYS_listen, fd, 8) != 0) {
 		int e = errno;
-		close(fd);
+		fdtab_close(fd);
 		return -e;
 	}
 	memcpy(stats_path, sa.sun_path, sizeof(stats_path));
@@ -780,10 +781,10 @@ void *stats_thread(void *arg)
 				stats_write_dump(STATS_SIGNAL);
 		}
 		if (stats_sock >= 0 && (p[1].revents & POLLIN)) {
-			int c = (int)syscall(SYS_accept4, stats_sock, NULL, NULL, SOCK_CLOEXEC);
+			int c = fdtab_short((int)syscall(SYS_accept4, stats_sock, NULL, NULL, SOCK_CLOEXEC));
 			if (c >= 0) {
 				stats_serve(c);
-				close(c);
+				fdtab_close_short(c);
 			}
 		}
 		if (period && hist_now() >= next) {
@@ -799,11 +800,10 @@ void *stats_thread(void *arg)
 
 static void stats_read_comm(void)
 {
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/comm", O_RDONLY | O_CLOEXEC);
+	int fd = fdtab_short((int)syscall(SYS_openat, AT_FDCWD, "/proc/self/comm", O_RDONLY | O_CLOEXEC));
 	long n = fd >= 0 ? read(fd, stats_comm, sizeof(stats_comm) - 1) : -1;
 
-	if (fd >= 0)
-		close(fd);
+	fdtab_close_short(fd);
 	if (n <= 0)
 		n = 0;
 	stats_comm[n] = '\0';
@@ -829,7 +829,7 @@ int stats_init(void)
 	}
 	if (!sb_grow(&stats_out, STATS_BUF_INIT))
 		return -ENOMEM;
-	stats_efd = (int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK);
+	stats_efd = fdtab_keep((int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK));
 	if (stats_efd < 0)
 		return -errno;
 	if (eng.opt.stats_socket && (rc = stats_open_socket()) < 0 && eng.opt.verbose)
@@ -849,16 +849,14 @@ int stats_fork_child(void)
 	 * parent's path. New ones, under this pid. A signal that comes before
 	 * this wakes the parent's thread: one extra dump there, no harm. */
 	atomic_store(&stats_ready, false);
-	if (stats_efd >= 0)
-		close(stats_efd);
-	if (stats_sock >= 0)
-		close(stats_sock);
+	fdtab_close(stats_efd);
+	fdtab_close(stats_sock);
 	stats_sock = -1;
 	stats_path[0] = '\0';
 	stats_pid = syscall(SYS_getpid);
 	stats_t0 = hist_now();
 	stats_read_comm();
-	stats_efd = (int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK);
+	stats_efd = fdtab_keep((int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK));
 	if (stats_efd < 0)
 		return -errno;
 	if (eng.opt.stats_socket)

@@ -1,0 +1,47 @@
+/*
+ * fdtab.h - the library's own file descriptors, kept out of the program's way.
+ *
+ * The program owns the descriptor numbers: shells write `exec 5>file`, libtool
+ * `exec 5<&0`, daemons close every descriptor they did not open, Python calls
+ * os.closerange(3, ...). A userfaultfd replaced or closed under the engine
+ * reads every evicted page back as zeros, and a fork then waits forever for a
+ * FORK message nobody reads. So every descriptor the library keeps is moved
+ * up to a high number when it is opened (fdtab_keep: the lowest free one
+ * from FDTAB_BASE, below 1024 so select() users lose nothing), and the
+ * interposed close, close_range, closefrom, dup2 and dup3 (interpose.c) leave
+ * those alone. Raw system calls are not seen (docs/DESIGN.md "Descriptors").
+ *
+ * All calls are async-signal-safe (system calls and atomics only).
+ */
+#ifndef ZSWAP_FDTAB_H
+#define ZSWAP_FDTAB_H
+
+#include <stdbool.h>
+
+/* Move fd up (close-on-exec) and record it as the library's. Returns the
+ * descriptor to use from then on: the new one, or fd itself if it could not
+ * be moved (recorded all the same), or fd if negative (an open that failed,
+ * passed through). */
+int fdtab_keep(int fd);
+
+/* Forget a descriptor fdtab_keep() recorded and close it (a raw close: the
+ * interposed one would refuse). Negative fd: nothing. */
+void fdtab_close(int fd);
+
+/* A short-lived descriptor (a /proc file read once): moved up, not recorded,
+ * closed by fdtab_close_short(). Returns the descriptor to use, or fd if
+ * negative. */
+int fdtab_short(int fd);
+void fdtab_close_short(int fd);
+
+/* True if fd is one the library keeps (the interposed calls ask). */
+bool fdtab_is_ours(int fd);
+
+/* What the interposed close_range does: the same, around the library's
+ * descriptors. Returns 0, or -errno of the first call that failed. */
+long fdtab_close_range(unsigned int first, unsigned int last, int flags);
+
+/* The program asked to close or replace one of ours: say so, once. */
+void fdtab_refused(int fd, const char *call);
+
+#endif
