@@ -7,7 +7,8 @@
  * reads every evicted page back as zeros, and a fork then waits forever for a
  * FORK message nobody reads. So every descriptor the library keeps is moved
  * up to a high number when it is opened (fdtab_keep: the lowest free one
- * from FDTAB_BASE, below 1024 so select() users lose nothing), and the
+ * from 64 under min(soft RLIMIT_NOFILE, 1024), so select() users lose
+ * nothing), and the
  * interposed close, close_range, closefrom, dup2 and dup3 (interpose.c) leave
  * those alone. Raw system calls are not seen (docs/DESIGN.md "Descriptors").
  *
