@@ -118,7 +118,8 @@ eng_run() {
 		timeout -k 5 "$ENG_TIMEOUT" env LD_PRELOAD="$ENG_PRELOAD" "$@" >"$ENG_OUT" 2>"$ENG_ERR"
 		ENG_RC=$? ;;
 	plain)
-		timeout -k 5 "$ENG_TIMEOUT" env "$@" >"$ENG_OUT" 2>"$ENG_ERR"
+		# Without the library even when the suite runs under one.
+		timeout -k 5 "$ENG_TIMEOUT" env -u LD_PRELOAD "$@" >"$ENG_OUT" 2>"$ENG_ERR"
 		ENG_RC=$? ;;
 	nobody-lib)
 		timeout -k 5 "$ENG_TIMEOUT" setpriv --reuid=65534 --regid=65534 --clear-groups \
@@ -126,7 +127,7 @@ eng_run() {
 		ENG_RC=$? ;;
 	nobody-plain)
 		timeout -k 5 "$ENG_TIMEOUT" setpriv --reuid=65534 --regid=65534 --clear-groups \
-			env "$@" >"$ENG_OUT" 2>"$ENG_ERR"
+			env -u LD_PRELOAD "$@" >"$ENG_OUT" 2>"$ENG_ERR"
 		ENG_RC=$? ;;
 	*)
 		eng_say "ERROR: eng_run: unknown mode $eng_mode"
