@@ -8,9 +8,9 @@
  * FORK message nobody reads. So every descriptor the library keeps is moved
  * up to a high number when it is opened (fdtab_keep: the lowest free one
  * from 64 under min(soft RLIMIT_NOFILE, 1024), so select() users lose
- * nothing), and the
- * interposed close, close_range, closefrom, dup2 and dup3 (interpose.c) leave
- * those alone. Raw system calls are not seen (docs/DESIGN.md "Descriptors").
+ * nothing), and the interposed close, close_range, closefrom, dup2 and dup3
+ * (interpose.c) leave those alone. Raw system calls are not seen
+ * (docs/DESIGN.md "Descriptors").
  *
  * All calls are async-signal-safe (system calls and atomics only).
  */
@@ -42,7 +42,8 @@ bool fdtab_is_ours(int fd);
  * descriptors. Returns 0, or -errno of the first call that failed. */
 long fdtab_close_range(unsigned int first, unsigned int last, int flags);
 
-/* The program asked to close or replace one of ours: say so, once. */
+/* The program asked to put another file where one of ours is (dup2, dup3):
+ * say so, once. */
 void fdtab_refused(int fd, const char *call);
 
 #endif
