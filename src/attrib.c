@@ -166,7 +166,7 @@ static uintptr_t attrib_site_of(uintptr_t addr)
 
 static size_t attrib_read_maps(char *buf, size_t cap)
 {
-	int fd = fdtab_short((int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC));
+	int fd = fdtab_open_ro("/proc/self/maps", false);
 	size_t n = 0;
 
 	if (fd < 0)

@@ -361,7 +361,7 @@ static void engine_init(void)
 	eng.features = info.features;
 	if (!(eng.features & UFFD_FEATURE_POISON))
 		zlog("the kernel has no UFFDIO_POISON: a page that fails to decompress will abort the program");
-	eng.pagemap_fd = fdtab_keep((int)syscall(SYS_openat, AT_FDCWD, "/proc/self/pagemap", O_RDONLY | O_CLOEXEC));
+	eng.pagemap_fd = fdtab_open_ro("/proc/self/pagemap", true);
 
 	pthread_rwlockattr_init(&attr);
 	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -27,6 +28,14 @@ static _Atomic int fdtab_fds[FDTAB_SLOTS] = {
 };
 static _Atomic int fdtab_base;	/* 0 until computed */
 
+/* The soft RLIMIT_NOFILE, or 0 if unknown. */
+static rlim_t fdtab_nofile(void)
+{
+	struct rlimit rl;
+
+	return syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) == 0 ? rl.rlim_cur : 0;
+}
+
 /* Where the library's descriptors start: 64 under min(RLIMIT_NOFILE, 1024)
  * (960 with Debian's default soft limit of 1024; a huge limit would make the
  * kernel grow the descriptor table to our number: 1024 bounds it), half the
@@ -34,13 +43,13 @@ static _Atomic int fdtab_base;	/* 0 until computed */
 static int fdtab_start(void)
 {
 	int base = atomic_load_explicit(&fdtab_base, memory_order_relaxed);
-	struct rlimit rl;
 
 	if (base)
 		return base;
+	rlim_t nofile = fdtab_nofile();
 	long top = FDTAB_TOP;
-	if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) == 0 && rl.rlim_cur < (rlim_t)top)
-		top = (long)rl.rlim_cur;
+	if (nofile && nofile < (rlim_t)top)
+		top = (long)nofile;
 	base = (int)(top > 2 * FDTAB_BELOW_TOP ? top - FDTAB_BELOW_TOP : top / 2);
 	if (base < 3)
 		base = 3;
@@ -97,6 +106,13 @@ int fdtab_short(int fd)
 	return fdtab_move(fd);
 }
 
+int fdtab_open_ro(const char *path, bool keep)
+{
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+
+	return keep ? fdtab_keep(fd) : fdtab_move(fd);
+}
+
 void fdtab_close_short(int fd)
 {
 	if (fd >= 0)
@@ -138,6 +154,16 @@ long fdtab_close_range(unsigned int first, unsigned int last, int flags)
 		first = next + 1;
 	}
 	return rc;
+}
+
+void fdtab_closefrom(unsigned int first)
+{
+	if (fdtab_close_range(first, UINT_MAX, 0) != -ENOSYS)
+		return;
+	rlim_t top = fdtab_nofile();
+	for (rlim_t fd = first; fd < top && fd <= INT_MAX; fd++)
+		if (!fdtab_is_ours((int)fd))
+			syscall(SYS_close, (int)fd);
 }
 
 void fdtab_refused(int fd, const char *call)

@@ -25,6 +25,10 @@
  * passed through). */
 int fdtab_keep(int fd);
 
+/* Open path read-only (close-on-exec, a raw openat) and move it up: kept
+ * (fdtab_keep) or short-lived (fdtab_short). Returns it, or -1 (errno set). */
+int fdtab_open_ro(const char *path, bool keep);
+
 /* Forget a descriptor fdtab_keep() recorded and close it (a raw close: the
  * interposed one would refuse). Negative fd: nothing. */
 void fdtab_close(int fd);
@@ -41,6 +45,11 @@ bool fdtab_is_ours(int fd);
 /* What the interposed close_range does: the same, around the library's
  * descriptors. Returns 0, or -errno of the first call that failed. */
 long fdtab_close_range(unsigned int first, unsigned int last, int flags);
+
+/* What the interposed closefrom does: close_range from first up, around the
+ * library's descriptors; one at a time up to the soft RLIMIT_NOFILE on a
+ * kernel without close_range (before 5.9). */
+void fdtab_closefrom(unsigned int first);
 
 /* The program asked to put another file where one of ours is (dup2, dup3):
  * say so, once. */

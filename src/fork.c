@@ -825,7 +825,7 @@ static void fork_um_line(char *l, uintptr_t *s, uintptr_t *e)
 
 static void fork_um_load(void)
 {
-	int fd = fdtab_short((int)syscall(SYS_openat, AT_FDCWD, "/proc/self/smaps", O_RDONLY | O_CLOEXEC));
+	int fd = fdtab_open_ro("/proc/self/smaps", false);
 	uintptr_t s = 0, e = 0;
 	size_t have = 0;
 
@@ -1008,7 +1008,7 @@ bool fork_child_finish(int fd, bool go_on)
 	fdtab_close(eng.uffd);		/* the parent's */
 	eng.uffd = fd;
 	fdtab_close(eng.pagemap_fd);	/* it reads the parent's page table */
-	eng.pagemap_fd = fdtab_keep((int)syscall(SYS_openat, AT_FDCWD, "/proc/self/pagemap", O_RDONLY | O_CLOEXEC));
+	eng.pagemap_fd = fdtab_open_ro("/proc/self/pagemap", true);
 	/* Alone here: no lock needed. The parent's changes that preceded the
 	 * copy, then the child's own (after it), then what the child does not
 	 * have at all, then the pages filled. */

@@ -10,14 +10,12 @@
 #include "config.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <string.h>
 #include <unistd.h>
@@ -337,15 +335,5 @@ ZSWAP_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 
 ZSWAP_EXPORT void closefrom(int lowfd)
 {
-	unsigned int first = lowfd < 0 ? 0 : (unsigned int)lowfd;
-
-	struct rlimit rl;
-
-	if (fdtab_close_range(first, UINT_MAX, 0) == -ENOSYS &&
-	    syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) == 0) {
-		/* A kernel before 5.9: one at a time, up to the soft limit. */
-		for (rlim_t fd = first; fd < rl.rlim_cur && fd <= INT_MAX; fd++)
-			if (!fdtab_is_ours((int)fd))
-				syscall(SYS_close, (int)fd);
-	}
+	fdtab_closefrom(lowfd < 0 ? 0 : (unsigned int)lowfd);
 }

@@ -99,7 +99,7 @@ static int maps_walk(int (*fn)(const struct maps_vma *, void *), void *arg)
 {
 	/* Moved up at once (src/fdtab.h): the program may dup2 onto a low
 	 * number meanwhile. */
-	int fd = fdtab_short((int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC));
+	int fd = fdtab_open_ro("/proc/self/maps", false);
 	size_t have = 0;
 	int rc = -ENOENT;
 

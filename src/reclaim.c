@@ -892,7 +892,7 @@ int reclaim_init(void)
 	atomic_store(&rc.wake, rc.high);
 	rc.pause_ms = 1;
 	rc.targets = prim_alloc(RECLAIM_TARGETS * sizeof(*rc.targets));
-	rc.statm_fd = fdtab_keep((int)syscall(SYS_openat, AT_FDCWD, "/proc/self/statm", O_RDONLY | O_CLOEXEC));
+	rc.statm_fd = fdtab_open_ro("/proc/self/statm", true);
 	rc.wait_fd = fdtab_keep((int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE));
 	if (!rc.targets || rc.statm_fd < 0 || rc.wait_fd < 0)
 		return -ENOMEM;
@@ -916,7 +916,7 @@ int reclaim_fork_child(void)
 	rc.on = false;
 	fdtab_close(rc.statm_fd);
 	fdtab_close(rc.wait_fd);
-	rc.statm_fd = fdtab_keep((int)syscall(SYS_openat, AT_FDCWD, "/proc/self/statm", O_RDONLY | O_CLOEXEC));
+	rc.statm_fd = fdtab_open_ro("/proc/self/statm", true);
 	rc.wait_fd = fdtab_keep((int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE));
 	if (rc.statm_fd < 0 || rc.wait_fd < 0)
 		return -ENOMEM;

@@ -800,7 +800,7 @@ void *stats_thread(void *arg)
 
 static void stats_read_comm(void)
 {
-	int fd = fdtab_short((int)syscall(SYS_openat, AT_FDCWD, "/proc/self/comm", O_RDONLY | O_CLOEXEC));
+	int fd = fdtab_open_ro("/proc/self/comm", false);
 	long n = fd >= 0 ? read(fd, stats_comm, sizeof(stats_comm) - 1) : -1;
 
 	fdtab_close_short(fd);
