@@ -31,6 +31,10 @@
  *                                 unless B went before A (cold_case); MB
  *                                 must be well under the limit
  *   prog_reclaim cold-over MB CMB the same with MB over the limit
+ *   prog_reclaim account MB       fill, wait 500 ms, then report the
+ *                                 library's memory_current beside RssAnon
+ *                                 and VmPTE (/proc/self/status), its pool
+ *                                 metadata and the slot arrays' size
  *   prog_reclaim boost MB         fill while a thread samples the library's
  *                                 watermark_boost every millisecond, then
  *                                 wait (at most 3 s) for it to be 0 again;
@@ -115,7 +119,8 @@ static uint64_t check_all(void)
 	return h;
 }
 
-static long vmhwm_kb(void)
+/* A "Name:  N kB" line of /proc/self/status, in kB, or -1. */
+static long status_kb(const char *name)
 {
 	char buf[4096];
 	int fd = open("/proc/self/status", O_RDONLY);
@@ -126,8 +131,13 @@ static long vmhwm_kb(void)
 	if (n <= 0)
 		return -1;
 	buf[n] = 0;
-	char *p = strstr(buf, "VmHWM:");
-	return p ? strtol(p + 6, NULL, 10) : -1;
+	char *p = strstr(buf, name);
+	return p ? strtol(p + strlen(name), NULL, 10) : -1;
+}
+
+static long vmhwm_kb(void)
+{
+	return status_kb("VmHWM:");
 }
 
 /* The kernel's count of pages loaded from its zswap (for runs without the
@@ -462,7 +472,7 @@ int main(int argc, char **argv)
 {
 	pc_init("prog_reclaim", &argc, argv);
 	if (argc < 3)
-		pc_fail("usage: prog_reclaim fill|random|hotcold|idle|hotstream|cold|cold-over|frag|boost MB [OPS|SECS|PASSES|CMB]");
+		pc_fail("usage: prog_reclaim fill|random|hotcold|idle|hotstream|cold|cold-over|frag|boost|account MB [OPS|SECS|PASSES|CMB]");
 	const char *mode = argv[1];
 	size_t mb = strtoul(argv[2], NULL, 10);
 	unsigned long arg = argc > 3 ? strtoul(argv[3], NULL, 10) : 0;
@@ -557,6 +567,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: boost_peak=%llu boost_end=%llu fill_allocstall=%llu after %lu ms\n", pc.name,
 			atomic_load(&boost_peak), (unsigned long long)st.watermark_boost,
 			(unsigned long long)(f1.allocstall - f0.allocstall), waited_ms);
+	} else if (strcmp(mode, "account") == 0) {
+		/* Calm after the fill: reclaim has stopped and the library's
+		 * accounting (every 100 ms) is fresh. What it charges, and
+		 * what the kernel says it would: test_eng_reclaim_limit.sh
+		 * compares them. */
+		struct zswap_stats st;
+		pc_sleep_ms(500);
+		long anon = status_kb("RssAnon:"), pte = status_kb("VmPTE:");
+		pc_stats(&st);
+		if (pc_managed())
+			fprintf(stderr, "%s: account rss_anon_kb=%ld vm_pte_kb=%ld memory_current_kb=%llu"
+				" pool_metadata_kb=%llu slots_kb=%zu\n", pc.name, anon, pte,
+				(unsigned long long)(st.memory_current >> 10),
+				(unsigned long long)(st.pool_metadata_bytes >> 10), npages * 16 / 1024);
 	} else if (strcmp(mode, "fill") != 0) {
 		pc_fail("unknown mode %s", mode);
 	}
