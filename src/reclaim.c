@@ -202,6 +202,8 @@ static struct {
 	_Atomic uint64_t filled;	/* pages handlers zero-filled since */
 	_Atomic uint64_t refaults_seen;	/* eng.cnt.refaults at that reading */
 	_Atomic int stuck;
+	int stuck_why;			/* RECLAIM_STUCK_*: the reclaimer's, for reclaim_say_stuck */
+	struct timespec stuck_since;	/* over the limit and stuck since (0: not) */
 	_Atomic int waiters;		/* a handler holds a fault */
 	_Atomic int deep;		/* one held needs more room than background reclaim leaves */
 	_Atomic uint32_t kick;		/* futex word: bumped to wake the thread */
@@ -373,6 +375,9 @@ bool reclaim_select(struct slot *s, uint32_t state, bool written, bool follows)
 #define RECLAIM_ACCOUNT_MEMCG	1
 #endif
 #define RECLAIM_ACCOUNT_MS	100
+
+/* Why reclaim is stuck (reclaim_say_stuck). */
+enum { RECLAIM_STUCK_NOTHING, RECLAIM_STUCK_POOL, RECLAIM_STUCK_POOL_FULL };
 
 /* Resident bytes of the slot arrays (mincore: an array's pages are touched
  * only where its region's pages were managed). An array two regions share
@@ -813,6 +818,7 @@ static void reclaim_to(uint64_t target)
 		uint64_t pool = reclaim_pool_bytes();
 		reclaim_set_workingset(c, pool);
 		if (pool > rc.limit - rc.limit / 8 || !zswap_store_accepting(eng.store)) {
+			rc.stuck_why = pool > rc.limit - rc.limit / 8 ? RECLAIM_STUCK_POOL : RECLAIM_STUCK_POOL_FULL;
 			atomic_store(&rc.stuck, 1);
 			reclaim_progress();
 			reclaim_backoff();
@@ -842,6 +848,7 @@ static void reclaim_to(uint64_t target)
 		if (!got) {
 			/* Nothing left to take (all unmanaged, protected or
 			 * stored already): let held faults through. */
+			rc.stuck_why = RECLAIM_STUCK_NOTHING;
 			atomic_store(&rc.stuck, 1);
 			reclaim_progress();
 			reclaim_backoff();
@@ -902,6 +909,47 @@ static uint64_t reclaim_boost(void)
 	return rc.boost;
 }
 
+/*
+ * Say once, on stderr, that the limit cannot hold, and why, when the
+ * charge has stayed over it with reclaim stuck for RECLAIM_STUCK_SAY_MS:
+ * the program runs on over it (memory_events_max counts the faults let
+ * through), which a user who set the limit must hear about. A moment of
+ * it (a step finding nothing while everything is in flight) says nothing.
+ */
+#define RECLAIM_STUCK_SAY_MS	1000
+
+static void reclaim_say_stuck(uint64_t charge)
+{
+	static bool said;
+	struct timespec now;
+
+	if (said || !rc.limit)
+		return;
+	if (!atomic_load(&rc.stuck) || charge <= rc.limit) {
+		rc.stuck_since.tv_sec = 0;
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+	if (!rc.stuck_since.tv_sec) {
+		rc.stuck_since = now;
+		return;
+	}
+	if ((now.tv_sec - rc.stuck_since.tv_sec) * 1000 + (now.tv_nsec - rc.stuck_since.tv_nsec) / 1000000 <
+	    RECLAIM_STUCK_SAY_MS)
+		return;
+	said = true;
+	static const char *const why[] = {
+		[RECLAIM_STUCK_NOTHING] = "nothing is left to compress beside the pool (what is resident is memory"
+					  " libzswap does not manage: stacks, small or shared mappings)",
+		[RECLAIM_STUCK_POOL] = "the compressed data alone does not fit in it",
+		[RECLAIM_STUCK_POOL_FULL] = "the pool is full (ZSWAP_MAX_POOL_PERCENT or ZSWAP_MAX_POOL_SIZE)",
+	};
+	uint64_t mib = 1 << 20;
+	zlog("ZSWAP_MEMORY_LIMIT (%llu MiB) cannot hold: %s, so the program runs over the limit"
+	     " (%llu MiB now, the pool %llu MiB)", (unsigned long long)(rc.limit / mib), why[rc.stuck_why],
+	     (unsigned long long)(charge / mib), (unsigned long long)(reclaim_pool_bytes() / mib));
+}
+
 void *reclaim_thread(void *arg)
 {
 	(void)arg;
@@ -925,6 +973,7 @@ void *reclaim_thread(void *arg)
 	for (;;) {
 		uint64_t c = reclaim_read_charge();
 		reclaim_progress();
+		reclaim_say_stuck(c);
 		if (rc.limit && atomic_exchange(&rc.deep, 0) && c > rc.low) {
 			reclaim_to(rc.low);
 			continue;

@@ -29,5 +29,9 @@ for c in wipeonfork dontfork dontfork-raw; do
 	eng_compare_run "fork-$c" "$prog" "$c"
 done
 # Forks while reclaim compacts a pool full of holes (64 MiB under 24M).
+# (The data compresses to ~21 MiB: the library may say the limit cannot
+# hold, which is true and not what this run is about.)
+ENG_ALLOW_LIBZSWAP='^libzswap: ZSWAP_MEMORY_LIMIT \(24 MiB\) cannot hold'
 eng_compare_run fork-compact ZSWAP_MEMORY_LIMIT=24M "$prog" compact
+ENG_ALLOW_LIBZSWAP=
 eng_finish
