@@ -192,9 +192,10 @@ static struct {
 	int wait_fd;
 	/* What memcg charges and RssAnon does not say apart (reclaim_read_charge):
 	 * the page tables less the library's bookkeeping, in bytes; refreshed
-	 * every RECLAIM_ACCOUNT_MS by the reclaimer. */
+	 * by the reclaimer (reclaim_account_refresh). */
 	_Atomic int64_t adjust;
 	struct timespec adjust_at;
+	long adjust_every_ms;
 	struct timespec t0;
 
 	_Atomic uint64_t charge;	/* bytes, at the last reading */
@@ -441,22 +442,27 @@ static uint64_t reclaim_pte_bytes(void)
 	return kb << 10;
 }
 
+/* Every RECLAIM_ACCOUNT_MS, or a hundred times as long as the last look
+ * took (a mincore per slot array: thousands of regions must not make it
+ * more than ~1 % of the reclaimer's time). */
 static void reclaim_account_refresh(void)
 {
-	struct timespec now;
+	struct timespec now, done;
 
 	if (!RECLAIM_ACCOUNT_MEMCG)
 		return;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
-	if ((now.tv_sec - rc.adjust_at.tv_sec) * 1000 + (now.tv_nsec - rc.adjust_at.tv_nsec) / 1000000 <
-		    RECLAIM_ACCOUNT_MS &&
-	    rc.adjust_at.tv_sec)
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	long since_ms = (now.tv_sec - rc.adjust_at.tv_sec) * 1000 + (now.tv_nsec - rc.adjust_at.tv_nsec) / 1000000;
+	if (rc.adjust_at.tv_sec && since_ms < rc.adjust_every_ms)
 		return;
 	rc.adjust_at = now;
 	uint64_t book = reclaim_slot_bytes();
 	for (unsigned int i = 0; i < zswap_store_nr_pools(eng.store); i++)
 		book += zs_get_metadata_bytes(zswap_store_pool(eng.store, i));
 	atomic_store_explicit(&rc.adjust, (int64_t)reclaim_pte_bytes() - (int64_t)book, memory_order_relaxed);
+	clock_gettime(CLOCK_MONOTONIC, &done);
+	long took_us = (done.tv_sec - now.tv_sec) * 1000000 + (done.tv_nsec - now.tv_nsec) / 1000;
+	rc.adjust_every_ms = took_us / 10 > RECLAIM_ACCOUNT_MS ? took_us / 10 : RECLAIM_ACCOUNT_MS;
 }
 
 /* The charge in bytes: RssAnon from /proc/self/statm ("size resident
