@@ -184,8 +184,8 @@ static void report(size_t mb)
 	uint64_t pool = st.mem_used_total + st.pool_metadata_bytes;
 	printf("\nmemory, as memcg would show it for this process:\n");
 	printf("  memory.max            %6llu MiB   (ZSWAP_MEMORY_LIMIT)\n", MIB(st.memory_max));
-	printf("  memory.current        %6llu MiB   (resident anonymous memory, pool included)\n",
-	       MIB(st.memory_current));
+	printf("  memory.current        %6llu MiB   (anonymous memory, pool and page tables; not libzswap's"
+	       " bookkeeping)\n", MIB(st.memory_current));
 	printf("  peak RSS (VmHWM)      %6ld MiB   for %zu MiB of data: %zu MiB saved at the peak\n",
 	       peak, mb, mb > (size_t)peak ? mb - (size_t)peak : 0);
 	printf("memory.stat:\n");
