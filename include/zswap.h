@@ -86,6 +86,7 @@ struct zswap_stats {
 	uint64_t reclaim_backoff;		/* times reclaim paused: refaults outpaced it, or the pool was full */
 	uint64_t pgactivate;			/* pages reclaim found written since its last look: kept */
 	uint64_t watermark_boost;		/* bytes: how much earlier background reclaim starts now, after held faults */
+	uint64_t memory_pressure_some_us;	/* time at least one fault was held at the limit (memory.pressure some total) */
 };
 
 /* Compress the managed pages of [addr, addr + len) into the pool and drop

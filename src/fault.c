@@ -60,6 +60,7 @@ struct fault_ctx {
 	struct fault_req *ring;		/* pending faults (handler threads only) */
 	size_t head, tail;		/* ring indices; back to 0 whenever the ring empties */
 	pthread_mutex_t *buf_lock;	/* program-thread contexts share one buffer */
+	bool held;			/* the fault it serves is held at the limit (reclaim_held) */
 };
 
 enum { SERVE_DONE, SERVE_AGAIN };
@@ -213,6 +214,17 @@ static void fault_throttle_wait(struct fault_ctx *h)
 	prof_add(PROF_HOLD, p0);
 }
 
+/* The fault being served is held at the limit: count it in memory
+ * pressure from now until it is served (reclaim_held), then wait. */
+static void fault_hold(struct fault_ctx *h)
+{
+	if (!h->held) {
+		h->held = true;
+		reclaim_held(true);
+	}
+	fault_throttle_wait(h);
+}
+
 /* --- serving one fault (eng.ev_lock held for reading) ------------------- */
 
 /* The kernel could not resolve addr at all (no registered mapping there now,
@@ -279,7 +291,7 @@ static int fault_zero_run(struct fault_ctx *h, const struct region_ref *ref, siz
 	/* First touches are what a program writing fresh memory makes: over
 	 * the memory limit they wait for reclaim (src/reclaim.c). */
 	if (h->handler && reclaim_throttle(max)) {
-		fault_throttle_wait(h);
+		fault_hold(h);
 		return SERVE_AGAIN;
 	}
 	for (; n < max; n++) {
@@ -462,7 +474,7 @@ static int fault_load(struct fault_ctx *h, const struct region_ref *ref, size_t 
 	/* A refault adds a page too (the pool gives back less): held over the
 	 * memory limit like a first touch (counted by eng.cnt.refaults). */
 	if (h->handler && reclaim_throttle(0)) {
-		fault_throttle_wait(h);
+		fault_hold(h);
 		return SERVE_AGAIN;
 	}
 	if (!atomic_compare_exchange_strong(&s->state, &old, SLOT_LOADING | SLOT_INBUF | (old & SLOT_WAITER)))
@@ -730,6 +742,10 @@ void *fault_thread(void *arg)
 			p0 = prof_now();
 			fault_serve(h, q->addr, q->flags & UFFD_PAGEFAULT_FLAG_WRITE);
 			prof_add(PROF_SERVE, p0);
+			if (h->held) {
+				h->held = false;
+				reclaim_held(false);
+			}
 		}
 		pthread_rwlock_unlock(&eng.ev_lock);
 	}

@@ -206,6 +206,10 @@ static struct {
 	int stuck_why;			/* RECLAIM_STUCK_*: the reclaimer's, for reclaim_say_stuck */
 	struct timespec stuck_since;	/* over the limit and stuck since (0: not) */
 	_Atomic int waiters;		/* a handler holds a fault */
+	/* Memory pressure (reclaim_held): handlers holding a fault now, since
+	 * when at least one has, and the total of such time (ns). */
+	_Atomic int held_now;
+	_Atomic uint64_t some_start, some_total;
 	_Atomic int deep;		/* one held needs more room than background reclaim leaves */
 	_Atomic uint32_t kick;		/* futex word: bumped to wake the thread */
 	_Atomic int sleeping;
@@ -516,6 +520,20 @@ static void reclaim_progress(void)
 bool reclaim_limit_set(void)
 {
 	return rc.limit != 0;
+}
+
+void reclaim_held(bool start)
+{
+	if (start) {
+		if (atomic_fetch_add(&rc.held_now, 1) == 0)
+			atomic_store(&rc.some_start, hist_now());
+	} else if (atomic_fetch_sub(&rc.held_now, 1) == 1) {
+		/* A hold starting meanwhile may have moved some_start on: that
+		 * stretch is lost, not counted twice. */
+		uint64_t t0 = atomic_load(&rc.some_start), t1 = hist_now();
+		if (t1 > t0)
+			atomic_fetch_add(&rc.some_total, t1 - t0);
+	}
 }
 
 bool reclaim_throttle(size_t npages)
@@ -1091,6 +1109,7 @@ int reclaim_fork_child(void)
 		return -ENOMEM;
 	atomic_store(&rc.stuck, 0);
 	atomic_store(&rc.waiters, 0);
+	atomic_store(&rc.held_now, 0);	/* the parent's handlers stayed there */
 	atomic_store(&rc.deep, 0);
 	atomic_store(&rc.sleeping, 0);
 	rc.proactive = rc.force = false;
@@ -1122,4 +1141,8 @@ void reclaim_stats(struct zswap_stats *st)
 	st->memory_events_max = atomic_load(&rc.events_max);
 	st->reclaim_backoff = atomic_load(&rc.backoff);
 	st->pgactivate = atomic_load(&rc.pgactivate);
+	uint64_t some = atomic_load(&rc.some_total), t0 = atomic_load(&rc.some_start), t1 = hist_now();
+	if (atomic_load(&rc.held_now) > 0 && t1 > t0)
+		some += t1 - t0;	/* the stretch under way */
+	st->memory_pressure_some_us = some / 1000;
 }

@@ -86,6 +86,11 @@ bool reclaim_limit_set(void);
  */
 bool reclaim_throttle(size_t npages);
 
+/* A handler's fault is held at the limit from now (true), or was held and
+ * is served now (false): memory pressure's "some" time, the wall time
+ * during which at least one fault was held. */
+void reclaim_held(bool start);
+
 /* A descriptor that becomes readable when the reclaimer has made progress
  * (poll it with the userfaultfd), and what to call once it polled readable. */
 int reclaim_wait_fd(void);

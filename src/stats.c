@@ -198,6 +198,7 @@ static const struct stats_field stats_fields[] = {
 	F(S_RECLAIM, memory_events_max),
 	F(S_RECLAIM, reclaim_backoff),
 	F(S_RECLAIM, watermark_boost),
+	F(S_RECLAIM, memory_pressure_some_us),
 };
 #undef F
 #define STATS_NFIELDS (sizeof(stats_fields) / sizeof(stats_fields[0]))

@@ -45,6 +45,7 @@
  * again. stdout is the same with and without the library (a checksum per
  * phase); stderr gets "prog_reclaim: vmhwm_kb=N" (peak RSS), for the limit
  * tests, and the library's counters as "prog_reclaim: stat NAME=VALUE";
+ * the run's wall time as "prog_reclaim: run_us=N";
  * random and hotcold add the refaults, activations and pages scanned and
  * stolen during the accesses alone ("access_...").
  */
@@ -57,6 +58,15 @@
 
 static size_t npages;
 static unsigned char *mem;
+static uint64_t run_t0;		/* CLOCK_MONOTONIC ns at the start of main */
+
+static uint64_t pc_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
 static uint32_t *ver;		/* per page: how many times it was rewritten */
 #define VER_FREED	UINT32_MAX	/* given back with MADV_DONTNEED: reads as zeros */
 
@@ -205,7 +215,9 @@ static void print_stats(void)
 	S(workingset_activate); S(allocstall); S(memory_events_max); S(reclaim_backoff);
 	S(refaults); S(zero_fill_pages); S(stored_pages); S(pool_limit_hit); S(mem_used_total);
 	S(evict_skipped_pages); S(pgactivate); S(pages_compacted); S(watermark_boost);
+	S(memory_pressure_some_us);
 #undef S
+	fprintf(stderr, "%s: run_us=%llu\n", pc.name, (unsigned long long)((pc_now_ns() - run_t0) / 1000));
 }
 
 static bool page_resident(size_t i);
@@ -470,6 +482,7 @@ static void *boost_sampler(void *arg)
 
 int main(int argc, char **argv)
 {
+	run_t0 = pc_now_ns();
 	pc_init("prog_reclaim", &argc, argv);
 	if (argc < 3)
 		pc_fail("usage: prog_reclaim fill|random|hotcold|idle|hotstream|cold|cold-over|frag|boost|account MB [OPS|SECS|PASSES|CMB]");
