@@ -203,6 +203,8 @@ static void report(size_t mb)
 	       (unsigned long long)st.allocstall);
 	printf("memory.events max       %8llu        (faults let through over the limit)\n",
 	       (unsigned long long)st.memory_events_max);
+	printf("memory.pressure some total=%llu us  (time with a fault held at the limit)\n",
+	       (unsigned long long)st.memory_pressure_some_us);
 	printf("zswap debugfs: stored_pages %llu, same_filled_pages %llu, pool_total_size %llu MiB, "
 	       "pool_limit_hit %llu, reject_compress_poor %llu\n",
 	       (unsigned long long)st.stored_pages, (unsigned long long)st.same_filled_pages,
