@@ -446,6 +446,12 @@ static uint64_t reclaim_pte_bytes(void)
 	return kb << 10;
 }
 
+/* Nanoseconds from a to b. */
+static int64_t reclaim_ns_between(const struct timespec *a, const struct timespec *b)
+{
+	return (int64_t)(b->tv_sec - a->tv_sec) * 1000000000 + (b->tv_nsec - a->tv_nsec);
+}
+
 /* Every RECLAIM_ACCOUNT_MS, or a hundred times as long as the last look
  * took (a mincore per slot array: thousands of regions must not make it
  * more than ~1 % of the reclaimer's time). */
@@ -456,8 +462,7 @@ static void reclaim_account_refresh(void)
 	if (!RECLAIM_ACCOUNT_MEMCG)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	long since_ms = (now.tv_sec - rc.adjust_at.tv_sec) * 1000 + (now.tv_nsec - rc.adjust_at.tv_nsec) / 1000000;
-	if (rc.adjust_at.tv_sec && since_ms < rc.adjust_every_ms)
+	if (rc.adjust_at.tv_sec && reclaim_ns_between(&rc.adjust_at, &now) / 1000000 < rc.adjust_every_ms)
 		return;
 	rc.adjust_at = now;
 	uint64_t book = reclaim_slot_bytes();
@@ -465,7 +470,7 @@ static void reclaim_account_refresh(void)
 		book += zs_get_metadata_bytes(zswap_store_pool(eng.store, i));
 	atomic_store_explicit(&rc.adjust, (int64_t)reclaim_pte_bytes() - (int64_t)book, memory_order_relaxed);
 	clock_gettime(CLOCK_MONOTONIC, &done);
-	long took_us = (done.tv_sec - now.tv_sec) * 1000000 + (done.tv_nsec - now.tv_nsec) / 1000;
+	long took_us = (long)(reclaim_ns_between(&now, &done) / 1000);
 	rc.adjust_every_ms = took_us / 10 > RECLAIM_ACCOUNT_MS ? took_us / 10 : RECLAIM_ACCOUNT_MS;
 }
 
@@ -958,8 +963,7 @@ static void reclaim_say_stuck(uint64_t charge)
 		rc.stuck_since = now;
 		return;
 	}
-	if ((now.tv_sec - rc.stuck_since.tv_sec) * 1000 + (now.tv_nsec - rc.stuck_since.tv_nsec) / 1000000 <
-	    RECLAIM_STUCK_SAY_MS)
+	if (reclaim_ns_between(&rc.stuck_since, &now) / 1000000 < RECLAIM_STUCK_SAY_MS)
 		return;
 	said = true;
 	static const char *const why[] = {

@@ -24,6 +24,12 @@ kv() {
 	printf '%s\n' "$2" | sed -n "s/.*[ :]$1=\\([0-9]*\\).*/\\1/p"
 }
 
+# last_line PREFIX: the last line of the last run's stderr that starts
+# with "prog_reclaim: PREFIX".
+last_line() {
+	grep "^prog_reclaim: $1" "$ENG_ERR" | tail -n 1
+}
+
 check_run() {
 	label=$1
 	shift
@@ -68,7 +74,7 @@ check_run fill fill 192
 # measure), and at least 90% of N zero-filled by the engine, so that a fill
 # the engine never saw (no fault at all) cannot pass.
 if [ "$ENG_LABEL" = fill ] && [ "$ENG_RC" = 0 ]; then
-	fline=$(grep '^prog_reclaim: fill_pages=' "$ENG_ERR" | tail -n 1)
+	fline=$(last_line fill_pages=)
 	fp=$(kv fill_pages "$fline")
 	ff=$(kv fill_faults "$fline")
 	fz=$(kv fill_zero_fill_pages "$fline")
@@ -89,7 +95,7 @@ check_run random random 192 20000
 # 218 faults held, a peak of 734,816 bytes, 0 again 320 ms after the fill.
 check_run boost boost 192
 if [ "$ENG_LABEL" = boost ] && [ "$ENG_RC" = 0 ]; then
-	bline=$(grep '^prog_reclaim: boost_peak=' "$ENG_ERR" | tail -n 1)
+	bline=$(last_line boost_peak=)
 	eng_say "boost: ${bline#prog_reclaim: }"
 	peak=$(kv boost_peak "$bline")
 	bend=$(kv boost_end "$bline")
@@ -113,7 +119,7 @@ fi
 # before session 11) is 976 kB off. Bound: 256 kB.
 check_run account account 192
 if [ "$ENG_LABEL" = account ] && [ "$ENG_RC" = 0 ]; then
-	aline=$(grep '^prog_reclaim: account ' "$ENG_ERR" | tail -n 1)
+	aline=$(last_line 'account ')
 	eng_say "account: ${aline#prog_reclaim: account }"
 	anon=$(kv rss_anon_kb "$aline")
 	pte=$(kv vm_pte_kb "$aline")
