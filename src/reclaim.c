@@ -82,7 +82,9 @@
 #ifndef RECLAIM_STEP_MAX
 #define RECLAIM_STEP_MAX	512
 #endif
+#ifndef RECLAIM_STEP_MIN
 #define RECLAIM_STEP_MIN	128
+#endif
 #define RECLAIM_TARGETS		1024	/* mappings one rotation walks */
 #define RECLAIM_MAX_PASSES	2	/* rotations one step may take before it gives up */
 /* A step looks at most this many resident pages per page it wants before it
@@ -122,6 +124,9 @@
 #endif
 #ifndef RECLAIM_BOOST_MAX
 #define RECLAIM_BOOST_MAX	2
+#endif
+#ifndef RECLAIM_BOOST_DECAY
+#define RECLAIM_BOOST_DECAY	8
 #endif
 /* Compaction before eviction (reclaim_compact): on (1) or off (0), and the
  * fewest pages it must be able to free. */
@@ -932,7 +937,7 @@ static uint64_t reclaim_boost(void)
 			rc.boost = rc.band / RECLAIM_BOOST_MAX;
 	} else {
 		/* An eighth back, all of it once under a page. */
-		rc.boost = rc.boost > ZS_PAGE_SIZE ? rc.boost - rc.boost / 8 : 0;
+		rc.boost = rc.boost > ZS_PAGE_SIZE ? rc.boost - rc.boost / RECLAIM_BOOST_DECAY : 0;
 	}
 	atomic_store_explicit(&rc.wake, rc.high - rc.boost, memory_order_relaxed);
 	return rc.boost;
