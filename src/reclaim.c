@@ -125,6 +125,7 @@
 #ifndef RECLAIM_BOOST_MAX
 #define RECLAIM_BOOST_MAX	2
 #endif
+/* What each calm look gives back: 1/RECLAIM_BOOST_DECAY of the boost. */
 #ifndef RECLAIM_BOOST_DECAY
 #define RECLAIM_BOOST_DECAY	8
 #endif
@@ -936,7 +937,7 @@ static uint64_t reclaim_boost(void)
 		if (rc.boost > rc.band / RECLAIM_BOOST_MAX)
 			rc.boost = rc.band / RECLAIM_BOOST_MAX;
 	} else {
-		/* An eighth back, all of it once under a page. */
+		/* 1/RECLAIM_BOOST_DECAY back, all of it once under a page. */
 		rc.boost = rc.boost > ZS_PAGE_SIZE ? rc.boost - rc.boost / RECLAIM_BOOST_DECAY : 0;
 	}
 	atomic_store_explicit(&rc.wake, rc.high - rc.boost, memory_order_relaxed);
