@@ -19,9 +19,9 @@
  * limit/96 but at least min(3 MiB, limit/64) (the estimate between two
  * readings is rough, and eviction itself briefly holds a batch twice: in
  * staging and in the pool; m covers that, so the peak stays under the limit
- * at 320 MiB). Background reclaim wakes above high = hold - band/16 and
- * stops below low_bg = hold - band/8, a few hundred KiB under the hold
- * line, band = m but at least three of growth.c's held steps. A held
+ * at 320 MiB). Background reclaim wakes above high = hold - band/4 and
+ * stops below low_bg = hold - band/2 (0.8 and 1.7 MiB under the hold line
+ * at 320 MiB), band = m but at least three of growth.c's held steps. A held
  * request larger than half of that room (a step of malloc's growth: faults
  * fill at most 16 pages) makes it go down to low = hold - band. Keeping the
  * charge near the limit is what keeps the working set resident: every MiB
@@ -95,24 +95,30 @@
 #define RECLAIM_SCAN_RATIO	16
 #define RECLAIM_PAUSE_MAX_MS	100	/* longest back-off */
 /* The hold line sits a margin m below the limit; background reclaim runs
- * from band/RECLAIM_BG_DIV below it (below). m is limit/96, but at
- * least what the charge rises above the hold line while faults are being
- * held (a batch in the pool before its staging area is emptied, pages filled
- * between two readings: 2.3-2.9 MiB measured at 320 MiB) unless the limit
- * is small (then limit/64) (docs/DESIGN.md, "The charge and the limit"). */
+ * below it (RECLAIM_BG_WAKE, below). m is limit/96, but at least what the
+ * charge rises above the hold line while faults are being held (a batch in
+ * the pool before its staging area is emptied, pages filled between two
+ * readings: 2.3-2.9 MiB measured at 320 MiB) unless the limit is small
+ * (then limit/64) (docs/DESIGN.md, "The charge and the limit"). */
 #ifndef RECLAIM_MARGIN_DIV
 #define RECLAIM_MARGIN_DIV	96
 #endif
 #ifndef RECLAIM_MARGIN_MIN
 #define RECLAIM_MARGIN_MIN	(3ull << 20)
 #endif
-/* Background reclaim runs from band/RECLAIM_BG_DIV below the hold line
- * down to twice that; a held step of growth takes the charge down to the
- * whole band. Until session 9 it ran from half the band to all of it: the
- * charge 2.1 MiB lower on average, ~1.2 % more refaults (docs/DESIGN.md
- * "The charge and the limit"). */
-#ifndef RECLAIM_BG_DIV
-#define RECLAIM_BG_DIV		16
+/* Background reclaim wakes RECLAIM_BG_WAKE sixteenths of the band below
+ * the hold line and stops RECLAIM_BG_STOP sixteenths below it; a held step
+ * of growth takes the charge down to the whole band. Session 9 narrowed it
+ * from 8..16 to 1..2 (~1.2 % fewer refaults, the charge higher); session 13
+ * widened it to 4..8 on a machine where page-table work is dear: steps of
+ * ~400 pages instead of ~130 took 14-15 % off hot/cold's wall time for
+ * 0.1 % more refaults there and 0.6 % more under uniform access, whose wall
+ * time moved 1-4 % (docs/DESIGN.md "The charge and the limit"). */
+#ifndef RECLAIM_BG_WAKE
+#define RECLAIM_BG_WAKE		4
+#endif
+#ifndef RECLAIM_BG_STOP
+#define RECLAIM_BG_STOP		8
 #endif
 /* Watermark boost (reclaim_boost): on (1) or off (0), its step and its
  * largest value as fractions of the band. */
@@ -1078,8 +1084,8 @@ int reclaim_init(void)
 	if (m + band > rc.limit / 4)
 		m = band = rc.limit / 8;
 	rc.hold = rc.limit - m;
-	rc.high = rc.hold - band / RECLAIM_BG_DIV;
-	rc.low_bg = rc.hold - 2 * band / RECLAIM_BG_DIV;
+	rc.high = rc.hold - band * RECLAIM_BG_WAKE / 16;
+	rc.low_bg = rc.hold - band * RECLAIM_BG_STOP / 16;
 	rc.low = rc.hold - band;
 	rc.band = band;
 	atomic_store(&rc.wake, rc.high);
