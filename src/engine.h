@@ -50,6 +50,9 @@ struct engine_counters {
 	/* Faults userfaultfd would not let us resolve (fault_unservable):
 	 * the statistics dump's uffd_errors. */
 	_Atomic uint64_t uffd_errors;
+	/* Shared spells started: one handler serving several faulting
+	 * threads (src/fault.c, "one handler, or one per CPU"). */
+	_Atomic uint64_t fault_shared_spells;
 };
 
 struct engine {

@@ -20,12 +20,14 @@
 #include "fault.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -55,6 +57,8 @@ struct fault_req {
 
 struct fault_ctx {
 	bool handler;			/* a handler thread: may read messages itself */
+	bool first;			/* the first pinned handler: never sleeps out a shared spell */
+	bool pinned;			/* kept to cpu now (not during a shared spell) */
 	int cpu;			/* the CPU it keeps to, or -1 (the scheduler's choice) */
 	char *buf;			/* one page, prim */
 	struct fault_req *ring;		/* pending faults (handler threads only) */
@@ -82,6 +86,40 @@ static const char *fault_zero_buf;	/* FAULT_AROUND_MAX pages, never written */
 #define FAULT_DEFER_NS 20000
 #endif
 static _Atomic int fault_last_cpu = -1;
+
+/*
+ * One handler, or one per CPU. Pinned handlers serve a program that faults
+ * from one thread best: the handler beside the faulting thread runs as that
+ * thread sleeps. With several program threads faulting at once, every fault
+ * wakes every handler (all poll the one descriptor), they take ev_lock for
+ * writing in turn to read, and fault_defer()'s one last CPU sends the other
+ * handler into a spin for faults it should have served. One unpinned
+ * handler, which the scheduler wakes beside whichever thread faulted, was
+ * faster there (ZSWAP_FAULT_THREADS=1 against 0, tools/bench_reclaim under a
+ * 320M limit: uniform 2 threads -12..-17 %, 4 threads -24 %, sequential
+ * 2 and 4 threads -6..-23 %) and slower with one thread (uniform +10 %,
+ * hot/cold +13 %): docs/bench/reclaim.md, "Session 14".
+ *
+ * So, with pinned handlers, the readers count how often the faulting thread
+ * changes from one fault to the next (the message's thread id) over each
+ * FAULT_SHARED_WINDOW faults read: from FAULT_SHARED_ON changes on, a
+ * shared spell: the first handler unpins itself and the others sleep on
+ * fault_shared; under FAULT_SHARED_OFF they come back and it pins itself
+ * again. Two threads faulting evenly change about every other fault, one
+ * thread never. Only speed depends on it: any handler serves any fault, and
+ * the first one never stops reading. -DFAULT_SHARED=0 builds without.
+ */
+#ifndef FAULT_SHARED
+#define FAULT_SHARED 1
+#endif
+#define FAULT_SHARED_WINDOW	256
+#define FAULT_SHARED_ON		64
+#define FAULT_SHARED_OFF	32
+static _Atomic uint32_t fault_shared;	/* futex word: 1 = the first handler alone */
+static bool fault_shared_able;		/* two or more pinned handlers, a CPU set to unpin to */
+static cpu_set_t fault_allowed;		/* the CPUs an unpinned handler may use */
+static unsigned int fault_pinned_handlers;
+static uint32_t fault_tid_last, fault_win_faults, fault_win_changes;	/* eng.ev_lock (write) */
 
 static pthread_mutex_t fault_helper_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fault_ctx fault_helper;	/* fault_load_range() from program threads */
@@ -138,6 +176,29 @@ void fault_apply_event(const struct uffd_msg *m)
 	fault_event(m);
 }
 
+/* One fault read from thread tid (0: the kernel does not say): count the
+ * changes of faulting thread and, at the end of a window, start or end a
+ * shared spell (above). Called with eng.ev_lock held for writing. */
+static void fault_count_thread(uint32_t tid)
+{
+	if (!FAULT_SHARED || !fault_shared_able || !tid)
+		return;
+	fault_win_changes += tid != fault_tid_last;
+	fault_tid_last = tid;
+	if (++fault_win_faults < FAULT_SHARED_WINDOW)
+		return;
+	uint32_t was = atomic_load_explicit(&fault_shared, memory_order_relaxed);
+	uint32_t now = fault_win_changes >= (was ? FAULT_SHARED_OFF : FAULT_SHARED_ON);
+	fault_win_faults = fault_win_changes = 0;
+	if (now == was)
+		return;
+	atomic_store(&fault_shared, now);
+	if (now)
+		atomic_fetch_add_explicit(&eng.cnt.fault_shared_spells, 1, memory_order_relaxed);
+	else
+		syscall(SYS_futex, &fault_shared, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
 /* Read what is pending (without blocking), process its events, queue its
  * faults. Returns the number of messages read. */
 static size_t fault_read(struct fault_ctx *h)
@@ -158,8 +219,9 @@ static size_t fault_read(struct fault_ctx *h)
 	n = r > 0 ? (size_t)r / sizeof(msgs[0]) : 0;
 	for (size_t i = 0; i < n; i++) {
 		if (msgs[i].event == UFFD_EVENT_PAGEFAULT) {
-			if (h->cpu >= 0 && atomic_load_explicit(&fault_last_cpu, memory_order_relaxed) != h->cpu)
+			if (h->pinned && atomic_load_explicit(&fault_last_cpu, memory_order_relaxed) != h->cpu)
 				atomic_store_explicit(&fault_last_cpu, h->cpu, memory_order_relaxed);
+			fault_count_thread(msgs[i].arg.pagefault.feat.ptid);
 			struct fault_req *q = &h->ring[h->tail++ % FAULT_RING];
 			q->addr = msgs[i].arg.pagefault.address;
 			q->flags = msgs[i].arg.pagefault.flags;
@@ -695,7 +757,7 @@ static bool fault_defer(const struct fault_ctx *h)
 	struct timespec t0, t;
 	int last = atomic_load_explicit(&fault_last_cpu, memory_order_relaxed);
 
-	if (h->cpu < 0 || last < 0 || last == h->cpu)
+	if (!h->pinned || last < 0 || last == h->cpu)
 		return true;
 	uint64_t p0 = prof_now();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -710,6 +772,33 @@ static bool fault_defer(const struct fault_ctx *h)
 	return true;
 }
 
+/*
+ * Follow fault_shared between faults (the ring empty): the first handler
+ * unpins itself for a shared spell and pins itself again after; the others
+ * sleep through it. Returns true when this handler slept (look again).
+ */
+static bool fault_follow_spell(struct fault_ctx *h)
+{
+	bool shared = atomic_load_explicit(&fault_shared, memory_order_relaxed);
+
+	if (!FAULT_SHARED || h->cpu < 0)
+		return false;
+	if (!h->first) {
+		if (!shared)
+			return false;
+		syscall(SYS_futex, &fault_shared, FUTEX_WAIT_PRIVATE, 1, NULL, NULL, 0);
+		return true;
+	}
+	if (shared && h->pinned) {
+		(void)sched_setaffinity(0, sizeof(fault_allowed), &fault_allowed);
+		h->pinned = false;
+	} else if (!shared && !h->pinned) {
+		fault_pin(h->cpu);
+		h->pinned = true;
+	}
+	return false;
+}
+
 void *fault_thread(void *arg)
 {
 	struct fault_ctx *h = arg;
@@ -717,6 +806,7 @@ void *fault_thread(void *arg)
 	prctl(PR_SET_NAME, "zswap-fault", 0, 0, 0);
 	engine_gate_wait();
 	fault_pin(h->cpu);
+	h->pinned = h->cpu >= 0;
 	for (;;) {
 		if (h->head == h->tail) {
 			/* Start again at the ring's first entry: free-running
@@ -725,6 +815,8 @@ void *fault_thread(void *arg)
 			 * ZSWAP_MEMORY_LIMIT for a ring that rarely holds more
 			 * than a few faults. */
 			h->head = h->tail = 0;
+			if (fault_follow_spell(h))
+				continue;
 			fault_wait_readable();
 			if (!fault_defer(h))
 				continue;
@@ -754,6 +846,11 @@ void *fault_thread(void *arg)
 
 int fault_init(void)
 {
+	/* Again in a child that takes over: its handlers start afresh. */
+	atomic_store(&fault_shared, 0);
+	fault_pinned_handlers = 0;
+	fault_shared_able = false;
+	fault_tid_last = fault_win_faults = fault_win_changes = 0;
 	fault_zero_buf = prim_reserve(FAULT_AROUND_MAX << ZS_PAGE_SHIFT);
 	fault_helper.buf = prim_alloc(ZS_PAGE_SIZE);
 	fault_helper.buf_lock = &fault_helper_lock;
@@ -769,6 +866,13 @@ void *fault_ctx_create(int cpu)
 		return NULL;
 	h->handler = true;
 	h->cpu = cpu;
+	if (cpu >= 0) {
+		/* The first pinned handler keeps reading through a shared spell;
+		 * a spell needs a second one and a set to unpin to. */
+		h->first = fault_pinned_handlers++ == 0;
+		if (fault_pinned_handlers == 2)
+			fault_shared_able = sched_getaffinity(0, sizeof(fault_allowed), &fault_allowed) == 0;
+	}
 	/* The faulting page and the pages read ahead after it. */
 	h->buf = prim_alloc((1 + eng.opt.readahead) << ZS_PAGE_SHIFT);
 	h->ring = prim_reserve(FAULT_RING * sizeof(*h->ring));

@@ -215,6 +215,8 @@ static size_t stats_extras(struct stats_extra *x)
 
 	x[n].name = "uffd_errors";
 	x[n++].value = atomic_load(&eng.cnt.uffd_errors);
+	x[n].name = "fault_shared_spells";
+	x[n++].value = atomic_load(&eng.cnt.fault_shared_spells);
 	return n;
 }
 

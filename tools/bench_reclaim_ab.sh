@@ -7,8 +7,11 @@
 # Usage: tools/bench_reclaim_ab.sh [--runs N] [--patterns "uniform hotcold"]
 #            [--threads "1 2"] [--size W] [--limit L] [--bench PATH]
 #            [--env "ZSWAP_VAR=VALUE ..."] [--out FILE]
-#            NAME=LIBZSWAP.so [NAME=LIBZSWAP.so ...]
+#            NAME=LIBZSWAP.so[,VAR=VALUE...] [NAME=LIBZSWAP.so ...]
 # --env sets options for every build alike (e.g. ZSWAP_COMPRESSOR=lzo);
+# VAR=VALUE after a build's library, comma-separated, for that build only
+# (e.g. ft1=.libs/libzswap.so,ZSWAP_FAULT_THREADS=1: one library, two
+# configurations);
 # any other ZSWAP_ variable in the environment is unset.
 # Prints one line per run (RESULT fields: wall_ms, refaults, bad_pages,
 # vmhwm_mb) to FILE (default /tmp/bench_reclaim_ab.raw) and a table: per
@@ -42,9 +45,10 @@ while [ $i -le "$runs" ]; do
 	for p in $patterns; do
 		for t in $threads; do
 			for b in "$@"; do
-				name=${b%%=*} lib=${b#*=}
-				# shellcheck disable=SC2086 # --env is a list of words
-				line=$(env $libenv LD_PRELOAD="$lib" ZSWAP_MEMORY_LIMIT="$limit" "$bench" --size "$size" \
+				name=${b%%=*} lib=${b#*=} own=
+				case "$lib" in *,*) own=$(echo "${lib#*,}" | tr ',' ' ') lib=${lib%%,*} ;; esac
+				# shellcheck disable=SC2086 # --env and own are lists of words
+				line=$(env $libenv $own LD_PRELOAD="$lib" ZSWAP_MEMORY_LIMIT="$limit" "$bench" --size "$size" \
 					--pattern "$p" --threads "$t" 2>/dev/null | grep '^RESULT ')
 				w=$(echo "$line" | sed -n 's/.* wall_ms=\([0-9]*\).*/\1/p')
 				r=$(echo "$line" | sed -n 's/.* refaults=\([0-9]*\).*/\1/p')
