@@ -64,7 +64,8 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		OPT_F_PERCENT },
 	[OPT_FAULT_THREADS] = {
 		OPT_FAULT_THREADS, "ZSWAP_FAULT_THREADS", OPT_UINT, "0", 0, 16, NULL, "threads",
-		"threads serving userfaultfd faults; 0 = one pinned to each allowed CPU", 0 },
+		"threads serving userfaultfd faults; 0 = one pinned to each allowed CPU"
+		" (the first alone while several program threads fault)", 0 },
 	[OPT_MIN_REGION] = {
 		OPT_MIN_REGION, "ZSWAP_MIN_REGION", OPT_SIZE, "1M", 4 * KiB, TiB, NULL, "bytes",
 		"smallest private anonymous mapping managed, rounded up to a page",
