@@ -5,7 +5,8 @@
 # faulting alone brings them back. Checked: the same data as without the
 # library through rounds of four threads then one thread refaulting every
 # page (tests/prog_spells.c), with ZSWAP_FAULT_THREADS=0 (spells counted in
-# the dump's fault_shared_spells), with 2 (unpinned handlers: no spell) and
+# the dump's fault_shared_spells; sixteen threads in short rounds begin and
+# end one every few windows), with 2 (unpinned handlers: no spell) and
 # on one CPU (one handler: no spell); one thread alone never starts one.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/..}/tests/eng_lib.sh"
 
@@ -41,6 +42,8 @@ ncpus=$(nproc 2>/dev/null || echo 1)
 if [ "$ncpus" -ge 2 ]; then
 	spell_run turns 2 ZSWAP_FAULT_THREADS=0 "$spells" 4 4096 4
 	spell_run turns2 2 ZSWAP_FAULT_THREADS=0 "$spells" 2 8192 3
+	# Spells begun and ended every few windows: sixteen threads, short rounds.
+	spell_run flap 10 ZSWAP_FAULT_THREADS=0 "$spells" 16 1024 20
 else
 	eng_say "one CPU: no second pinned handler, no spell expected"
 	spell_run turns none ZSWAP_FAULT_THREADS=0 "$spells" 4 4096 4
