@@ -36,7 +36,7 @@
 #endif
 /* THREAD_ID: a fault message names the faulting thread, which tells the
  * handlers whether one program thread faults or several (src/fault.c,
- * "one handler or one per CPU"). */
+ * "one handler, or one per CPU"). */
 #define UF_OPTIONAL_FEATURES (UFFD_FEATURE_POISON | UFFD_FEATURE_EVENT_FORK | UFFD_FEATURE_THREAD_ID | \
 			      (RECLAIM_WRITTEN ? UFFD_FEATURE_WP_ASYNC : 0))
 

@@ -27,22 +27,11 @@ static unsigned char *area;
 static uint32_t *ver;		/* per page: the version it holds */
 static size_t npages, nthreads;
 
-/* A page of version v: text-like lines, so it compresses but is not
- * same-filled (the first line names the page and its version). */
+/* A page of version v: prog_common's text, seeded by the page and its
+ * version (compressible, never same-filled). */
 static void page_make(unsigned char *page, size_t i, uint32_t v)
 {
-	uint64_t rs = pc_mix((uint64_t)i << 24 ^ v);
-	size_t off = 0;
-	char line[96];
-
-	while (off < PC_PAGE) {
-		uint64_t r = pc_rand(&rs);
-		int n = snprintf(line, sizeof(line), "page %zu version %u key-%u value=%u flags=%x\n", i, v,
-				 (unsigned)(r % 977), (unsigned)((r >> 16) % 100000), (unsigned)((r >> 40) % 16));
-		size_t k = (size_t)n < PC_PAGE - off ? (size_t)n : PC_PAGE - off;
-		memcpy(page + off, line, k);
-		off += k;
-	}
+	pc_fill(page, PC_TEXT, pc_mix((uint64_t)i << 24 ^ v));
 }
 
 /* Visit page i with the buffer want (one page, the caller's own): check it,
