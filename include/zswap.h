@@ -87,6 +87,7 @@ struct zswap_stats {
 	uint64_t pgactivate;			/* pages reclaim found written since its last look: kept */
 	uint64_t watermark_boost;		/* bytes: how much earlier background reclaim starts now, after held faults */
 	uint64_t memory_pressure_some_us;	/* time at least one fault was held at the limit (memory.pressure some total) */
+	uint64_t thrashing_windows;		/* 10 s windows thrashing: 1,000+ workingset_activate a second, 1/4+ of the refaults */
 };
 
 /* Compress the managed pages of [addr, addr + len) into the pool and drop

@@ -228,6 +228,9 @@ static struct {
 
 	_Atomic uint64_t pgscan, pgsteal, pgsteal_proactive, activate, allocstall, events_max, backoff;
 	_Atomic uint64_t pgactivate;	/* written pages given a second chance */
+	_Atomic uint64_t thrash_windows;	/* reclaim_watch_thrash */
+	struct timespec thrash_t0;	/* the window under way: its start, and the counters then */
+	uint64_t thrash_quick0, thrash_refaults0;
 
 	/* The clock: the reclaimer thread's alone. */
 	bool proactive;			/* the current sweep is a cold-age one */
@@ -990,6 +993,56 @@ static void reclaim_say_stuck(uint64_t charge)
 	     (unsigned long long)(charge / mib), (unsigned long long)(reclaim_pool_bytes() / mib));
 }
 
+/*
+ * Thrashing, in the kernel's sense: refaults of pages that were part of the
+ * working set (workingset_activate: evicted only moments before), the
+ * refaults PSI counts as memory stalls. A window of RECLAIM_THRASH_WINDOW_S
+ * with RECLAIM_THRASH_RATE of them a second, a quarter or more of all its
+ * refaults, is one where the program spent much of its time (tens of
+ * microseconds a refault) waiting for pages a little more memory would
+ * have kept. thrashing_windows counts such windows, and the first is said
+ * on stderr, once, with what would help: a user who set the limit must hear
+ * that it costs the program its speed. Refaults that come late (a scan
+ * through more data than the limit holds, a working set several times the
+ * limit: each page evicted long before it comes back) are not counted: a
+ * somewhat larger limit would barely spare them, and a program built to run
+ * so, as the demo is, need not hear about it.
+ */
+#define RECLAIM_THRASH_WINDOW_S	10
+#define RECLAIM_THRASH_RATE	1000
+
+static void reclaim_watch_thrash(void)
+{
+	static bool said;
+	struct timespec now;
+
+	if (!rc.limit)
+		return;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+	uint64_t quick = atomic_load_explicit(&rc.activate, memory_order_relaxed);
+	uint64_t refaults = atomic_load_explicit(&eng.cnt.refaults, memory_order_relaxed);
+	uint64_t ns = rc.thrash_t0.tv_sec ? reclaim_ns_between(&rc.thrash_t0, &now) : 0;
+	if (rc.thrash_t0.tv_sec && ns < RECLAIM_THRASH_WINDOW_S * 1000000000ull)
+		return;
+	uint64_t dq = quick - rc.thrash_quick0, dr = refaults - rc.thrash_refaults0;
+	bool first = !rc.thrash_t0.tv_sec;
+	rc.thrash_t0 = now;
+	rc.thrash_quick0 = quick;
+	rc.thrash_refaults0 = refaults;
+	if (first || dq * 1000000000ull < (uint64_t)RECLAIM_THRASH_RATE * ns || dq * 4 < dr)
+		return;
+	atomic_fetch_add_explicit(&rc.thrash_windows, 1, memory_order_relaxed);
+	if (said)
+		return;
+	said = true;
+	uint64_t secs = ns / 1000000000ull;
+	zlog("the program is thrashing under ZSWAP_MEMORY_LIMIT (%llu MiB): %llu refaults a second over the"
+	     " last %llu s, %llu %% of them pages evicted only moments before: its working set does not fit,"
+	     " and a somewhat larger limit would spare most of them",
+	     (unsigned long long)(rc.limit >> 20), (unsigned long long)(dr / secs), (unsigned long long)secs,
+	     (unsigned long long)(dr ? dq * 100 / dr : 0));
+}
+
 void *reclaim_thread(void *arg)
 {
 	(void)arg;
@@ -1014,6 +1067,7 @@ void *reclaim_thread(void *arg)
 		uint64_t c = reclaim_read_charge();
 		reclaim_progress();
 		reclaim_say_stuck(c);
+		reclaim_watch_thrash();
 		if (rc.limit && atomic_exchange(&rc.deep, 0) && c > rc.low) {
 			reclaim_to(rc.low);
 			continue;
@@ -1161,4 +1215,5 @@ void reclaim_stats(struct zswap_stats *st)
 	if (atomic_load(&rc.held_now) > 0 && t1 > t0)
 		some += t1 - t0;	/* the stretch under way */
 	st->memory_pressure_some_us = some / 1000;
+	st->thrashing_windows = atomic_load(&rc.thrash_windows);
 }

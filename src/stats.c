@@ -199,6 +199,7 @@ static const struct stats_field stats_fields[] = {
 	F(S_RECLAIM, reclaim_backoff),
 	F(S_RECLAIM, watermark_boost),
 	F(S_RECLAIM, memory_pressure_some_us),
+	F(S_RECLAIM, thrashing_windows),
 };
 #undef F
 #define STATS_NFIELDS (sizeof(stats_fields) / sizeof(stats_fields[0]))

@@ -6,6 +6,13 @@
  *                                 fast as it can, then read them all back
  *   prog_reclaim random MB OPS    fill, then OPS uniformly random page
  *                                 accesses (half reads, half rewrites)
+ *   prog_reclaim random-for MB SECS
+ *                                 the same for SECS seconds (stdout then
+ *                                 differs from run to run)
+ *   prog_reclaim cycle MB SECS    fill, then pass after pass over every page
+ *                                 in order (checked, then rewritten) for
+ *                                 SECS seconds; reports the passes, refaults
+ *                                 and activations ("cycle_...")
  *   prog_reclaim hotcold MB OPS   fill, then OPS accesses, 90% of them on a
  *                                 hot tenth of the pages (spread out);
  *                                 reports late_hot_misses: in the second
@@ -46,11 +53,12 @@
  * phase); stderr gets "prog_reclaim: vmhwm_kb=N" (peak RSS), for the limit
  * tests, and the library's counters as "prog_reclaim: stat NAME=VALUE";
  * the run's wall time as "prog_reclaim: run_us=N";
- * random and hotcold add the refaults, activations and pages scanned and
+ * random, random-for and hotcold add the refaults, activations and pages scanned and
  * stolen during the accesses alone ("access_...").
  */
 #include "prog_common.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sys/resource.h>
@@ -215,7 +223,7 @@ static void print_stats(void)
 	S(workingset_activate); S(allocstall); S(memory_events_max); S(reclaim_backoff);
 	S(refaults); S(zero_fill_pages); S(stored_pages); S(pool_limit_hit); S(mem_used_total);
 	S(evict_skipped_pages); S(pgactivate); S(pages_compacted); S(watermark_boost);
-	S(memory_pressure_some_us);
+	S(memory_pressure_some_us); S(thrashing_windows);
 #undef S
 	fprintf(stderr, "%s: run_us=%llu\n", pc.name, (unsigned long long)((pc_now_ns() - run_t0) / 1000));
 }
@@ -223,7 +231,11 @@ static void print_stats(void)
 static bool page_resident(size_t i);
 static unsigned long long late_hot, late_hot_misses;
 
-static void accesses(unsigned long ops, bool hotcold)
+/* Accesses stop at this time (pc_now_ns), if set: mode random-for. */
+static uint64_t access_until;
+
+/* Returns how many accesses were made. */
+static unsigned long accesses(unsigned long ops, bool hotcold)
 {
 	uint64_t rs = 12345;
 	size_t nhot = npages / 10 ? npages / 10 : 1;
@@ -232,6 +244,8 @@ static void accesses(unsigned long ops, bool hotcold)
 	unsigned int hot = e ? (unsigned int)atoi(e) : 9;
 
 	for (unsigned long k = 0; k < ops; k++) {
+		if (access_until && !(k & 1023) && pc_now_ns() >= access_until)
+			return k;
 		uint64_t r = pc_rand(&rs);
 		size_t i;
 		if (hotcold && (r >> 32) % 10 < hot) {
@@ -251,6 +265,7 @@ static void accesses(unsigned long ops, bool hotcold)
 			page_check(i);
 		}
 	}
+	return ops;
 }
 
 /* Whether the kernel offers UFFD_FEATURE_WP_ASYNC (6.7): what written bits
@@ -485,7 +500,7 @@ int main(int argc, char **argv)
 	run_t0 = pc_now_ns();
 	pc_init("prog_reclaim", &argc, argv);
 	if (argc < 3)
-		pc_fail("usage: prog_reclaim fill|random|hotcold|idle|hotstream|cold|cold-over|frag|boost|account MB [OPS|SECS|PASSES|CMB]");
+		pc_fail("usage: prog_reclaim fill|random|random-for|hotcold|cycle|idle|hotstream|cold|cold-over|frag|boost|account MB [OPS|SECS|PASSES|CMB]");
 	const char *mode = argv[1];
 	size_t mb = strtoul(argv[2], NULL, 10);
 	unsigned long arg = argc > 3 ? strtoul(argv[3], NULL, 10) : 0;
@@ -539,11 +554,14 @@ int main(int argc, char **argv)
 			(unsigned long long)(f1.faults - f0.faults),
 			(unsigned long long)(f1.zero_fill_pages - f0.zero_fill_pages));
 
-	if (strcmp(mode, "random") == 0 || strcmp(mode, "hotcold") == 0) {
+	bool timed = strcmp(mode, "random-for") == 0;
+	if (strcmp(mode, "random") == 0 || strcmp(mode, "hotcold") == 0 || timed) {
 		unsigned long long r0 = lib_refaults(), k0 = vmstat_zswpin(), a0 = lib_activations();
 		unsigned long long m0 = majflt(), sc0, st0, sc1, st1;
 		lib_scan(&sc0, &st0);
-		accesses(arg, mode[0] == 'h');
+		if (timed)
+			access_until = pc_now_ns() + (uint64_t)arg * 1000000000u;
+		unsigned long done = accesses(timed ? ULONG_MAX : arg, mode[0] == 'h');
 		lib_scan(&sc1, &st1);
 		fprintf(stderr, "%s: access_refaults=%llu access_activations=%llu kernel_zswpin=%llu majflt=%llu\n",
 			pc.name, lib_refaults() - r0, lib_activations() - a0, vmstat_zswpin() - k0,
@@ -552,7 +570,25 @@ int main(int argc, char **argv)
 		if (mode[0] == 'h')
 			fprintf(stderr, "%s: late_hot=%llu late_hot_misses=%llu\n", pc.name, late_hot,
 				late_hot_misses);
-		printf("%lu accesses done\n", arg);
+		printf("%lu accesses done\n", done);
+	} else if (strcmp(mode, "cycle") == 0) {
+		/* Pass after pass over every page in order, each checked then
+		 * written anew, for SECS seconds: a working set a little larger
+		 * than the limit thrashes (each page evicted shortly before it
+		 * comes round again), one several times larger is a scan. */
+		unsigned long long r0 = lib_refaults(), a0 = lib_activations();
+		uint64_t end = pc_now_ns() + (uint64_t)arg * 1000000000u;
+		unsigned long passes = 0;
+		while (pc_now_ns() < end) {
+			for (size_t i = 0; i < npages; i++) {
+				page_check(i);
+				ver[i]++;
+				page_write(i);
+			}
+			passes++;
+		}
+		fprintf(stderr, "%s: cycle_passes=%lu cycle_refaults=%llu cycle_activations=%llu\n", pc.name, passes,
+			lib_refaults() - r0, lib_activations() - a0);
 	} else if (strcmp(mode, "idle") == 0) {
 		/* Wait (bounded) for proactive reclaim to store half the pages. */
 		struct zswap_stats st;
