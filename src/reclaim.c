@@ -1025,11 +1025,10 @@ static void reclaim_watch_thrash(void)
 	if (rc.thrash_t0.tv_sec && ns < RECLAIM_THRASH_WINDOW_S * 1000000000ull)
 		return;
 	uint64_t dq = quick - rc.thrash_quick0, dr = refaults - rc.thrash_refaults0;
-	bool first = !rc.thrash_t0.tv_sec;
-	rc.thrash_t0 = now;
+	rc.thrash_t0 = now;	/* the next window (or the first: ns 0) starts */
 	rc.thrash_quick0 = quick;
 	rc.thrash_refaults0 = refaults;
-	if (first || dq * 1000000000ull < (uint64_t)RECLAIM_THRASH_RATE * ns || dq * 4 < dr)
+	if (!ns || dq * 1000000000ull < (uint64_t)RECLAIM_THRASH_RATE * ns || dq * 4 < dr)
 		return;
 	atomic_fetch_add_explicit(&rc.thrash_windows, 1, memory_order_relaxed);
 	if (said)
