@@ -164,6 +164,12 @@ eng_expect_rc() {
 	return 1
 }
 
+# A counter a test program printed on stderr as "PROG: stat NAME=VALUE"
+# (prog_reclaim's print_stats): the last value of NAME.
+eng_stat() {
+	sed -n "s/^$1: stat $2=\([0-9]*\).*/\1/p" "$ENG_ERR" | tail -n 1
+}
+
 # Number of "libzswap:" lines in a file, but for those matching
 # ENG_ALLOW_LIBZSWAP (an extended regular expression, when set: what a run
 # is expected to say, e.g. that its limit cannot hold).

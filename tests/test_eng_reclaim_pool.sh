@@ -17,9 +17,7 @@ eng_run pool-unit plain "$unit"
 eng_expect_rc 0
 
 prog=$(eng_prog prog_reclaim)
-stat() {
-	sed -n "s/^prog_reclaim: stat $1=\\([0-9]*\\).*/\\1/p" "$ENG_ERR" | tail -n 1
-}
+stat() { eng_stat prog_reclaim "$1"; }
 
 eng_run fill-plain plain "$prog" fill 128
 eng_expect_rc 0 && cp "$ENG_OUT" "$ENG_TMP/fill.ref"

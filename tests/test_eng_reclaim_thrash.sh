@@ -42,7 +42,7 @@ if eng_expect_rc 0 && eng_expect_no_libzswap && eng_expect_same_stdout "$ENG_TMP
 fi
 ENG_ALLOW_LIBZSWAP=
 
-stat() { sed -n "s/^prog_reclaim: stat $1=\([0-9]*\)$/\1/p" "$ENG_ERR"; }
+stat() { eng_stat prog_reclaim "$1"; }
 
 said='^libzswap: the program is thrashing under ZSWAP_MEMORY_LIMIT \(32 MiB\): [0-9]+ refaults a second over the last 1[0-9] s, [0-9]+ % of them pages evicted only moments before'
 eng_run warn lib ZSWAP_MEMORY_LIMIT=32M "$prog" random-for 36 12
