@@ -53,6 +53,10 @@ struct engine_counters {
 	/* Shared spells started: one handler serving several faulting
 	 * threads (src/fault.c, "one handler, or one per CPU"). */
 	_Atomic uint64_t fault_shared_spells;
+	/* Timed spells (src/fault.c): trials of the other placement with one
+	 * thread faulting, the changes they made, and 1 while one handler
+	 * left to the scheduler serves it. */
+	_Atomic uint64_t fault_mode_trials, fault_mode_changes, fault_mode_shared;
 };
 
 struct engine {

@@ -120,6 +120,45 @@ static bool fault_shared_able;		/* two or more pinned handlers, a CPU set to unp
 static cpu_set_t fault_allowed;		/* the CPUs an unpinned handler may use */
 static unsigned int fault_pinned_handlers;
 static uint32_t fault_tid_last, fault_win_faults, fault_win_changes;	/* eng.ev_lock (write) */
+static bool fault_busy;			/* several threads fault at once: a shared spell */
+
+/*
+ * Timed spells. With one thread faulting, which serves it faster depends on
+ * the machine: the pinned handlers (a KVM guest: one unpinned handler was
+ * 10-13 % slower there, docs/bench/reclaim.md "Session 14") or one handler
+ * left to the scheduler, as in a shared spell (a PVM guest, where waking a
+ * vCPU and the IPI of a TLB flush are dear: 5-25 % faster, "Session 15").
+ * So the readers time both. Every so often, while no thread-count spell
+ * runs, a trial: FAULT_TIMED_RUN windows in the mode in use, as many in the
+ * other, as many in the first again. The window is FAULT_SHARED_WINDOW
+ * faults, so a shorter one is more faults a second, and a program doing the
+ * same work between faults the faster for it. The other mode is taken when
+ * the median of its windows is 1/FAULT_TIMED_MARGIN under the medians of
+ * both runs around it: a program whose pace steps up or down in the middle
+ * of a trial (the end of a fill) does not look like a win, and one slow
+ * window (a hold at the memory limit, a pause of the program) does not
+ * count. The first window after each change of mode settles untimed. A
+ * lost trial doubles the gap to the next, up to FAULT_TIMED_GAP_MAX
+ * windows; a change resets it. Only speed depends on it, as for every
+ * spell. -DFAULT_TIMED=0 builds without.
+ */
+#ifndef FAULT_TIMED
+#define FAULT_TIMED 1
+#endif
+#define FAULT_TIMED_RUN		8
+#define FAULT_TIMED_MARGIN	16
+#define FAULT_TIMED_GAP		32
+#define FAULT_TIMED_GAP_MAX	1024
+enum { FT_BETWEEN, FT_BEFORE, FT_TRIAL, FT_AFTER };
+static struct {
+	bool pref;		/* the mode timing chose: true = shared */
+	int phase;		/* FT_*: a trial is BEFORE, TRIAL, AFTER */
+	unsigned int n;		/* windows timed in this phase */
+	bool skip;		/* leave the next window untimed (a change of mode) */
+	unsigned int gap, since;	/* windows between trials, since the last */
+	uint64_t t0;		/* the current window's start */
+	uint64_t ns[3][FAULT_TIMED_RUN];	/* BEFORE, TRIAL, AFTER windows */
+} fault_timed;			/* eng.ev_lock (write) */
 
 static pthread_mutex_t fault_helper_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fault_ctx fault_helper;	/* fault_load_range() from program threads */
@@ -176,9 +215,84 @@ void fault_apply_event(const struct uffd_msg *m)
 	fault_event(m);
 }
 
+/* Start timing afresh: the next window is not timed. */
+static void fault_timed_reset(void)
+{
+	fault_timed.phase = FT_BETWEEN;
+	fault_timed.since = 0;
+	fault_timed.skip = true;
+}
+
+static uint64_t fault_timed_median(uint64_t *v)
+{
+	for (int i = 1; i < FAULT_TIMED_RUN; i++)
+		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			uint64_t t = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return (v[FAULT_TIMED_RUN / 2 - 1] + v[FAULT_TIMED_RUN / 2]) / 2;
+}
+
+/* The trial's three runs are timed: keep the mode or take the other. */
+static void fault_timed_decide(void)
+{
+	uint64_t before = fault_timed_median(fault_timed.ns[0]);
+	uint64_t trial = fault_timed_median(fault_timed.ns[1]);
+	uint64_t after = fault_timed_median(fault_timed.ns[2]);
+	uint64_t best = before < after ? before : after;
+	bool won = trial * FAULT_TIMED_MARGIN < best * (FAULT_TIMED_MARGIN - 1);
+
+	atomic_fetch_add_explicit(&eng.cnt.fault_mode_trials, 1, memory_order_relaxed);
+	if (eng.opt.verbose)
+		zlog("handlers %s for one faulting thread: %llu us a window of %d faults, against %llu and %llu"
+		     " kept %s: %s", fault_timed.pref ? "pinned" : "shared", (unsigned long long)trial / 1000,
+		     FAULT_SHARED_WINDOW, (unsigned long long)before / 1000, (unsigned long long)after / 1000,
+		     fault_timed.pref ? "shared" : "pinned", won ? "taken" : "not taken");
+	if (won) {
+		fault_timed.pref = !fault_timed.pref;
+		fault_timed.gap = FAULT_TIMED_GAP;
+		atomic_fetch_add_explicit(&eng.cnt.fault_mode_changes, 1, memory_order_relaxed);
+	} else if (fault_timed.gap < FAULT_TIMED_GAP_MAX) {
+		fault_timed.gap *= 2;
+	}
+	fault_timed_reset();
+	fault_timed.skip = won;
+}
+
+/* End of a window with one thread faulting: time it, move the trial on, and
+ * return the mode for the next window (true = shared). */
+static bool fault_timed_window(void)
+{
+	uint64_t now = hist_now(), dur = now - fault_timed.t0;
+	bool timed = !fault_timed.skip;
+
+	fault_timed.t0 = now;
+	fault_timed.skip = false;
+	if (fault_timed.phase == FT_BETWEEN) {
+		if (++fault_timed.since >= fault_timed.gap) {
+			fault_timed.phase = FT_BEFORE;
+			fault_timed.n = 0;
+		}
+	} else if (timed) {
+		fault_timed.ns[fault_timed.phase - FT_BEFORE][fault_timed.n] = dur;
+		if (++fault_timed.n == FAULT_TIMED_RUN) {
+			fault_timed.n = 0;
+			if (fault_timed.phase == FT_AFTER) {
+				fault_timed_decide();
+			} else {
+				fault_timed.phase++;
+				fault_timed.skip = true;	/* the mode changes */
+			}
+		}
+	}
+	return fault_timed.phase == FT_TRIAL ? !fault_timed.pref : fault_timed.pref;
+}
+
 /* One fault read from thread tid (0: the kernel does not say): count the
  * changes of faulting thread and, at the end of a window, start or end a
- * shared spell (above). Called with eng.ev_lock held for writing. */
+ * shared spell (above), or let the timing choose. Called with eng.ev_lock
+ * held for writing. */
 static void fault_count_thread(uint32_t tid)
 {
 	if (!FAULT_SHARED || !fault_shared_able || !tid)
@@ -187,15 +301,20 @@ static void fault_count_thread(uint32_t tid)
 	fault_tid_last = tid;
 	if (++fault_win_faults < FAULT_SHARED_WINDOW)
 		return;
-	uint32_t was = atomic_load_explicit(&fault_shared, memory_order_relaxed);
-	uint32_t now = fault_win_changes >= (was ? FAULT_SHARED_OFF : FAULT_SHARED_ON);
+	bool busy = fault_win_changes >= (fault_busy ? FAULT_SHARED_OFF : FAULT_SHARED_ON);
 	fault_win_faults = fault_win_changes = 0;
+	if (busy && !fault_busy)
+		atomic_fetch_add_explicit(&eng.cnt.fault_shared_spells, 1, memory_order_relaxed);
+	if (busy || fault_busy)
+		fault_timed_reset();	/* a spell began or ended: the pace changed */
+	fault_busy = busy;
+	uint32_t was = atomic_load_explicit(&fault_shared, memory_order_relaxed);
+	uint32_t now = busy || (FAULT_TIMED && fault_timed_window());
+	atomic_store_explicit(&eng.cnt.fault_mode_shared, now && !busy, memory_order_relaxed);
 	if (now == was)
 		return;
 	atomic_store(&fault_shared, now);
-	if (now)
-		atomic_fetch_add_explicit(&eng.cnt.fault_shared_spells, 1, memory_order_relaxed);
-	else
+	if (!now)
 		syscall(SYS_futex, &fault_shared, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
@@ -851,6 +970,10 @@ int fault_init(void)
 	fault_pinned_handlers = 0;
 	fault_shared_able = false;
 	fault_tid_last = fault_win_faults = fault_win_changes = 0;
+	fault_busy = false;
+	memset(&fault_timed, 0, sizeof(fault_timed));
+	fault_timed.gap = FAULT_TIMED_GAP;
+	fault_timed_reset();
 	fault_zero_buf = prim_reserve(FAULT_AROUND_MAX << ZS_PAGE_SHIFT);
 	fault_helper.buf = prim_alloc(ZS_PAGE_SIZE);
 	fault_helper.buf_lock = &fault_helper_lock;

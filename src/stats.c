@@ -218,6 +218,12 @@ static size_t stats_extras(struct stats_extra *x)
 	x[n++].value = atomic_load(&eng.cnt.uffd_errors);
 	x[n].name = "fault_shared_spells";
 	x[n++].value = atomic_load(&eng.cnt.fault_shared_spells);
+	x[n].name = "fault_mode_trials";
+	x[n++].value = atomic_load(&eng.cnt.fault_mode_trials);
+	x[n].name = "fault_mode_changes";
+	x[n++].value = atomic_load(&eng.cnt.fault_mode_changes);
+	x[n].name = "fault_mode_shared";
+	x[n++].value = atomic_load(&eng.cnt.fault_mode_shared);
 	return n;
 }
 
