@@ -306,7 +306,7 @@ static void fault_count_thread(uint32_t tid)
 	if (busy && !fault_busy)
 		atomic_fetch_add_explicit(&eng.cnt.fault_shared_spells, 1, memory_order_relaxed);
 	if (busy || fault_busy)
-		fault_timed_reset();	/* a spell began or ended: the pace changed */
+		fault_timed_reset();	/* no timing during a spell, afresh after it */
 	fault_busy = busy;
 	uint32_t was = atomic_load_explicit(&fault_shared, memory_order_relaxed);
 	uint32_t now = busy || (FAULT_TIMED && fault_timed_window());

@@ -170,6 +170,12 @@ eng_stat() {
 	sed -n "s/^$1: stat $2=\([0-9]*\).*/\1/p" "$ENG_ERR" | tail -n 1
 }
 
+# A counter of the library's text dump ("NAME  VALUE" lines) in FILE: the
+# last value of NAME (the dump at exit, when FILE holds several).
+eng_dump_stat() {
+	sed -n "s/^$2 *\([0-9]*\)\$/\1/p" "$1" | tail -n 1
+}
+
 # Number of "libzswap:" lines in a file, but for those matching
 # ENG_ALLOW_LIBZSWAP (an extended regular expression, when set: what a run
 # is expected to say, e.g. that its limit cannot hold).

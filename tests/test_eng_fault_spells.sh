@@ -17,7 +17,7 @@ spells=$(eng_prog prog_spells)
 
 # stat_of LABEL NAME: counter NAME from LABEL's dump at exit.
 stat_of() {
-	sed -n "s/^$2 *\([0-9]*\)\$/\1/p" "$ENG_TMP/$1.dump"
+	eng_dump_stat "$ENG_TMP/$1.dump" "$2"
 }
 
 spells_of() {

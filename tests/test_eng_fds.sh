@@ -66,7 +66,7 @@ print("same" if h1 == h2 else "DIFFERENT")
 EOF
 	eng_run fds-python lib ZSWAP_MEMORY_LIMIT=24M ZSWAP_STATS_AT_EXIT=1 python3 "$ENG_TMP/closerange.py"
 	if eng_expect_rc 0 && eng_expect_stdout_has "same"; then
-		r=$(sed -n 's/^refaults *\([0-9]*\)$/\1/p' "$ENG_ERR" | tail -n 1)
+		r=$(eng_dump_stat "$ENG_ERR" refaults)
 		eng_say "fds-python: refaults ${r:-?}"
 		[ "${r:-0}" -gt 0 ] || eng_fail "fds-python: no refault: nothing was evicted, the case proves nothing"
 	fi
