@@ -122,10 +122,10 @@ uint32_t reclaim_aux_evicted(uint32_t resident_aux, uint32_t clock);
  * 1 turns it off. */
 #ifndef RECLAIM_CLUSTER
 #define RECLAIM_CLUSTER 8
+#endif
 
 /* MADV_COLD ranges waiting for the clock (reclaim_cold_hint). */
 #define RECLAIM_COLD_HINTS 16
-#endif
 bool reclaim_select(struct slot *s, uint32_t state, bool written, bool follows);
 
 /* madvise(MADV_COLD) marked [start, end)'s resident pages SLOT_COLD: the

@@ -14,6 +14,9 @@
  *   --other none   no other thread of this process runs
  *   --other busy   a thread of this process spins on the other CPU (the
  *                  program's threads, under reclaim: IPIs)
+ *   --other idle   a thread of this process ran on the other CPU and now
+ *                  sleeps there (a faulting thread waiting for its page:
+ *                  does the flush still reach that CPU?)
  * Output: one "RESULT bench=move ..." line per (other, L). Never judges.
  * Exits 77 when userfaultfd or UFFDIO_MOVE is not available.
  */
@@ -37,6 +40,19 @@
 #include "bench_util.h"
 
 static atomic_int spin_stop;
+
+static int idle_pipe[2];
+
+/* Runs on its CPU for a moment, then sleeps in read() until told to end. */
+static void *sleeper(void *arg)
+{
+	char c;
+
+	bench_pin(*(int *)arg);
+	while (read(idle_pipe[0], &c, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
 
 static void *spinner(void *arg)
 {
@@ -122,12 +138,19 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	bench_pin(1);
-	for (int other = 0; other < 2; other++) {
+	static const char *const other_name[] = { "none", "busy", "idle" };
+	for (int other = 0; other < 3; other++) {
 		pthread_t t;
 		int cpu0 = 0;
 		atomic_store(&spin_stop, 0);
-		if (other)
+		if (other == 1)
 			pthread_create(&t, NULL, spinner, &cpu0);
+		if (other == 2) {
+			if (pipe(idle_pipe) != 0)
+				return 1;
+			pthread_create(&t, NULL, sleeper, &cpu0);
+			usleep(20000);	/* it has run on CPU 0 and sleeps */
+		}
 		for (size_t li = 0; li < sizeof(lens) / sizeof(lens[0]); li++) {
 			size_t L = lens[li], calls = 0;
 			uint64_t ns = 0, tlb = 0, cal = 0;
@@ -159,14 +182,20 @@ int main(int argc, char **argv)
 			}
 			size_t moved = calls * L;
 			printf("RESULT bench=move other=%s run_pages=%zu calls=%zu ns_per_call=%.0f ns_per_page=%.0f"
-			       " tlb_shootdowns_per_call=%.2f function_call_irqs_per_call=%.2f\n", other ? "busy" : "none", L,
+			       " tlb_shootdowns_per_call=%.2f function_call_irqs_per_call=%.2f\n", other_name[other], L,
 			       calls, (double)ns / (double)calls, (double)ns / (double)moved, (double)tlb / (double)calls,
 			       (double)cal / (double)calls);
 			fflush(stdout);
 		}
-		if (other) {
+		if (other == 1) {
 			atomic_store(&spin_stop, 1);
 			pthread_join(t, NULL);
+		}
+		if (other == 2) {
+			(void)!write(idle_pipe[1], "x", 1);
+			pthread_join(t, NULL);
+			close(idle_pipe[0]);
+			close(idle_pipe[1]);
 		}
 	}
 	return 0;
