@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "attrib.h"
+#include "coredump.h"
 #include "engine.h"
 #include "log.h"
 #include "prim.h"
@@ -109,6 +110,11 @@ static bool crash_on_fault(int sig, siginfo_t *info, void *uc)
 		 * taken again on return, a sent signal is sent again. */
 		if (!sigchain_program_fatal(sig))
 			return false;
+		/* Ignored: a sent one is discarded (sigchain), a real fault
+		 * kills all the same. */
+		if (info->si_code <= 0 && !sigchain_program_default(sig))
+			return false;
+		coredump_prepare(sig);	/* the core should hold the stored pages */
 		sigchain_default(sig);
 		if (info->si_code <= 0)
 			syscall(SYS_tgkill, (long)syscall(SYS_getpid), (long)syscall(SYS_gettid), sig);

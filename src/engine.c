@@ -47,11 +47,18 @@
 struct engine eng = { .uffd = -1, .pagemap_fd = -1 };
 
 static __thread sigset_t engine_fork_mask;
+static __thread unsigned int engine_blocked;	/* engine_sigblock depth */
+
+bool engine_in_library(void)
+{
+	return engine_blocked != 0;
+}
 
 void engine_sigblock(sigset_t *old)
 {
 	sigset_t all;
 
+	engine_blocked++;
 	sigfillset(&all);
 	/* Fault signals stay deliverable: blocked, the kernel would kill the
 	 * process at once, without the crash report (src/crash.c). */
@@ -63,6 +70,8 @@ void engine_sigblock(sigset_t *old)
 void engine_sigrestore(const sigset_t *old)
 {
 	pthread_sigmask(SIG_SETMASK, old, NULL);
+	if (engine_blocked)
+		engine_blocked--;
 }
 
 /* --- fork --------------------------------------------------------------- */

@@ -106,6 +106,11 @@ static inline void engine_gate_wait(void)
 void engine_sigblock(sigset_t *old);
 void engine_sigrestore(const sigset_t *old);
 
+/* The calling program thread is between engine_sigblock and
+ * engine_sigrestore: it may hold library locks (a signal that still
+ * reaches it, a fault or abort(), must not take them: src/coredump.c). */
+bool engine_in_library(void);
+
 /* True if [start, end) overlaps the data or bss of a shared object loaded at
  * start-up (memory the engine's own code may touch: never to be adopted). */
 bool engine_is_object_data(uintptr_t start, uintptr_t end);

@@ -56,6 +56,7 @@ __asm__(".text\n"
 
 struct sigchain_sig {
 	sigchain_fn fn;			/* ours; NULL when not taken */
+	bool pass_ign;			/* the program's SIG_IGN goes to the kernel as it is */
 	_Atomic unsigned int cur;	/* index of the program's current action */
 	struct ksigaction prog[SIGCHAIN_RING];
 };
@@ -129,9 +130,12 @@ static const struct ksigaction *sigchain_prog(int sig)
 
 static void sigchain_handler(int sig, siginfo_t *info, void *uc);
 
-/* Our registration for sig: our handler with the program's flags and mask. */
+/* Our registration for sig: our handler with the program's flags and mask
+ * (or the program's SIG_IGN itself, for a signal taken unless ignored). */
 static long sigchain_install(int sig, const struct ksigaction *prog)
 {
+	if (sigchain[sig].pass_ign && prog->handler == (void *)SIG_IGN)
+		return sigchain_sys(sig, prog, NULL);
 	struct ksigaction ours = {
 		.handler = (void *)sigchain_handler,
 		.flags = (prog->flags & ~(unsigned long)SA_RESETHAND) | SA_SIGINFO,
@@ -177,7 +181,7 @@ static void sigchain_handler(int sig, siginfo_t *info, void *uc)
 		((void (*)(int))p.handler)(sig);
 }
 
-int sigchain_take(int sig, sigchain_fn fn)
+static int sigchain_take_as(int sig, sigchain_fn fn, bool pass_ign)
 {
 	struct ksigaction cur;
 	sigset_t old;
@@ -186,6 +190,7 @@ int sigchain_take(int sig, sigchain_fn fn)
 	if (sig <= 0 || sig >= SIGCHAIN_NSIG)
 		return -EINVAL;
 	sigchain_lock_take(&old);
+	sigchain[sig].pass_ign = pass_ign;
 	r = syscall(SYS_rt_sigaction, sig, NULL, &cur, sizeof(uint64_t));
 	if (r == 0) {
 		sigchain_publish(sig, &cur);
@@ -196,6 +201,23 @@ int sigchain_take(int sig, sigchain_fn fn)
 	}
 	sigchain_lock_drop(&old);
 	return r == 0 ? 0 : -errno;
+}
+
+int sigchain_take(int sig, sigchain_fn fn)
+{
+	return sigchain_take_as(sig, fn, false);
+}
+
+int sigchain_take_unless_ignored(int sig, sigchain_fn fn)
+{
+	return sigchain_take_as(sig, fn, true);
+}
+
+bool sigchain_program_default(int sig)
+{
+	if (sig <= 0 || sig >= SIGCHAIN_NSIG || !sigchain[sig].fn)
+		return false;
+	return sigchain_prog(sig)->handler == (void *)SIG_DFL;
 }
 
 bool sigchain_program_fatal(int sig)

@@ -32,9 +32,18 @@ typedef bool (*sigchain_fn)(int sig, siginfo_t *info, void *uc);
  * ours. Start-up only (single-threaded). 0 or -errno. */
 int sigchain_take(int sig, sigchain_fn fn);
 
+/* As sigchain_take, but while the program's action is SIG_IGN (now or set
+ * later) the kernel is given SIG_IGN itself: an ignored signal stays
+ * discarded as it arrives, and interrupts no system call, as without us
+ * (src/coredump.c: signals that only matter when they kill). */
+int sigchain_take_unless_ignored(int sig, sigchain_fn fn);
+
 /* True when the program has no handler of its own for sig (SIG_DFL, or
  * SIG_IGN, which the kernel does not honour for a fault). */
 bool sigchain_program_fatal(int sig);
+
+/* True when the program's action for sig (taken) is SIG_DFL. */
+bool sigchain_program_default(int sig);
 
 /* Put the program's own action for sig back in the kernel and stop taking
  * sig (a forked child, where the library's part has no thread to wake).

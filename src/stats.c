@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "attrib.h"
+#include "coredump.h"
 #include "crash.h"
 #include "engine.h"
 #include "fdtab.h"
@@ -830,6 +831,7 @@ int stats_init(void)
 	stats_t0 = hist_now();
 	stats_read_comm();
 	crash_init();
+	coredump_init();
 	if ((rc = attrib_init()) < 0)
 		return rc;
 	if (eng.opt.stats_top) {
