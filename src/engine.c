@@ -87,7 +87,9 @@ static bool engine_fork_followed;
  * state's: a fork from a process whose engine is not its own does nothing). */
 static pid_t engine_fork_pid;
 
-static void engine_fork_prepare(void)
+/* interim: every page loaded back, the child left without the library
+ * (engine_fork_raw); else followed when fork.c can (fork_prepare). */
+static void engine_fork_prepare_as(bool interim)
 {
 	engine_fork_pid = 0;
 	if (!engine_running())
@@ -98,13 +100,18 @@ static void engine_fork_prepare(void)
 	 * or discard of the program's in flight across the copy (fork.h). */
 	fork_gate_close();
 	pthread_rwlock_wrlock(&eng.evict_gate);	/* no page in flight, none to come */
-	engine_fork_followed = fork_prepare();
+	engine_fork_followed = interim ? fork_prepare_interim() : fork_prepare();
 	if (engine_fork_followed)
 		return;
 	fault_load_all(0, UINTPTR_MAX);
 	/* Wait out fault services still installing a page. */
 	pthread_rwlock_wrlock(&eng.ev_lock);
 	pthread_rwlock_unlock(&eng.ev_lock);
+}
+
+static void engine_fork_prepare(void)
+{
+	engine_fork_prepare_as(false);
 }
 
 static void engine_fork_parent(void)
@@ -156,6 +163,19 @@ static void engine_fork_child(void)
 	fdtab_close(eng.pagemap_fd);
 	eng.uffd = eng.pagemap_fd = -1;
 	engine_sigrestore(&engine_fork_mask);
+}
+
+pid_t engine_fork_raw(pid_t (*real_fork)(void))
+{
+	engine_fork_prepare_as(true);
+	pid_t pid = real_fork();
+	int err = errno;
+	if (pid == 0)
+		engine_fork_child();
+	else
+		engine_fork_parent();
+	errno = err;
+	return pid;
 }
 
 /* --- start-up ----------------------------------------------------------- */

@@ -106,6 +106,13 @@ static inline void engine_gate_wait(void)
 void engine_sigblock(sigset_t *old);
 void engine_sigrestore(const sigset_t *old);
 
+/* glibc's _Fork (src/interpose.c), which runs no atfork handler: fork with
+ * real_fork as fork() would with the library's handlers, but always the
+ * interim (every stored page loaded back first, the child a pass-through):
+ * a _Fork child may make no thread before exec, and following it needs
+ * some. Returns what real_fork returned, its errno kept. */
+pid_t engine_fork_raw(pid_t (*real_fork)(void));
+
 /* The calling program thread is between engine_sigblock and
  * engine_sigrestore: it may hold library locks (a signal that still
  * reaches it, a fault or abort(), must not take them: src/coredump.c). */

@@ -684,6 +684,11 @@ static __attribute__((noinline)) void fork_stack_touch(void)
 	(void)probe[0];
 }
 
+bool fork_prepare_interim(void)
+{
+	return fork_interim();
+}
+
 bool fork_prepare(void)
 {
 	int sv[2];
@@ -1046,5 +1051,5 @@ void fork_event_unclaimed(int ufd)
 	while (n > 0 && !atomic_compare_exchange_weak(&fk.interim, &n, n - 1))
 		;
 	if (n <= 0 && !atomic_exchange(&said, 1))
-		zlog("a child was created without fork()'s handlers (raw clone or _Fork): its evicted pages read as zeros");
+		zlog("a child was created without fork()'s handlers (a raw clone): its evicted pages read as zeros");
 }

@@ -67,6 +67,13 @@ void *fork_thread(void *arg);
  * userfaultfd (engine.c then starts its threads), false when it must run as
  * a pass-through. */
 bool fork_prepare(void);
+
+/* The interim taken on purpose: glibc's _Fork (src/interpose.c) runs no
+ * atfork handler, so its child cannot be handed over (that needs threads
+ * in the child); the caller loads every page back. The child's FORK
+ * message, if the kernel sends one, is closed by a handler. Returns false
+ * (not followed), as fork_prepare does when it takes the interim. */
+bool fork_prepare_interim(void);
 void fork_parent(void);
 /* The child's half, in two steps around the start of its threads:
  * fork_child_take re-creates what the forking thread held and takes the

@@ -154,6 +154,27 @@ static void *interpose_next(_Atomic(void *) *slot, const char *name)
 	return f;
 }
 
+/*
+ * glibc's _Fork (2.34 and later) is fork without the atfork handlers, the
+ * library's included: its child would read every stored page as zeros.
+ * So it forks as fork() does when it cannot follow the child: every page
+ * loaded back first (engine_fork_raw). The real one is the next
+ * definition: it also resets the C library's state in the child.
+ */
+pid_t _Fork(void);
+
+ZSWAP_EXPORT pid_t _Fork(void)
+{
+	static _Atomic(void *) next;
+	pid_t (*f)(void) = (pid_t (*)(void))interpose_next(&next, "_Fork");
+
+	if (!f) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return engine_fork_raw(f);
+}
+
 typedef int (*setstack_fn)(pthread_attr_t *, void *, size_t);
 typedef int (*setstackaddr_fn)(pthread_attr_t *, void *);
 

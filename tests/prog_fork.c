@@ -51,6 +51,10 @@
  *   dontfork-raw the same with madvise(MADV_DONTFORK) as a raw system call,
  *               which the library does not see: the child forgets what it
  *               has no mapping for
+ *   rawfork     glibc's _Fork(), which runs no atfork handler: the library
+ *               loads every stored page back first (the interim); the child,
+ *               not managed, reads every byte of the working set; the parent
+ *               goes on (evicts, refaults) as after fork
  * With --interim the library is expected to take the interim instead
  * (pool-lock mode): the child is a pass-through, the data still intact.
  *
@@ -212,6 +216,31 @@ static void case_childfirst(void)
 	}
 	wait_child("childfirst: the child", pid);
 	work("childfirst parent", p, NPAGES / 4, NPAGES / 4, SEED_PARENT);
+	munmap(p, NPAGES * PC_PAGE);
+}
+
+/* glibc 2.34's _Fork; weak, so that the program builds (and the case
+ * skips) with an older C library. */
+extern pid_t _Fork(void) __attribute__((weak));
+
+static void case_rawfork(void)
+{
+	if (!_Fork)
+		pc_skip("rawfork: this C library has no _Fork");
+	char *p = setup();
+	fflush(stdout);
+	pid_t pid = _Fork();
+	if (pid < 0)
+		pc_fail("_Fork: %s", strerror(errno));
+	if (pid == 0) {
+		pc.name = "prog_fork(child)";
+		if (pc.active && pc.active())
+			pc_fail("rawfork: the child of _Fork is managed (zswap_active() == 1)");
+		expect_base("rawfork child", p, 0, NPAGES);
+		_exit(0);
+	}
+	wait_child("rawfork: the child", pid);
+	work("rawfork parent", p, NPAGES / 4, NPAGES / 4, SEED_PARENT);
 	munmap(p, NPAGES * PC_PAGE);
 }
 
@@ -1023,6 +1052,8 @@ int main(int argc, char **argv)
 			case_basic();
 		else if (strcmp(c, "childfirst") == 0)
 			case_childfirst();
+		else if (strcmp(c, "rawfork") == 0)
+			case_rawfork();
 		else if (strcmp(c, "parentfirst") == 0)
 			case_orphan(false);
 		else if (strcmp(c, "killparent") == 0)
