@@ -664,7 +664,7 @@ static bool fork_inflight(void)
 
 /* An interim fork (everything loaded back): its FORK message, if the kernel
  * sends one, is closed by a handler without a word. */
-static bool fork_interim(void)
+bool fork_prepare_interim(void)
 {
 	if (eng.features & UFFD_FEATURE_EVENT_FORK)
 		atomic_fetch_add(&fk.interim, 1);
@@ -684,17 +684,12 @@ static __attribute__((noinline)) void fork_stack_touch(void)
 	(void)probe[0];
 }
 
-bool fork_prepare_interim(void)
-{
-	return fork_interim();
-}
-
 bool fork_prepare(void)
 {
 	int sv[2];
 
 	if (!fk.ok)
-		return fork_interim();
+		return fork_prepare_interim();
 	fork_stack_touch();
 	for (;;) {
 		pthread_rwlock_wrlock(&eng.ev_lock);
@@ -709,7 +704,7 @@ bool fork_prepare(void)
 		pthread_rwlock_unlock(&eng.ev_lock);
 		if (!atomic_exchange(&said, 1))
 			zlog("fork: no socketpair (errno %d): the pool is loaded back at fork instead", errno);
-		return fork_interim();
+		return fork_prepare_interim();
 	}
 	/* Kept high for the fork's span (src/fdtab.h): the program's other
 	 * threads run meanwhile, and a child's inherit the numbers. */
