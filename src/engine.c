@@ -83,6 +83,11 @@ static void engine_start_stats(int rc);
 /* This fork is followed (fork.c holds the state frozen), or the interim. */
 static bool engine_fork_followed;
 
+/* A clone() child that shares the parent's descriptor table (CLONE_FILES
+ * without CLONE_VM): its descriptors are the parent's, never to close.
+ * Set only in such a child's own copy of memory. */
+static bool engine_fork_fds_shared;
+
 /* The pid engine_fork_prepare saw running (the child compares it with the
  * state's: a fork from a process whose engine is not its own does nothing). */
 static pid_t engine_fork_pid;
@@ -159,23 +164,31 @@ static void engine_fork_child(void)
 	 * take over: a pass-through. Closing its userfaultfd drops its
 	 * registrations (the kernel then fills missing pages with zeros). */
 	atomic_store(&eng.state, ENGINE_OFF);
-	fdtab_close(eng.uffd);
-	fdtab_close(eng.pagemap_fd);
+	if (!engine_fork_fds_shared) {
+		fdtab_close(eng.uffd);
+		fdtab_close(eng.pagemap_fd);
+	}
 	eng.uffd = eng.pagemap_fd = -1;
 	engine_sigrestore(&engine_fork_mask);
 }
 
-pid_t engine_fork_raw(pid_t (*real_fork)(void))
+void engine_fork_raw_prepare(void)
 {
 	engine_fork_prepare_as(true);
-	pid_t pid = real_fork();
+}
+
+void engine_fork_raw_parent(void)
+{
 	int err = errno;
-	if (pid == 0)
-		engine_fork_child();
-	else
-		engine_fork_parent();
+
+	engine_fork_parent();
 	errno = err;
-	return pid;
+}
+
+void engine_fork_raw_child(bool fds_shared)
+{
+	engine_fork_fds_shared = fds_shared;
+	engine_fork_child();
 }
 
 /* --- start-up ----------------------------------------------------------- */

@@ -106,12 +106,17 @@ static inline void engine_gate_wait(void)
 void engine_sigblock(sigset_t *old);
 void engine_sigrestore(const sigset_t *old);
 
-/* glibc's _Fork (src/interpose.c), which runs no atfork handler: fork with
- * real_fork as fork() would with the library's handlers, but always the
- * interim (every stored page loaded back first, the child a pass-through):
- * a _Fork child may make no thread before exec, and following it needs
- * some. Returns what real_fork returned, its errno kept. */
-pid_t engine_fork_raw(pid_t (*real_fork)(void));
+/* A fork the C library makes without its atfork handlers (glibc's _Fork,
+ * clone without CLONE_VM: src/interpose.c): the library's handlers run
+ * around it all the same, but always as the interim (every stored page
+ * loaded back first, the child a pass-through): such a child may make no
+ * thread before exec, and following it needs some. raw_prepare before the
+ * call, raw_parent after it in the parent (failed or not; errno kept),
+ * raw_child first thing in the child (fds_shared: it shares the parent's
+ * descriptor table, CLONE_FILES, and must close none of them). */
+void engine_fork_raw_prepare(void);
+void engine_fork_raw_parent(void);
+void engine_fork_raw_child(bool fds_shared);
 
 /* The calling program thread is between engine_sigblock and
  * engine_sigrestore: it may hold library locks (a signal that still

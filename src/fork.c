@@ -1046,5 +1046,5 @@ void fork_event_unclaimed(int ufd)
 	while (n > 0 && !atomic_compare_exchange_weak(&fk.interim, &n, n - 1))
 		;
 	if (n <= 0 && !atomic_exchange(&said, 1))
-		zlog("a child was created without fork()'s handlers (a raw clone): its evicted pages read as zeros");
+		zlog("a child was created without fork()'s handlers (the clone system call itself): its evicted pages read as zeros");
 }

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdarg.h>
@@ -156,10 +157,13 @@ static void *interpose_next(_Atomic(void *) *slot, const char *name)
 
 /*
  * glibc's _Fork (2.34 and later) is fork without the atfork handlers, the
- * library's included: its child would read every stored page as zeros.
- * So it forks as fork() does when it cannot follow the child: every page
- * loaded back first (engine_fork_raw). The real one is the next
- * definition: it also resets the C library's state in the child.
+ * library's included, and so is its clone() without CLONE_VM: the child
+ * would read every stored page as zeros. So they fork as fork() does when
+ * it cannot follow the child: every page loaded back first
+ * (engine_fork_raw_*). The real ones are the next definitions (_Fork also
+ * resets the C library's state in the child). clone's child starts in the
+ * program's function, so a trampoline runs the child's half first; what it
+ * needs is on this thread's stack, which the child has a copy of.
  */
 pid_t _Fork(void);
 
@@ -172,7 +176,56 @@ ZSWAP_EXPORT pid_t _Fork(void)
 		errno = ENOSYS;
 		return -1;
 	}
-	return engine_fork_raw(f);
+	engine_fork_raw_prepare();
+	pid_t pid = f();
+	if (pid == 0)
+		engine_fork_raw_child(false);
+	else
+		engine_fork_raw_parent();
+	return pid;
+}
+
+typedef int (*clone_fn)(int (*)(void *), void *, int, void *, ...);
+
+struct interpose_clone {
+	int (*fn)(void *);
+	void *arg;
+	bool fds_shared;
+};
+
+static int interpose_clone_child(void *p)
+{
+	const struct interpose_clone *c = p;
+
+	engine_fork_raw_child(c->fds_shared);
+	return c->fn(c->arg);
+}
+
+ZSWAP_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+	static _Atomic(void *) next;
+	clone_fn f = (clone_fn)interpose_next(&next, "clone");
+	va_list ap;
+
+	/* The optional arguments, read as the C library's own clone reads
+	 * them: whatever the registers and stack hold when not passed, used
+	 * only under the flags that say they were. */
+	va_start(ap, arg);
+	pid_t *ptid = va_arg(ap, pid_t *);
+	void *tls = va_arg(ap, void *);
+	pid_t *ctid = va_arg(ap, pid_t *);
+	va_end(ap);
+	if (!f) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (flags & CLONE_VM)
+		return f(fn, stack, flags, arg, ptid, tls, ctid);	/* a thread, or vfork's kind */
+	struct interpose_clone c = { fn, arg, (flags & CLONE_FILES) != 0 };
+	engine_fork_raw_prepare();
+	int pid = f(interpose_clone_child, stack, flags, &c, ptid, tls, ctid);
+	engine_fork_raw_parent();
+	return pid;
 }
 
 typedef int (*setstack_fn)(pthread_attr_t *, void *, size_t);

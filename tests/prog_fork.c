@@ -55,12 +55,19 @@
  *               loads every stored page back first (the interim); the child,
  *               not managed, reads every byte of the working set; the parent
  *               goes on (evicts, refaults) as after fork
+ *   rawclone    the same through glibc's clone() without CLONE_VM (the
+ *               child runs a function on a stack of its own)
+ *   rawclone-files the same with CLONE_FILES: the child shares the parent's
+ *               descriptors, and must leave the library's open (the parent
+ *               evicts and refaults after it)
  * With --interim the library is expected to take the interim instead
  * (pool-lock mode): the child is a pass-through, the data still intact.
  *
  * stdout: one line per case, the same with and without the library.
  */
 #include "prog_common.h"
+
+#include <sched.h>
 
 #include <pthread.h>
 #include <signal.h>
@@ -242,6 +249,32 @@ static void case_rawfork(void)
 	wait_child("rawfork: the child", pid);
 	work("rawfork parent", p, NPAGES / 4, NPAGES / 4, SEED_PARENT);
 	munmap(p, NPAGES * PC_PAGE);
+}
+
+static char *rawclone_p;
+
+static int rawclone_child(void *arg)
+{
+	(void)arg;
+	pc.name = "prog_fork(child)";
+	if (pc.active && pc.active())
+		pc_fail("rawclone: the child of clone() is managed (zswap_active() == 1)");
+	expect_base("rawclone child", rawclone_p, 0, NPAGES);
+	return 0;
+}
+
+static void case_rawclone(int flags)
+{
+	static char stack[256 * 1024] __attribute__((aligned(16)));
+
+	rawclone_p = setup();
+	fflush(stdout);
+	pid_t pid = clone(rawclone_child, stack + sizeof(stack), flags | SIGCHLD, NULL);
+	if (pid < 0)
+		pc_fail("clone: %s", strerror(errno));
+	wait_child("rawclone: the child", pid);
+	work("rawclone parent", rawclone_p, NPAGES / 4, NPAGES / 4, SEED_PARENT);
+	munmap(rawclone_p, NPAGES * PC_PAGE);
 }
 
 /* parentfirst / killparent: this process is a subreaper; an intermediate
@@ -1054,6 +1087,10 @@ int main(int argc, char **argv)
 			case_childfirst();
 		else if (strcmp(c, "rawfork") == 0)
 			case_rawfork();
+		else if (strcmp(c, "rawclone") == 0)
+			case_rawclone(0);
+		else if (strcmp(c, "rawclone-files") == 0)
+			case_rawclone(CLONE_FILES);
 		else if (strcmp(c, "parentfirst") == 0)
 			case_orphan(false);
 		else if (strcmp(c, "killparent") == 0)

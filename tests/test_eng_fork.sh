@@ -9,13 +9,13 @@
 # interposed calls, and as raw system calls) while the main thread forks in a
 # loop, every child checking each buffer exactly; MADV_WIPEONFORK and
 # MADV_DONTFORK over evicted memory; forks while reclaim compacts the pool
-# (tests/prog_fork.c); glibc's _Fork, which runs no atfork handler (the
-# child gets every page, loaded back first). Each case runs with and without the library, with the
+# (tests/prog_fork.c); glibc's _Fork and clone() without CLONE_VM, which
+# run no atfork handler (the child gets every page, loaded back first). Each case runs with and without the library, with the
 # same output.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/..}/tests/eng_lib.sh"
 
 prog=$(eng_prog prog_fork)
-for c in basic childfirst parentfirst killparent exec grand many threads rawfork; do
+for c in basic childfirst parentfirst killparent exec grand many threads rawfork rawclone rawclone-files; do
 	eng_compare_run "fork-$c" "$prog" "$c"
 done
 # 64 KiB buffers, managed from their mmap on; vmrace-raw makes the mremap
