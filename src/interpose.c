@@ -219,8 +219,11 @@ ZSWAP_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...
 		errno = ENOSYS;
 		return -1;
 	}
-	if (flags & CLONE_VM)
-		return f(fn, stack, flags, arg, ptid, tls, ctid);	/* a thread, or vfork's kind */
+	/* A thread, or vfork's kind: nothing to do. A child given its own TLS
+	 * (CLONE_SETTLS) cannot run the trampoline, whose state is
+	 * thread-local: left as before (it reads stored pages as zeros). */
+	if (flags & (CLONE_VM | CLONE_SETTLS))
+		return f(fn, stack, flags, arg, ptid, tls, ctid);
 	struct interpose_clone c = { fn, arg, (flags & CLONE_FILES) != 0 };
 	engine_fork_raw_prepare();
 	int pid = f(interpose_clone_child, stack, flags, &c, ptid, tls, ctid);
