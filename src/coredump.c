@@ -88,14 +88,7 @@ static bool coredump_on_signal(int sig, siginfo_t *info, void *uc)
 	if (!sigchain_program_default(sig))
 		return false;
 	coredump_prepare(sig);
-	/* The default action: a fault (SIGILL, SIGFPE raised by an instruction)
-	 * is taken again when the instruction runs again on return; anything
-	 * else (kill, abort, a seccomp SIGSYS whose call was skipped, the
-	 * kernel's SIGXCPU) is sent again, and is delivered, now fatal, as the
-	 * handler returns. */
-	sigchain_default(sig);
-	if (!((sig == SIGILL || sig == SIGFPE) && info->si_code > 0))
-		syscall(SYS_tgkill, (long)syscall(SYS_getpid), (long)syscall(SYS_gettid), sig);
+	sigchain_die(sig, info);
 	return true;
 }
 

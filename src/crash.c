@@ -115,9 +115,7 @@ static bool crash_on_fault(int sig, siginfo_t *info, void *uc)
 		if (info->si_code <= 0 && !sigchain_program_default(sig))
 			return false;
 		coredump_prepare(sig);	/* the core should hold the stored pages */
-		sigchain_default(sig);
-		if (info->si_code <= 0)
-			syscall(SYS_tgkill, (long)syscall(SYS_getpid), (long)syscall(SYS_gettid), sig);
+		sigchain_die(sig, info);
 		return true;
 	}
 	if (atomic_exchange(&crash_busy, 1) == 0) {

@@ -248,6 +248,15 @@ void sigchain_default(int sig)
 	sigchain_sys(sig, &dfl, NULL);
 }
 
+void sigchain_die(int sig, const siginfo_t *info)
+{
+	bool fault = sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE;
+
+	sigchain_default(sig);
+	if (!(fault && info->si_code > 0))
+		syscall(SYS_tgkill, (long)syscall(SYS_getpid), (long)syscall(SYS_gettid), sig);
+}
+
 int sigchain_sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
 {
 	struct ksigaction k, ko;

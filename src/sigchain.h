@@ -54,6 +54,15 @@ bool sigchain_give_back(int sig);
  * forgotten: a fatal signal re-raised. Async-signal-safe. */
 void sigchain_default(int sig);
 
+/* Kill the process with sig's default action, from our handler of sig:
+ * sigchain_default, then a fault raised by an instruction (SIGSEGV,
+ * SIGBUS, SIGILL, SIGFPE with si_code > 0) is taken again as the
+ * instruction runs again on return; any other (kill, abort, a seccomp
+ * SIGSYS whose call was skipped, the kernel's SIGXCPU) is sent again to
+ * this thread and delivered, now fatal, as the handler returns.
+ * Async-signal-safe. */
+void sigchain_die(int sig, const siginfo_t *info);
+
 /* The interposed entry points' back end (src/interpose.c): libc semantics,
  * -1 with errno on error. */
 int sigchain_sigaction(int sig, const struct sigaction *act, struct sigaction *oact);
