@@ -80,8 +80,9 @@ void coredump_prepare(int sig)
 	     (unsigned long long)(atomic_load(&eng.cnt.refaults) - before));
 }
 
-/* One of coredump_signals: the program's handler (or its ignoring it) as
- * without us; its default action, with the pages loaded back first. */
+/* One of coredump_signals at its default action (a handler or SIG_IGN of
+ * the program's is the kernel's own: sigchain_take_while_default): the
+ * pages loaded back first. */
 static bool coredump_on_signal(int sig, siginfo_t *info, void *uc)
 {
 	(void)uc;
@@ -92,6 +93,14 @@ static bool coredump_on_signal(int sig, siginfo_t *info, void *uc)
 	return true;
 }
 
+bool coredump_signal(int sig)
+{
+	for (size_t i = 0; i < sizeof(coredump_signals) / sizeof(coredump_signals[0]); i++)
+		if (coredump_signals[i] == sig)
+			return true;
+	return false;
+}
+
 void coredump_init(void)
 {
 	char c = 0;
@@ -100,7 +109,8 @@ void coredump_init(void)
 	coredump_pipe = fd >= 0 && read(fd, &c, 1) == 1 && c == '|';
 	fdtab_close_short(fd);
 	for (size_t i = 0; i < sizeof(coredump_signals) / sizeof(coredump_signals[0]); i++)
-		if (sigchain_take_unless_ignored(coredump_signals[i], coredump_on_signal) < 0 && eng.opt.verbose)
+		if (coredump_signals[i] != eng.opt.stats_signal &&	/* stats.c's, then */
+		    sigchain_take_while_default(coredump_signals[i], coredump_on_signal) < 0 && eng.opt.verbose)
 			zlog("cannot take signal %d: a core dump then holds zeros where pages are stored",
 			     coredump_signals[i]);
 }

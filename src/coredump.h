@@ -13,15 +13,22 @@
  *
  * The signals: SIGQUIT, SIGILL, SIGABRT, SIGFPE, SIGSYS, SIGXCPU and
  * SIGXFSZ, taken here while the program leaves them at their default
- * action (an ignored one is given back to the kernel as ignored: src/
- * sigchain.h), and SIGSEGV and SIGBUS, which src/crash.c takes and hands
- * over (coredump_prepare) for the program's own faults.
+ * action (a handler or SIG_IGN of the program's is the kernel's own:
+ * src/sigchain.h), and SIGSEGV and SIGBUS, which src/crash.c takes and
+ * hands over (coredump_prepare) for the program's own faults. When the
+ * statistics signal is one of them, src/stats.c takes it instead and hands
+ * over the same way.
  */
 #ifndef ZSWAP_COREDUMP_H
 #define ZSWAP_COREDUMP_H
 
+#include <stdbool.h>
+
 /* Start-up, after the engine runs: take the signals above. */
 void coredump_init(void);
+
+/* True when sig is one of the core-dumping signals above. */
+bool coredump_signal(int sig);
 
 /* sig is about to take its default action and dump core: if a core will
  * be written, load every stored page back first (once: a second fatal

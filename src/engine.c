@@ -29,6 +29,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "elfsym.h"
 #include "evict.h"
 #include "fdtab.h"
 #include "fault.h"
@@ -38,6 +39,7 @@
 #include "prim.h"
 #include "reclaim.h"
 #include "region.h"
+#include "sigchain.h"
 #include "stats.h"
 #include "uffd.h"
 #include "zswap.h"
@@ -133,6 +135,7 @@ static void engine_fork_parent(void)
 static void engine_fork_child(void)
 {
 	fork_gate_reset();	/* the calls it held back were the parent's threads */
+	sigchain_fork_child();	/* its own copy of the signal records */
 	if (atomic_load(&eng.state) != ENGINE_RUNNING || engine_fork_pid != eng.pid)
 		return;
 	eng.pid = (pid_t)syscall(SYS_getpid);
@@ -164,10 +167,9 @@ static void engine_fork_child(void)
 	 * take over: a pass-through. Closing its userfaultfd drops its
 	 * registrations (the kernel then fills missing pages with zeros). */
 	atomic_store(&eng.state, ENGINE_OFF);
-	if (!engine_fork_fds_shared) {
-		fdtab_close(eng.uffd);
-		fdtab_close(eng.pagemap_fd);
-	}
+	stats_fork_child_off();
+	if (!engine_fork_fds_shared)
+		fdtab_close_all();
 	eng.uffd = eng.pagemap_fd = -1;
 	engine_sigrestore(&engine_fork_mask);
 }
@@ -280,16 +282,82 @@ static unsigned int engine_handler_cpus(int cpus[ENGINE_HANDLERS_MAX])
 	return n;
 }
 
+/*
+ * Library threads do not keep the process alive. glibc ends the process
+ * with exit(0) when the count of live threads it keeps (__nptl_nthreads)
+ * drops to zero as a thread ends: with ours counted, a program whose last
+ * thread returns or calls pthread_exit() would never end. So each of ours
+ * is taken off that count once created, and put back just before it ends
+ * (glibc then takes it off again): the count is the program's threads, and
+ * the last of them runs exit(0) as without us (atexit handlers, stdio
+ * flushed). The count is a GLIBC_PRIVATE symbol of libc.so (glibc 2.34 and
+ * later), found at start-up; NULL when this C library has none (then a
+ * program whose last thread ends lingers: said at start-up).
+ */
+static unsigned int *engine_nthreads;
+
+struct engine_thread_start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void engine_find_nthreads(void)
+{
+	engine_nthreads = elfsym_any("__nptl_nthreads");
+	if (!engine_nthreads)
+		zlog("this C library has no thread count libzswap can find (__nptl_nthreads): a program whose"
+		     " last thread ends with pthread_exit() does not end");
+}
+
+static void *engine_thread_main(void *p)
+{
+	struct engine_thread_start st = *(struct engine_thread_start *)p;
+	void *r = st.fn(st.arg);
+
+	if (engine_nthreads)
+		__atomic_fetch_add(engine_nthreads, 1, __ATOMIC_SEQ_CST);
+	return r;
+}
+
+/* Start fn(arg) on a library stack of stack_size bytes (never the program's
+ * memory: its start record sits at the stack's low end), detached, off
+ * glibc's thread count, with every signal blocked (it inherits the mask):
+ * no program signal handler ever runs on it. Returns 0 or -errno. */
+static int engine_start_thread(void *(*fn)(void *), void *arg, size_t stack_size)
+{
+	struct engine_thread_start *st = prim_alloc(stack_size);
+	pthread_attr_t attr;
+	pthread_t t;
+	sigset_t old;
+	int rc;
+
+	if (!st)
+		return -ENOMEM;
+	st->fn = fn;
+	st->arg = arg;
+	engine_sigblock(&old);
+	pthread_attr_init(&attr);
+	pthread_attr_setstack(&attr, st, stack_size);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	rc = -pthread_create(&t, &attr, engine_thread_main, st);
+	pthread_attr_destroy(&attr);
+	if (rc == 0 && engine_nthreads)
+		__atomic_fetch_sub(engine_nthreads, 1, __ATOMIC_SEQ_CST);
+	engine_sigrestore(&old);
+	if (rc < 0)
+		prim_free(st, stack_size);
+	return rc;
+}
+
 /* Start the fault handler threads: nthreads unpinned, or 0 for one pinned to
- * each allowed CPU (engine_handler_cpus), each on a stack the library mapped
- * (never the program's memory) and with every signal blocked (they inherit
- * the mask): no program signal handler ever runs on them. Returns how many
- * were started, or -errno. */
+ * each allowed CPU (engine_handler_cpus); then the fork thread (fork.c),
+ * which reads userfaultfd while a fork freezes the handlers (without it
+ * forks take the interim). Returns how many handlers were started, or
+ * -errno. */
 static int engine_start_handlers(unsigned int nthreads)
 {
 	int cpus[ENGINE_HANDLERS_MAX];
 	unsigned int ncpus = 0;
-	sigset_t old;
 	int rc = fault_init();
 
 	if (rc < 0)
@@ -298,64 +366,14 @@ static int engine_start_handlers(unsigned int nthreads)
 		ncpus = engine_handler_cpus(cpus);
 		nthreads = ncpus ? ncpus : ENGINE_HANDLERS_MAX;
 	}
-	engine_sigblock(&old);
 	unsigned int i;
 	for (i = 0; i < nthreads && rc == 0; i++) {
 		void *ctx = fault_ctx_create(i < ncpus ? cpus[i] : -1);
-		void *stack = prim_alloc(ENGINE_HANDLER_STACK);
-		pthread_attr_t attr;
-		pthread_t t;
-		if (!ctx || !stack) {
-			rc = -ENOMEM;
-			break;
-		}
-		pthread_attr_init(&attr);
-		pthread_attr_setstack(&attr, stack, ENGINE_HANDLER_STACK);
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		rc = -pthread_create(&t, &attr, fault_thread, ctx);
-		pthread_attr_destroy(&attr);
+		rc = ctx ? engine_start_thread(fault_thread, ctx, ENGINE_HANDLER_STACK) : -ENOMEM;
 	}
-	/* The fork thread (fork.c): reads userfaultfd while a fork freezes
-	 * the handlers. Without it forks take the interim. */
-	if (rc == 0 && fork_enabled()) {
-		void *stack = prim_alloc(ENGINE_HANDLER_STACK);
-		pthread_attr_t attr;
-		pthread_t t;
-		rc = -ENOMEM;
-		if (stack) {
-			pthread_attr_init(&attr);
-			pthread_attr_setstack(&attr, stack, ENGINE_HANDLER_STACK);
-			pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-			rc = -pthread_create(&t, &attr, fork_thread, NULL);
-			pthread_attr_destroy(&attr);
-		}
-	}
-	engine_sigrestore(&old);
+	if (rc == 0 && fork_enabled())
+		rc = engine_start_thread(fork_thread, NULL, ENGINE_HANDLER_STACK);
 	return rc < 0 ? rc : (int)i;
-}
-
-/* Start fn on a library stack of stack_size bytes, detached, with every
- * signal blocked (as the handlers). Returns 0 or -errno. */
-static int engine_start_thread(void *(*fn)(void *), size_t stack_size)
-{
-	void *stack = prim_alloc(stack_size);
-	pthread_attr_t attr;
-	pthread_t t;
-	sigset_t old;
-	int rc;
-
-	if (!stack)
-		return -ENOMEM;
-	engine_sigblock(&old);
-	pthread_attr_init(&attr);
-	pthread_attr_setstack(&attr, stack, stack_size);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	rc = -pthread_create(&t, &attr, fn, NULL);
-	pthread_attr_destroy(&attr);
-	engine_sigrestore(&old);
-	if (rc < 0)
-		prim_free(stack, stack_size);
-	return rc;
 }
 
 /* The reclaimer (ZSWAP_MEMORY_LIMIT, ZSWAP_COLD_AGE), given what
@@ -363,7 +381,7 @@ static int engine_start_thread(void *(*fn)(void *), size_t stack_size)
 static void engine_start_reclaimer(int rc)
 {
 	if (rc > 0)
-		rc = engine_start_thread(reclaim_thread, ENGINE_HANDLER_STACK);
+		rc = engine_start_thread(reclaim_thread, NULL, ENGINE_HANDLER_STACK);
 	if (rc < 0)
 		zlog("cannot start the reclaimer (%s): ZSWAP_MEMORY_LIMIT and ZSWAP_COLD_AGE are not enforced",
 		     engine_errname(-rc));
@@ -373,7 +391,7 @@ static void engine_start_reclaimer(int rc)
  * stats_fork_child answered (0: start it). */
 static void engine_start_stats(int rc)
 {
-	if (rc == 0 && (rc = engine_start_thread(stats_thread, STATS_STACK_SIZE)) < 0)
+	if (rc == 0 && (rc = engine_start_thread(stats_thread, NULL, STATS_STACK_SIZE)) < 0)
 		zlog("cannot start the statistics thread (%s): no statistics dumps", engine_errname(-rc));
 }
 
@@ -392,6 +410,7 @@ static void engine_init(void)
 		goto off;
 	unsigned int nobjects = 0;
 	dl_iterate_phdr(engine_note_object, &nobjects);
+	engine_find_nthreads();
 
 	/* Kept high, out of the program's way (src/fdtab.h). */
 	eng.uffd = fdtab_keep(uf_open(&info));

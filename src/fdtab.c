@@ -101,6 +101,15 @@ void fdtab_close(int fd)
 	syscall(SYS_close, fd);
 }
 
+void fdtab_close_all(void)
+{
+	for (int i = 0; i < FDTAB_SLOTS; i++) {
+		int fd = atomic_exchange(&fdtab_fds[i], -1);
+		if (fd >= 0)
+			syscall(SYS_close, fd);
+	}
+}
+
 int fdtab_short(int fd)
 {
 	return fdtab_move(fd);

@@ -33,6 +33,10 @@ int fdtab_open_ro(const char *path, bool keep);
  * interposed one would refuse). Negative fd: nothing. */
 void fdtab_close(int fd);
 
+/* Close every descriptor fdtab_keep() recorded (a fork child that runs
+ * without the library: nothing of the parent's stays open in it). */
+void fdtab_close_all(void);
+
 /* A short-lived descriptor (a /proc file read once): moved up, not recorded,
  * closed by fdtab_close_short(). Returns the descriptor to use, or fd if
  * negative. */

@@ -2,9 +2,9 @@
  * fork.c - following fork() with UFFD_FEATURE_EVENT_FORK (see fork.h for the
  * three steps and why the state is frozen while the kernel copies it).
  *
- * The fork thread sleeps on an eventfd until a prepare handler starts a
- * freeze, then runs one loop until the child took over (or there is no
- * child): read every message of eng.uffd (faults queued, events kept in
+ * The fork thread sleeps on the phase word (a futex) until a prepare
+ * handler starts a freeze, then runs one loop until the child took over (or
+ * there is no child): read every message of eng.uffd (faults queued, events kept in
  * order, FORK: the child's descriptor, sent at once to the child), serve the
  * parent's queued faults, read and serve the child's faults, and watch the
  * socket for the child's acknowledgement or its end.
@@ -30,13 +30,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -82,7 +82,6 @@ struct fork_done {		/* fork thread -> child, after its acknowledgement */
 
 static struct {
 	bool ok;
-	int efd;			/* eventfd: prepare -> fork thread */
 	int sv[2];			/* the socketpair of the fork in progress */
 	_Atomic uint32_t phase;		/* FORK_*; a futex word */
 	int child_fd;			/* the child's userfaultfd, while ours */
@@ -104,7 +103,7 @@ static struct {
 	size_t num;
 	bool um_overflow;
 	_Atomic int interim;		/* interim forks whose FORK message is still due */
-} fk = { .efd = -1, .sv = { -1, -1 }, .child_fd = -1 };
+} fk = { .sv = { -1, -1 }, .child_fd = -1 };
 
 bool fork_enabled(void)
 {
@@ -129,11 +128,10 @@ bool fork_init(void)
 	fk.cfaults = prim_alloc(FORK_MSGS * sizeof(*fk.cfaults));
 	fk.served = prim_alloc(FORK_SERVED * sizeof(*fk.served));
 	fk.addrs = prim_alloc(FORK_SERVED * sizeof(*fk.addrs));
-	fk.efd = fdtab_keep((int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC));
 	fk.smaps = prim_alloc(FORK_SMAPS_BUF);
 	fk.um = prim_alloc(FORK_UM * sizeof(*fk.um));
 	if (!ws || !fk.buf || !fk.events || !fk.cevents || !fk.pfaults || !fk.cfaults || !fk.served || !fk.addrs ||
-	    !fk.smaps || !fk.um || fk.efd < 0 || comp_ws_init(&fk.ws, cfg.comp, cfg.level, ws, wsz) < 0)
+	    !fk.smaps || !fk.um || comp_ws_init(&fk.ws, cfg.comp, cfg.level, ws, wsz) < 0)
 		return false;
 	/* The probe page: present, so a fill there answers EEXIST, or EAGAIN
 	 * while an UNMAP/REMAP/REMOVE is prepared and not yet read. Without it
@@ -155,9 +153,10 @@ static void fork_futex_wait(_Atomic uint32_t *w, uint32_t val)
 	syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
 }
 
+/* Every waiter: fk.phase has two (the fork thread, the forking thread). */
 static void fork_futex_wake(_Atomic uint32_t *w)
 {
-	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
 /* Send or receive exactly len bytes on a stream socket; with fd, one
@@ -528,11 +527,11 @@ void *fork_thread(void *arg)
 	prctl(PR_SET_NAME, "zswap-fork", 0, 0, 0);
 	engine_gate_wait();
 	for (;;) {
-		uint64_t v;
-		if (syscall(SYS_read, fk.efd, &v, sizeof(v)) != (long)sizeof(v))
-			continue;
-		if (atomic_load(&fk.phase) == FORK_FROZEN)
-			fork_run();
+		uint32_t ph = atomic_load(&fk.phase);
+		if (ph == FORK_FROZEN)
+			fork_run();	/* leaves FORK_OVER */
+		else
+			fork_futex_wait(&fk.phase, ph);
 	}
 	return NULL;
 }
@@ -715,8 +714,7 @@ bool fork_prepare(void)
 	fk.overflow = false;
 	region_rdlock();	/* table writers outside ev_lock (munmap of unregistered memory) wait too */
 	atomic_store(&fk.phase, FORK_FROZEN);
-	uint64_t one = 1;
-	syscall(SYS_write, fk.efd, &one, sizeof(one));
+	fork_futex_wake(&fk.phase);
 	/* Faults a handler read and queued but has not served stay unserved
 	 * while it waits for eng.ev_lock; one of those threads may hold a
 	 * malloc arena lock that glibc's fork takes next. Wake every waiter:
@@ -968,9 +966,6 @@ int fork_child_take(void)
 	prim_fork_child();
 	fdtab_close(fk.sv[0]);
 	fk.sv[0] = -1;
-	/* The parent's eventfd is shared with it: take one of our own. */
-	fdtab_close(fk.efd);
-	fk.efd = fdtab_keep((int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC));
 	if (fork_recv(fk.sv[1], &c, 1, &fd) < 0 || fd < 0 || c != 'F') {
 		zlog("fork: this child did not get its userfaultfd from the parent: its evicted pages are lost");
 		fdtab_close_short(fd);
@@ -1032,8 +1027,6 @@ bool fork_child_finish(int fd, bool go_on)
 	fk.nevents = fk.ncevents = fk.npfaults = fk.ncfaults = fk.nserved = 0;
 	fk.child_fd = -1;
 	atomic_store(&fk.phase, FORK_IDLE);
-	if (fk.efd < 0)
-		fk.ok = false;
 	return true;
 }
 

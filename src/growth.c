@@ -46,6 +46,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "elfsym.h"
 #include "engine.h"
 #include "evict.h"
 #include "log.h"
@@ -68,7 +69,6 @@ extern void *__curbrk;
 #define GROWTH_SIZE_BITS	7u
 #define GROWTH_HEAP_MAX		(64UL << 20)	/* HEAP_MAX_SIZE: 2 x DEFAULT_MMAP_THRESHOLD_MAX */
 #define GROWTH_HEAPS		64		/* heaps of other arenas remembered */
-#define GROWTH_ST_TYPE(info)	((info) & 0xf)	/* ELF32_ST_TYPE and ELF64_ST_TYPE alike */
 
 struct growth_heap_info {	/* glibc's heap_info, its first fields */
 	void *ar_ptr;
@@ -265,100 +265,19 @@ static inline void growth_after(void *p)
  * Which definition of name the dynamic linker would have bound the
  * program to without us: the first one after libzswap in the link map
  * (the order of the global scope: the executable, the preloaded objects,
- * then their dependencies breadth first). Read from the loaded objects' own
- * symbol tables (GNU or SysV hash), through the debugger's list _r_debug:
- * no dlsym (which takes the loader lock and may allocate, and this runs on
- * the program's first allocation). NULL if no object after us defines it.
+ * then their dependencies breadth first), found by elfsym (no dlsym: this
+ * runs on the program's first allocation). NULL if no object after us
+ * defines it.
  */
-static uint32_t growth_gnu_hash(const char *name)
-{
-	uint32_t h = 5381;
-
-	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
-		h = h * 33 + *c;
-	return h;
-}
-
-static uint32_t growth_sysv_hash(const char *name)
-{
-	uint32_t h = 0;
-
-	for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
-		h = (h << 4) + *c;
-		h ^= (h >> 24) & 0xf0;
-	}
-	return h & 0x0fffffff;
-}
-
-static void *growth_sym(const struct link_map *l, const char *name)
-{
-	const ElfW(Sym) *symtab = NULL, *sym = NULL;
-	const char *strtab = NULL;
-	const uint32_t *gnu = NULL, *sysv = NULL;
-
-	if (!l->l_ld)
-		return NULL;
-	for (const ElfW(Dyn) *d = l->l_ld; d->d_tag != DT_NULL; d++) {
-		/* glibc relocates these in place where .dynamic is writable;
-		 * elsewhere they are still offsets from the load address. */
-		uintptr_t v = d->d_un.d_ptr < l->l_addr ? d->d_un.d_ptr + l->l_addr : d->d_un.d_ptr;
-		if (d->d_tag == DT_SYMTAB)
-			symtab = (const ElfW(Sym) *)v;
-		else if (d->d_tag == DT_STRTAB)
-			strtab = (const char *)v;
-		else if (d->d_tag == DT_GNU_HASH)
-			gnu = (const uint32_t *)v;
-		else if (d->d_tag == DT_HASH)
-			sysv = (const uint32_t *)v;
-	}
-	if (!symtab || !strtab)
-		return NULL;
-	if (gnu) {
-		uint32_t nbuckets = gnu[0], symoffset = gnu[1], bloom_size = gnu[2];
-		const uint32_t *buckets = gnu + 4 + bloom_size * (sizeof(ElfW(Addr)) / 4);
-		const uint32_t *chain = buckets + nbuckets;
-		uint32_t h = growth_gnu_hash(name);
-		if (!nbuckets)
-			return NULL;
-		for (uint32_t i = buckets[h % nbuckets]; i >= symoffset; i++) {
-			uint32_t h2 = chain[i - symoffset];
-			if ((h | 1) == (h2 | 1) && strcmp(strtab + symtab[i].st_name, name) == 0) {
-				sym = &symtab[i];
-				break;
-			}
-			if (h2 & 1)
-				break;
-		}
-	} else if (sysv) {
-		uint32_t nbucket = sysv[0];
-		const uint32_t *bucket = sysv + 2, *chain = bucket + nbucket;
-		if (!nbucket)
-			return NULL;
-		for (uint32_t i = bucket[growth_sysv_hash(name) % nbucket]; i; i = chain[i]) {
-			if (strcmp(strtab + symtab[i].st_name, name) == 0) {
-				sym = &symtab[i];
-				break;
-			}
-		}
-	}
-	if (!sym || sym->st_shndx == SHN_UNDEF || !sym->st_value ||
-	    (GROWTH_ST_TYPE(sym->st_info) != STT_FUNC && GROWTH_ST_TYPE(sym->st_info) != STT_GNU_IFUNC))
-		return NULL;
-	void *f = (void *)(l->l_addr + sym->st_value);
-	if (GROWTH_ST_TYPE(sym->st_info) == STT_GNU_IFUNC)
-		f = ((void *(*)(void))f)();	/* the resolver gives the implementation */
-	return f;
-}
-
 static void *growth_malloc(size_t n);
 
 static void *growth_next(const char *name)
 {
-	const struct link_map *l = _r_debug.r_map, *self = NULL;
+	const struct link_map *l = elfsym_objects(), *self = NULL;
 
 	/* Ourselves: the object whose malloc is this file's. */
 	for (const struct link_map *m = l; m; m = m->l_next) {
-		if (growth_sym(m, "malloc") == (void *)growth_malloc) {
+		if (elfsym_find(m, "malloc") == (void *)growth_malloc) {
 			self = m;
 			break;
 		}
@@ -366,7 +285,7 @@ static void *growth_next(const char *name)
 	for (const struct link_map *m = self ? self->l_next : l; m; m = m->l_next) {
 		if (m == self)
 			continue;
-		void *f = growth_sym(m, name);
+		void *f = elfsym_find(m, name);
 		if (f)
 			return f;
 	}

@@ -27,6 +27,7 @@
 #include "fork.h"
 #include "growth.h"
 #include "sigchain.h"
+#include "stats.h"
 
 #define ZSWAP_EXPORT __attribute__((visibility("default")))
 
@@ -413,4 +414,22 @@ ZSWAP_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 ZSWAP_EXPORT void closefrom(int lowfd)
 {
 	fdtab_closefrom(lowfd < 0 ? 0 : (unsigned int)lowfd);
+}
+
+/*
+ * _exit and _Exit end the process without destructors, where a statistics
+ * dump that another process asked for with the signal, and the thread has
+ * not written yet, would be lost: it is written first (stats.h). exit()
+ * runs the destructors, which do the same.
+ */
+ZSWAP_EXPORT void _exit(int status)
+{
+	stats_exit_signals();
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+ZSWAP_EXPORT void _Exit(int status)
+{
+	_exit(status);
 }

@@ -1112,6 +1112,20 @@ void reclaim_store_config(const struct opt_values *v, struct zswap_store_config 
 		cfg->accept_limit = 1;
 }
 
+/* The reclaimer's descriptors, kept for good (a /proc file opened anew at
+ * every reading would take the lowest free number for a moment, from a
+ * thread the program does not know about, under a program that counts on
+ * getting that number itself): /proc/self/statm (the charge) and status
+ * (VmPTE), and, only under a limit, the eventfd held faults wait on. */
+static int reclaim_open_fds(void)
+{
+	rc.statm_fd = fdtab_open_ro("/proc/self/statm", true);
+	rc.status_fd = fdtab_open_ro("/proc/self/status", true);
+	if (rc.limit)
+		rc.wait_fd = fdtab_keep((int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE));
+	return rc.statm_fd < 0 || (rc.limit && rc.wait_fd < 0) ? -ENOMEM : 0;
+}
+
 int reclaim_init(void)
 {
 	rc.limit = eng.opt.memory_limit;
@@ -1144,10 +1158,7 @@ int reclaim_init(void)
 	atomic_store(&rc.wake, rc.high);
 	rc.pause_ms = 1;
 	rc.targets = prim_alloc(RECLAIM_TARGETS * sizeof(*rc.targets));
-	rc.statm_fd = fdtab_open_ro("/proc/self/statm", true);
-	rc.status_fd = fdtab_open_ro("/proc/self/status", true);
-	rc.wait_fd = fdtab_keep((int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE));
-	if (!rc.targets || rc.statm_fd < 0 || rc.wait_fd < 0)
+	if (!rc.targets || reclaim_open_fds() < 0)
 		return -ENOMEM;
 	reclaim_set_workingset(reclaim_read_charge(), reclaim_pool_bytes());
 	rc.pid = syscall(SYS_getpid);
@@ -1170,11 +1181,8 @@ int reclaim_fork_child(void)
 	fdtab_close(rc.statm_fd);
 	fdtab_close(rc.status_fd);
 	fdtab_close(rc.wait_fd);
-	rc.statm_fd = fdtab_open_ro("/proc/self/statm", true);
-	rc.status_fd = fdtab_open_ro("/proc/self/status", true);
 	rc.adjust_at.tv_sec = 0;	/* the child's own, at its first reading */
-	rc.wait_fd = fdtab_keep((int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE));
-	if (rc.statm_fd < 0 || rc.wait_fd < 0)
+	if (reclaim_open_fds() < 0)
 		return -ENOMEM;
 	atomic_store(&rc.stuck, 0);
 	atomic_store(&rc.waiters, 0);

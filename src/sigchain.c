@@ -56,13 +56,24 @@ __asm__(".text\n"
 
 struct sigchain_sig {
 	sigchain_fn fn;			/* ours; NULL when not taken */
-	bool pass_ign;			/* the program's SIG_IGN goes to the kernel as it is */
+	bool while_default;		/* ours is in the kernel only while the program's action is SIG_DFL */
 	_Atomic unsigned int cur;	/* index of the program's current action */
 	struct ksigaction prog[SIGCHAIN_RING];
 };
 
 static struct sigchain_sig sigchain[SIGCHAIN_NSIG];
 static _Atomic int sigchain_lock;	/* writers only; never held in a handler */
+
+/* The process these records belong to. A vfork() child (posix_spawn's, a
+ * shell's) shares them with its parent while it runs: what it sets (Python's
+ * child resets every handler to SIG_DFL before exec) goes to its own kernel
+ * table and never to the records, or the parent would lose its handlers. */
+static _Atomic pid_t sigchain_owner;
+
+static bool sigchain_owned(void)
+{
+	return (pid_t)syscall(SYS_getpid) == atomic_load_explicit(&sigchain_owner, memory_order_relaxed);
+}
 
 static long sigchain_sys(int sig, const struct ksigaction *act, struct ksigaction *old)
 {
@@ -130,17 +141,28 @@ static const struct ksigaction *sigchain_prog(int sig)
 
 static void sigchain_handler(int sig, siginfo_t *info, void *uc);
 
-/* Our registration for sig: our handler with the program's flags and mask
- * (or the program's SIG_IGN itself, for a signal taken unless ignored). */
+/* A signal taken while default whose program action is another one: that
+ * action is in the kernel as it is. */
+static bool sigchain_passed(int sig, const struct ksigaction *prog)
+{
+	return sigchain[sig].while_default && prog->handler != (void *)SIG_DFL;
+}
+
+/* Our registration for sig: our handler with the program's flags and mask,
+ * or the program's own action (sigchain_passed). For the default action
+ * SA_RESTART: our part interrupts no system call the program would not see
+ * interrupted by a handler of its own. */
 static long sigchain_install(int sig, const struct ksigaction *prog)
 {
-	if (sigchain[sig].pass_ign && prog->handler == (void *)SIG_IGN)
+	if (sigchain_passed(sig, prog))
 		return sigchain_sys(sig, prog, NULL);
 	struct ksigaction ours = {
 		.handler = (void *)sigchain_handler,
 		.flags = (prog->flags & ~(unsigned long)SA_RESETHAND) | SA_SIGINFO,
 		.mask = prog->mask,
 	};
+	if (prog->handler == (void *)SIG_DFL)
+		ours.flags |= SA_RESTART;
 	return sigchain_sys(sig, &ours, NULL);
 }
 
@@ -181,7 +203,7 @@ static void sigchain_handler(int sig, siginfo_t *info, void *uc)
 		((void (*)(int))p.handler)(sig);
 }
 
-static int sigchain_take_as(int sig, sigchain_fn fn, bool pass_ign)
+static int sigchain_take_as(int sig, sigchain_fn fn, bool while_default)
 {
 	struct ksigaction cur;
 	sigset_t old;
@@ -190,7 +212,8 @@ static int sigchain_take_as(int sig, sigchain_fn fn, bool pass_ign)
 	if (sig <= 0 || sig >= SIGCHAIN_NSIG)
 		return -EINVAL;
 	sigchain_lock_take(&old);
-	sigchain[sig].pass_ign = pass_ign;
+	atomic_store(&sigchain_owner, (pid_t)syscall(SYS_getpid));
+	sigchain[sig].while_default = while_default;
 	r = syscall(SYS_rt_sigaction, sig, NULL, &cur, sizeof(uint64_t));
 	if (r == 0) {
 		sigchain_publish(sig, &cur);
@@ -208,9 +231,14 @@ int sigchain_take(int sig, sigchain_fn fn)
 	return sigchain_take_as(sig, fn, false);
 }
 
-int sigchain_take_unless_ignored(int sig, sigchain_fn fn)
+int sigchain_take_while_default(int sig, sigchain_fn fn)
 {
 	return sigchain_take_as(sig, fn, true);
+}
+
+void sigchain_fork_child(void)
+{
+	atomic_store(&sigchain_owner, (pid_t)syscall(SYS_getpid));
 }
 
 bool sigchain_program_default(int sig)
@@ -228,23 +256,24 @@ bool sigchain_program_fatal(int sig)
 	return h == (void *)SIG_DFL || h == (void *)SIG_IGN;
 }
 
-bool sigchain_give_back(int sig)
+void sigchain_give_back(int sig)
 {
 	if (sig <= 0 || sig >= SIGCHAIN_NSIG || !sigchain[sig].fn)
-		return false;
+		return;
 	struct ksigaction p = *sigchain_prog(sig);
 	sigchain[sig].fn = NULL;
 	sigchain_sys(sig, &p, NULL);
-	return p.handler == (void *)SIG_DFL;
 }
 
+/* The records are left as they are: this process may be a vfork() child
+ * sharing them with its parent (sigchain_owner), and the kernel, holding
+ * SIG_DFL now, calls our handler no more. */
 void sigchain_default(int sig)
 {
 	struct ksigaction dfl = { .handler = SIG_DFL };
 
 	if (sig <= 0 || sig >= SIGCHAIN_NSIG)
 		return;
-	sigchain[sig].fn = NULL;
 	sigchain_sys(sig, &dfl, NULL);
 }
 
@@ -272,15 +301,23 @@ int sigchain_sigaction(int sig, const struct sigaction *act, struct sigaction *o
 	if (act)
 		sigchain_to_k(act, &k);
 	sigchain_lock_take(&old);
-	if (sigchain[sig].fn) {
+	if (sigchain[sig].fn && sigchain_owned()) {
 		ko = *sigchain_prog(sig);
-		if (act) {
+		/* A passed action is the kernel's to report: an SA_RESETHAND
+		 * handler it has reset since, say, is SIG_DFL now. */
+		if (sigchain_passed(sig, &ko))
+			r = sigchain_sys(sig, NULL, &ko);
+		if (act && r == 0) {
 			r = sigchain_install(sig, &k);
 			if (r == 0)
 				sigchain_publish(sig, &k);
 		}
 	} else {
+		/* Not taken, or not this process's records (a vfork child):
+		 * the kernel's, with ours reported as the program's action. */
 		r = sigchain_sys(sig, act ? &k : NULL, &ko);
+		if (r == 0 && sigchain[sig].fn && ko.handler == (void *)sigchain_handler)
+			ko = *sigchain_prog(sig);
 	}
 	int err = errno;
 	sigchain_lock_drop(&old);

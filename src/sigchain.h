@@ -1,16 +1,19 @@
 /*
  * sigchain.h - signals libzswap shares with the program.
  *
- * libzswap keeps its own handler installed in the kernel for a few signals
- * (the statistics signal, ZSWAP_STATS_SIGNAL; SIGSEGV and SIGBUS for crash
- * reports) and interposes sigaction(2) and signal(3) so that the program
- * still sees and sets its own handler for them: the program's action is
- * recorded, returned by later calls, and called by our handler after ours
- * has done its part (chaining). The kernel-side registration mirrors the
- * program's flags and mask (SA_ONSTACK, SA_RESTART, SA_NODEFER, sa_mask), so
- * the program's handler runs as it would without us; SA_RESETHAND is
- * emulated. Every other signal passes straight to the kernel, exactly as the
- * C library would do it (system call, restorer, errors).
+ * libzswap takes a few signals and interposes sigaction(2) and signal(3) so
+ * that the program still sees and sets its own action for them. Two ways:
+ * - always (SIGSEGV and SIGBUS, for crash reports): our handler stays in the
+ *   kernel; the program's action is recorded, returned by later calls, and
+ *   called by our handler after ours has done its part (chaining). The
+ *   kernel-side registration mirrors the program's flags and mask
+ *   (SA_ONSTACK, SA_RESTART, SA_NODEFER, sa_mask); SA_RESETHAND is emulated.
+ * - while default (the statistics signal, the core-dumping signals): our
+ *   handler is in the kernel only while the program's action is SIG_DFL;
+ *   a handler or SIG_IGN of the program's goes to the kernel as it is, so
+ *   it runs, or the signal is discarded, exactly as without us.
+ * Every other signal passes straight to the kernel, exactly as the C library
+ * would do it (system call, restorer, errors).
  *
  * No malloc, no locks the program can hold; the handler path is
  * async-signal-safe. Calls the interposer never sees (raw rt_sigaction
@@ -32,11 +35,17 @@ typedef bool (*sigchain_fn)(int sig, siginfo_t *info, void *uc);
  * ours. Start-up only (single-threaded). 0 or -errno. */
 int sigchain_take(int sig, sigchain_fn fn);
 
-/* As sigchain_take, but while the program's action is SIG_IGN (now or set
- * later) the kernel is given SIG_IGN itself: an ignored signal stays
- * discarded as it arrives, and interrupts no system call, as without us
- * (src/coredump.c: signals that only matter when they kill). */
-int sigchain_take_unless_ignored(int sig, sigchain_fn fn);
+/* Take sig while the program leaves it at its default action (now or set
+ * later); any other action of the program's is the kernel's own. fn then
+ * stands for the default action: it does our part, or takes the default
+ * action itself (sigchain_die), and returns true. Start-up only. */
+int sigchain_take_while_default(int sig, sigchain_fn fn);
+
+/* In a fork() child (its own copy of memory): the records are this
+ * process's now. Until then, sigaction calls in a process that shares the
+ * records without owning them (a vfork() child) go to its kernel table
+ * only. */
+void sigchain_fork_child(void);
 
 /* True when the program has no handler of its own for sig (SIG_DFL, or
  * SIG_IGN, which the kernel does not honour for a fault). */
@@ -46,12 +55,11 @@ bool sigchain_program_fatal(int sig);
 bool sigchain_program_default(int sig);
 
 /* Put the program's own action for sig back in the kernel and stop taking
- * sig (a forked child, where the library's part has no thread to wake).
- * Returns true when that action is the default one. Async-signal-safe. */
-bool sigchain_give_back(int sig);
+ * sig (a forked child that runs without the library). */
+void sigchain_give_back(int sig);
 
-/* Give sig its default action in the kernel, ours and the program's
- * forgotten: a fatal signal re-raised. Async-signal-safe. */
+/* Give sig its default action in the kernel (our handler is called no
+ * more; the records stay: sigchain.c says why). Async-signal-safe. */
 void sigchain_default(int sig);
 
 /* Kill the process with sig's default action, from our handler of sig:

@@ -77,6 +77,11 @@ static uint64_t stats_t0;			/* start-up, monotonic ns */
 static uint64_t stats_seq;			/* dumps written */
 static char stats_comm[32];
 static _Atomic bool stats_ready;
+/* Dumps asked for by the signal, and how many of those a written dump
+ * answered (stats_answer_signals): a request is never lost, even when the
+ * program ends before the thread gets to it. */
+static _Atomic uint64_t stats_asked;
+static _Atomic uint64_t stats_answered;		/* written under stats_lock */
 
 /* ---- the output buffer ------------------------------------------------ */
 
@@ -553,7 +558,8 @@ static void stats_file_name(char *out, size_t len)
 	out[pos < len ? pos : len - 1] = '\0';
 }
 
-static void stats_write_dump(enum stats_reason why)
+/* Build and write one dump (stats_lock held). */
+static void stats_write_locked(enum stats_reason why)
 {
 	char path[OPT_STRING_MAX + 64];
 	int fd = 2;
@@ -563,17 +569,13 @@ static void stats_write_dump(enum stats_reason why)
 		volatile int *volatile nowhere = NULL;
 		*nowhere = 1;
 	}
-
-	pthread_mutex_lock(&stats_lock);
 	stats_build(&stats_out, eng.opt.stats_format ? STATS_JSON : STATS_TEXT, why);
 	if (strcmp(eng.opt.stats_file, "stderr") != 0) {
 		stats_file_name(path, sizeof(path));
 		fd = fdtab_short((int)syscall(SYS_openat, AT_FDCWD, path,
 					      O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0600));
 		if (fd < 0) {
-			int e = errno;
-			pthread_mutex_unlock(&stats_lock);
-			zlog("cannot open ZSWAP_STATS_FILE %s (errno %d): statistics dump not written", path, e);
+			zlog("cannot open ZSWAP_STATS_FILE %s (errno %d): statistics dump not written", path, errno);
 			return;
 		}
 	}
@@ -581,6 +583,26 @@ static void stats_write_dump(enum stats_reason why)
 		zlog("writing the statistics dump to %s failed (errno %d)", path, errno);
 	if (fd != 2)
 		fdtab_close_short(fd);
+}
+
+static void stats_write_dump(enum stats_reason why)
+{
+	pthread_mutex_lock(&stats_lock);
+	stats_write_locked(why);
+	pthread_mutex_unlock(&stats_lock);
+}
+
+/* One dump for the signals received so far, unless one written since they
+ * came has answered them: the thread on its wake-up, the exit paths for a
+ * request it has not reached (stats_exit_signals). */
+static void stats_answer_signals(void)
+{
+	pthread_mutex_lock(&stats_lock);
+	uint64_t asked = atomic_load(&stats_asked);
+	if (stats_answered < asked) {
+		stats_write_locked(STATS_SIGNAL);
+		stats_answered = asked;
+	}
 	pthread_mutex_unlock(&stats_lock);
 }
 
@@ -741,26 +763,32 @@ static void stats_serve(int c)
 
 /* ---- the signal, the thread, exit --------------------------------------- */
 
-/* Our part of the statistics signal: wake the thread. Then the program's
- * own handler runs (sigchain). In a forked child (another pid, no
- * statistics thread) the signal is given back to the program: its own
- * handler runs, or, when it has none, the default action (re-raised). */
+/*
+ * The statistics signal while the program leaves it at its default action
+ * (sigchain_take_while_default: a handler or SIG_IGN of the program's is
+ * the kernel's own). Sent by another process (kill, sigqueue, tgkill), it
+ * asks for a dump: the thread is woken. Anything else is the program's own
+ * doing (raise, a timer, the kernel) or reaches a process without this
+ * state's thread (a vfork child): the default action, as without us, with
+ * the stored pages loaded back first when it dumps core.
+ */
 static bool stats_on_signal(int sig, siginfo_t *info, void *uc)
 {
 	uint64_t one = 1;
 	long pid = syscall(SYS_getpid);
+	bool sent = info->si_code == SI_USER || info->si_code == SI_QUEUE || info->si_code == SI_TKILL;
 
-	(void)info;
 	(void)uc;
-	if (pid != stats_pid) {
-		if (!sigchain_give_back(sig))
-			return false;
-		syscall(SYS_tgkill, pid, syscall(SYS_gettid), sig);	/* delivered on return */
+	if (!sent || info->si_pid == pid || pid != stats_pid ||
+	    !atomic_load_explicit(&stats_ready, memory_order_acquire)) {
+		if (coredump_signal(sig))
+			coredump_prepare(sig);
+		sigchain_die(sig, info);
 		return true;
 	}
-	if (atomic_load_explicit(&stats_ready, memory_order_acquire))
-		syscall(SYS_write, stats_efd, &one, sizeof(one));
-	return false;
+	atomic_fetch_add(&stats_asked, 1);
+	syscall(SYS_write, stats_efd, &one, sizeof(one));
+	return true;
 }
 
 void *stats_thread(void *arg)
@@ -789,7 +817,7 @@ void *stats_thread(void *arg)
 		if (p[0].revents & POLLIN) {
 			uint64_t cnt;
 			if (read(stats_efd, &cnt, sizeof(cnt)) == sizeof(cnt))
-				stats_write_dump(STATS_SIGNAL);
+				stats_answer_signals();
 		}
 		if (stats_sock >= 0 && (p[1].revents & POLLIN)) {
 			int c = fdtab_short((int)syscall(SYS_accept4, stats_sock, NULL, NULL, SOCK_CLOEXEC));
@@ -846,7 +874,7 @@ int stats_init(void)
 		return -errno;
 	if (eng.opt.stats_socket && (rc = stats_open_socket()) < 0 && eng.opt.verbose)
 		zlog("no statistics socket (errno %d): zswapctl stats cannot reach this process", -rc);
-	if (eng.opt.stats_signal && (rc = sigchain_take(eng.opt.stats_signal, stats_on_signal)) < 0)
+	if (eng.opt.stats_signal && (rc = sigchain_take_while_default(eng.opt.stats_signal, stats_on_signal)) < 0)
 		zlog("cannot take signal %d for statistics (errno %d)", eng.opt.stats_signal, -rc);
 	atomic_store_explicit(&stats_ready, true, memory_order_release);
 	return 0;
@@ -877,20 +905,45 @@ int stats_fork_child(void)
 	return 0;
 }
 
+void stats_fork_child_off(void)
+{
+	atomic_store(&stats_ready, false);
+	if (eng.opt.stats_signal)
+		sigchain_give_back(eng.opt.stats_signal);
+}
+
+static bool stats_owned(void)
+{
+	return atomic_load(&stats_ready) && syscall(SYS_getpid) == stats_pid && engine_running();
+}
+
+void stats_exit_signals(void)
+{
+	sigset_t old;
+
+	if (atomic_load(&stats_answered) == atomic_load(&stats_asked) || !stats_owned())
+		return;
+	engine_sigblock(&old);
+	stats_answer_signals();
+	engine_sigrestore(&old);
+}
+
 /*
- * At exit: the dump (ZSWAP_STATS_AT_EXIT), and the socket removed. Not in a
- * forked child (another pid: the socket is the parent's). Nothing is
- * stopped: faults are still served (see engine.c).
+ * At exit: a dump the signal asked for and not yet written, the dump at
+ * exit (ZSWAP_STATS_AT_EXIT), and the socket removed. Not in a forked child
+ * (another pid: the socket is the parent's). Nothing is stopped: faults are
+ * still served (see engine.c).
  */
 __attribute__((destructor)) static void stats_fini(void)
 {
-	if (!atomic_load(&stats_ready) || syscall(SYS_getpid) != stats_pid)
+	if (!stats_owned())
 		return;
 	if (stats_path[0]) {
 		syscall(SYS_unlinkat, AT_FDCWD, stats_path, 0);
 		stats_path[0] = '\0';
 	}
-	if (eng.opt.stats_at_exit && engine_running()) {
+	stats_exit_signals();
+	if (eng.opt.stats_at_exit) {
 		sigset_t old;
 		engine_sigblock(&old);
 		stats_write_dump(STATS_EXIT);

@@ -27,6 +27,15 @@ void *stats_thread(void *arg);
  * 0 when the caller must start stats_thread, -errno if not. */
 int stats_fork_child(void);
 
+/* In a fork child that runs without the library (the interim): the
+ * statistics signal goes back to the program's own action. */
+void stats_fork_child_off(void);
+
+/* The process ends now (_exit, _Exit): a dump the statistics signal asked
+ * for and the thread has not written yet is written by the caller. exit()
+ * needs no call: a destructor does the same. */
+void stats_exit_signals(void);
+
 /* The socket's path for pid (for tools and tests); "" when the library
  * offers none. */
 const char *stats_socket_path(void);

@@ -32,9 +32,10 @@
 #     (test_options_calls.sh); here it may only add environ.
 #     growth.o (src/growth.c) is libzswap's malloc, calloc and realloc: it
 #     calls glibc's __libc_malloc, __libc_calloc, __libc_realloc and reads
-#     __curbrk (glibc's cached break) and _r_debug (the link map, to find
-#     the allocator it forwards to); those three names, defined by it, do
+#     __curbrk (glibc's cached break); those three names, defined by it, do
 #     not count as the library's own when another object calls them.
+#     elfsym.o (src/elfsym.c) reads _r_debug (the link map: the loaded
+#     objects' symbol tables, read without the loader).
 # Anything else (malloc, calloc, realloc, free, printf/puts/fopen and the
 # rest of stdio, getenv, dlsym, dlopen, __tls_get_addr, qsort, atexit,
 # strerror, sysconf outside start-up...) fails. Then the linked library
@@ -119,7 +120,7 @@ allowed() {
 		return 1 ;;
 	options:environ)
 		return 0 ;;
-	growth:__libc_malloc|growth:__libc_calloc|growth:__libc_realloc|growth:__curbrk|growth:_r_debug)
+	growth:__libc_malloc|growth:__libc_calloc|growth:__libc_realloc|growth:__curbrk|elfsym:_r_debug)
 		return 0 ;;
 	# libunwind (local unwinding), only on the statistics thread after
 	# every library lock is dropped (attrib_collect -> attrib_name) and

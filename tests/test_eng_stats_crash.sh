@@ -44,8 +44,8 @@ grep -q '^libzswap: crashed: signal 11 (SIGSEGV) at address 0x0, .* on a libzswa
 	eng_fail "lib-crash: no crash line"
 grep -q '^libzswap: state: engine running, faults ' "$ENG_TMP/lib.err" || eng_fail "lib-crash: no state line"
 if grep -q '^#define HAVE_LIBUNWIND 1' "$ENG_BUILDDIR/config.h" 2>/dev/null; then
-	grep -q '^libzswap:   #[0-9]* 0x[0-9a-f]* stats_write_dump+0x' "$ENG_TMP/lib.err" ||
-		eng_fail "lib-crash: the backtrace does not name stats_write_dump"
+	grep -q '^libzswap:   #[0-9]* 0x[0-9a-f]* stats_write_locked+0x' "$ENG_TMP/lib.err" ||
+		eng_fail "lib-crash: the backtrace does not name stats_write_locked"
 	grep -q '^libzswap:   #0 .*libzswap' "$ENG_TMP/lib.err" || eng_fail "lib-crash: frame #0 does not name libzswap's object"
 else
 	grep -q '^libzswap: backtrace: unavailable' "$ENG_TMP/lib.err" || eng_fail "lib-crash: no 'backtrace: unavailable'"

@@ -1,0 +1,26 @@
+/*
+ * elfsym.h - symbols of the loaded objects, found without the loader.
+ *
+ * Read from each object's own dynamic symbol table (GNU or SysV hash),
+ * through the debugger's list of loaded objects (_r_debug): no dlsym, which
+ * takes the loader lock and may allocate, while the program may hold that
+ * lock or be inside malloc. Only the default version of a name is seen as
+ * such: the table holds one entry per name in the objects used here.
+ */
+#ifndef ZSWAP_ELFSYM_H
+#define ZSWAP_ELFSYM_H
+
+#include <link.h>
+
+/* The first loaded object (the executable); l_next leads to the others in
+ * the global scope's order. */
+const struct link_map *elfsym_objects(void);
+
+/* The address of name (a function, an indirect function resolved, or a
+ * data object) defined by the object l, or NULL. */
+void *elfsym_find(const struct link_map *l, const char *name);
+
+/* The first definition of name in the link map's order, or NULL. */
+void *elfsym_any(const char *name);
+
+#endif
