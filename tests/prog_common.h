@@ -40,7 +40,7 @@
 
 #include "zswap.h"
 #include <sys/ioctl.h>
-#include "compat.h"	/* PAGEMAP_SCAN, newer than the installed uapi headers */
+#include "base/compat.h"	/* PAGEMAP_SCAN, newer than the installed uapi headers */
 
 #define PC_PAGE 4096UL
 #define PC_MIB (1024UL * 1024UL)

@@ -1,5 +1,5 @@
 /*
- * prog_fork.c - fork() from a program with evicted memory (src/fork.h).
+ * prog_fork.c - fork() from a program with evicted memory (src/engine/fork.h).
  *
  * Every case maps a checksummed working set (NPAGES pages, PC_TEXT), evicts
  * it, and forks. Managed, the child must be managed too (zswap_active, its
@@ -1007,7 +1007,7 @@ static void case_dontfork(bool raw_advice)
  * mostly stored working set (holes all over the pool's zspages), forks a
  * child that checks every third page, and rewrites the freed pages in the
  * parent meanwhile: the charge climbs over the limit and reclaim compacts
- * (src/reclaim.c reclaim_compact) while the child runs. A fork that copied
+ * (src/reclaim/reclaim.c reclaim_compact) while the child runs. A fork that copied
  * the pool with a class lock held or an object half moved would hang the
  * child or give it wrong bytes.
  */

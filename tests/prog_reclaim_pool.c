@@ -12,7 +12,7 @@
  *  - zswap_store_accepting() answers as a store would.
  */
 #include "config.h"
-#include "store.h"
+#include "core/store.h"
 #include "test_store_util.h"
 
 #include <errno.h>

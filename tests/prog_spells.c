@@ -1,7 +1,7 @@
 /*
  * prog_spells.c - program threads taking turns at faulting: several at once,
  * then one alone, round after round (the handlers' shared spells,
- * src/fault.c "one handler, or one per CPU").
+ * src/engine/fault.c "one handler, or one per CPU").
  *
  * Each round pages the whole mapping out (MADV_PAGEOUT), lets T threads
  * visit every page of their own share (page i belongs to thread i % T) in a

@@ -588,7 +588,7 @@ static int fk_child(void)
 	const char *why;
 
 	if (pc_managed() && !pc.active())
-		return 3;	/* the child keeps a libzswap of its own (src/fork.h) */
+		return 3;	/* the child keeps a libzswap of its own (src/engine/fork.h) */
 	for (size_t i = 0; i < FK_N; i++) {
 		if ((why = vr_check(fk.stat + i * PC_PAGE, i, 7, false)))
 			return fk_child_fail(4, "static", i, why);

@@ -7,8 +7,8 @@
  * Linux's "lzo" gives the same pages.
  */
 #include "config.h"
-#include "comp.h"
-#include "prim.h"
+#include "core/comp.h"
+#include "base/prim.h"
 #include "test_store_util.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Handler threads and CPUs: ZSWAP_FAULT_THREADS=0 starts one handler pinned to
-# each CPU the process may use (src/engine.c engine_handler_cpus), and only
+# each CPU the process may use (src/engine/engine.c engine_handler_cpus), and only
 # to those. Checked: the handler threads' affinity (/proc/PID/task/*/status)
 # unrestricted and under taskset; correctness (page-out, writers racing
 # eviction, threads faulting on one page, faults inside system calls) with

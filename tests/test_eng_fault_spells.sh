@@ -1,5 +1,5 @@
 #!/bin/sh
-# Shared spells (src/fault.c, "one handler, or one per CPU"): with a handler
+# Shared spells (src/engine/fault.c, "one handler, or one per CPU"): with a handler
 # pinned to each CPU, several program threads faulting at once hand every
 # fault to the first handler, unpinned, and the others sleep; one thread
 # faulting alone brings them back. Checked: the same data as without the

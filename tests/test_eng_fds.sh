@@ -1,5 +1,5 @@
 #!/bin/sh
-# The program's descriptors are the program's (src/fdtab.h). The library's
+# The program's descriptors are the program's (src/base/fdtab.h). The library's
 # own (userfaultfd, pagemap, eventfds, statm) sat at the lowest numbers: a
 # shell's `exec 5>file` put a file where the fork eventfd was, and the next
 # fork hung for good (autoconf's configure, libtool's `exec 5<&0`); closing

@@ -1,6 +1,6 @@
 #!/bin/sh
 # fork() from a program with evicted memory, followed with
-# UFFD_FEATURE_EVENT_FORK (src/fork.h): parent and child each see every byte
+# UFFD_FEATURE_EVENT_FORK (src/engine/fork.h): parent and child each see every byte
 # and only their own writes, the child is managed (evicts and refaults with
 # its own engine, forks grandchildren), and neither hangs nor loses data when
 # the other exits first, is killed, or execs; 16 children at once; 8 threads

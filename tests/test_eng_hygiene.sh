@@ -7,7 +7,7 @@
 # it holds the malloc arena lock, the stdio lock or the loader lock; if the
 # handler, the evictor or the interposed mmap then called malloc, fprintf or
 # dlsym, the process would hang. So every object of libzswap.so
-# (src/.libs/*.o) is read with nm -u and each undefined symbol must be either
+# (src/*/.libs/*.o) is read with nm -u and each undefined symbol must be either
 # defined by another object of the library or allowed below:
 #   - everywhere: raw string/memory helpers, thin system call wrappers
 #     (syscall, ioctl, close, poll, nanosleep, sched_setaffinity...), the library's own
@@ -30,11 +30,11 @@
 #                 pthread_mutex_destroy (zs_destroy_pool)
 #     options.o is start-up code as a whole and has its own test
 #     (test_options_calls.sh); here it may only add environ.
-#     growth.o (src/growth.c) is libzswap's malloc, calloc and realloc: it
+#     growth.o (src/reclaim/growth.c) is libzswap's malloc, calloc and realloc: it
 #     calls glibc's __libc_malloc, __libc_calloc, __libc_realloc and reads
 #     __curbrk (glibc's cached break); those three names, defined by it, do
 #     not count as the library's own when another object calls them.
-#     elfsym.o (src/elfsym.c) reads _r_debug (the link map: the loaded
+#     elfsym.o (src/base/elfsym.c) reads _r_debug (the link map: the loaded
 #     objects' symbol tables, read without the loader).
 # Anything else (malloc, calloc, realloc, free, printf/puts/fopen and the
 # rest of stdio, getenv, dlsym, dlopen, __tls_get_addr, qsort, atexit,
@@ -61,10 +61,8 @@ command -v nm >/dev/null 2>&1 || { say "SKIP: nm (binutils) is not installed"; e
 command -v objdump >/dev/null 2>&1 || { say "SKIP: objdump (binutils) is not installed"; exit 77; }
 command -v readelf >/dev/null 2>&1 || { say "SKIP: readelf (binutils) is not installed"; exit 77; }
 
-objdir=$builddir/src/.libs
-[ -d "$objdir" ] || objdir=$builddir/src
-set -- "$objdir"/*.o
-[ -r "$1" ] || { say "ERROR: no library objects in $objdir (make builds them)"; exit 99; }
+set -- "$builddir"/src/*/.libs/*.o
+[ -r "$1" ] || { say "ERROR: no library objects under $builddir/src (make builds them)"; exit 99; }
 objs="$*"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/$name.XXXXXX") || exit 99

@@ -11,7 +11,7 @@ eng_compare_run malloc-8 "$prog" 8
 # Every anonymous mapping, however small, is adopted: among them the bss of
 # libc, of the loader and of libzswap itself, and the main thread's TCB and
 # static TLS, which the evicting thread and the handlers touch while they
-# run. They must be left alone (src/evict.c evict_foreign, evict_is_own).
+# run. They must be left alone (src/engine/evict.c evict_foreign, evict_is_own).
 eng_compare_run malloc-4-small ZSWAP_MIN_REGION=4K "$prog" 4
 # A worker thread forks with every arena evicted; the child mallocs, frees,
 # reallocs and checks every byte. The child's atfork handler starts its

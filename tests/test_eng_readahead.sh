@@ -1,5 +1,5 @@
 #!/bin/sh
-# Readahead on refault (ZSWAP_READAHEAD, src/readahead.c): with it off and on
+# Readahead on refault (ZSWAP_READAHEAD, src/engine/readahead.c): with it off and on
 # (two window maxima), refaults by sequential, two-thread sequential,
 # strided, backward, random and gapped patterns give exactly the bytes of a
 # run without the library; and the window adapts: on a sequential pass most

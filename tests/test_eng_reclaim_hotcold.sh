@@ -26,7 +26,7 @@ if eng_expect_rc 0 && eng_expect_no_libzswap && eng_expect_same_stdout "$ENG_TMP
 		eng_fail "hot pages do not stay resident: ${r:-?} refaults in $ops accesses, bound $bound"
 fi
 
-# MADV_COLD (src/interpose.c, engine_cold): 24 MiB A, then 24 MiB B, both
+# MADV_COLD (src/shim/interpose.c, engine_cold): 24 MiB A, then 24 MiB B, both
 # resident under the 64M limit; B advised cold; then 28 MiB of fresh pages.
 # Reclaim must take B (at most 40% left) and leave A (at least 80% kept);
 # without the advice it takes A first (prog_reclaim.c cold_judge: the

@@ -9,7 +9,7 @@
 # build of the records included. The records (0.6 to 3 KiB) are glibc
 # malloc's (perl's and python's small-object allocators take only smaller
 # ones): the brk heap, grown by glibc without the interposer; memory
-# src/growth.c holds at the allocation.
+# src/reclaim/growth.c holds at the allocation.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/..}/tests/eng_lib.sh"
 
 statlib="$ENG_BUILDDIR/tests/prog_reclaim_stats.so"

@@ -15,7 +15,7 @@ header=$ENG_SRCDIR/include/zswap.h
 [ -x "$prog" ] || eng_skip "$prog is not built"
 [ -x "$ctl" ] || eng_skip "$ctl is not built"
 nm -D "$ENG_LIB" 2>/dev/null | grep -q ' T sigaction$' ||
-	eng_skip "libzswap.so does not export sigaction (src/libzswap.map): the statistics signal cannot be shared"
+	eng_skip "libzswap.so does not export sigaction (src/shim/libzswap.map): the statistics signal cannot be shared"
 command -v python3 >/dev/null 2>&1 && have_py=1 || have_py=0
 
 # With libunwind the call site is named; without, "unavailable" (the object

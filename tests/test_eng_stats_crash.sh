@@ -11,7 +11,7 @@
 prog=$ENG_BUILDDIR/tests/prog_stats_crash
 [ -x "$prog" ] || eng_skip "$prog is not built"
 nm -D "$ENG_LIB" 2>/dev/null | grep -q ' T sigaction$' ||
-	eng_skip "libzswap.so does not export sigaction (src/libzswap.map): signals are not shared"
+	eng_skip "libzswap.so does not export sigaction (src/shim/libzswap.map): signals are not shared"
 XDG=$ENG_TMP/run
 mkdir -p "$XDG" && chmod 700 "$XDG"
 

@@ -1,5 +1,5 @@
 /*
- * test_lzo.c - src/lzo.c's LZO1X decoder against liblzo2's: every stream
+ * test_lzo.c - src/core/lzo.c's LZO1X decoder against liblzo2's: every stream
  * liblzo2 makes (pages of every kind, 64 KiB buffers built to need every
  * instruction, long distances included) decodes to the original, with the
  * byte after the output untouched; the stream's end, truncations, trailing
@@ -8,7 +8,7 @@
  * inaccessible page, the output has guard bytes), whatever it returns.
  */
 #include "config.h"
-#include "lzo.h"
+#include "core/lzo.h"
 #include "test_store_util.h"
 
 #include <lzo/lzo1x.h>

@@ -18,8 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "options.h"
-#include "prim.h"
+#include "core/options.h"
+#include "base/prim.h"
 
 static int failures;
 

@@ -1,13 +1,13 @@
 /*
  * test_options_list.c - print libzswap's option table, one option a line:
  * name, default, range, unit, help. tests/test_options_man.sh compares it
- * with man/libzswap.7; the table itself is in src/options.c.
+ * with man/libzswap.7; the table itself is in src/core/options.c.
  */
 #include "config.h"
 
 #include <stdio.h>
 
-#include "options.h"
+#include "core/options.h"
 
 int main(int argc, char **argv)
 {

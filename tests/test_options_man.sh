@@ -8,7 +8,7 @@
 # and its unit; every ZSWAP_* the page documents is in the table; every
 # field of struct zswap_stats (include/zswap.h) has an ".It Va field" entry
 # and the page documents no statistic that does not exist; the counters only
-# the statistics dump has (src/stats.c stats_extras) have ".It Va" entries
+# the statistics dump has (src/observe/stats.c stats_extras) have ".It Va" entries
 # in its DUMPS section. The pages (libzswap.7, zswap.3, zswapctl.1) must
 # also render without warnings (groff -ww, and mandoc -T lint when present).
 # tests/test_eng_stats.sh checks a real dump's counters against the page.
@@ -21,9 +21,9 @@ man7=$srcdir/man/libzswap.7
 man3=$srcdir/man/zswap.3
 man1=$srcdir/man/zswapctl.1
 header=$srcdir/include/zswap.h
-stats_c=$srcdir/src/stats.c
+stats_c=$srcdir/src/observe/stats.c
 
-# ZSWAP_* names the page mentions that are not options: src/options.c
+# ZSWAP_* names the page mentions that are not options: src/core/options.c
 # ignores them on purpose (opt_not_options).
 not_options="ZSWAP_LIB ZSWAP_BUILDDIR ZSWAP_SRCDIR"
 
@@ -130,7 +130,7 @@ grep -o 'x\[n\]\.name = "[a-z0-9_]*"' "$stats_c" | sed 's/.*"\(.*\)"/\1/' > "$tm
 awk '/^\.Sh / { inside = ($2 == "DUMPS") }
      inside && $1 == ".It" && $2 == "Va" { print $3 }' "$man7" | sort -u > "$tmp/dumpdoc"
 while read -r c; do
-	grep -qxF "$c" "$tmp/dumpdoc" || bad "dump counter $c (src/stats.c) is not documented in man/libzswap.7 DUMPS"
+	grep -qxF "$c" "$tmp/dumpdoc" || bad "dump counter $c (src/observe/stats.c) is not documented in man/libzswap.7 DUMPS"
 done < "$tmp/extras"
 
 # 4. The pages render without warnings.

@@ -6,8 +6,8 @@
  * pool object); mem_limit; bad arguments.
  */
 #include "config.h"
-#include "store.h"
-#include "comp.h"
+#include "core/store.h"
+#include "core/comp.h"
 #include "test_store_util.h"
 
 #include <errno.h>

@@ -8,7 +8,7 @@
  * calls from the library code, zsmalloc, liblz4 and libzstd are all counted.
  */
 #include "config.h"
-#include "store.h"
+#include "core/store.h"
 #include "test_store_util.h"
 
 #include <pthread.h>

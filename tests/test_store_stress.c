@@ -13,7 +13,7 @@
  * tests/test_store_tsan (STRESS_OPS smaller), run by test_store_tsan.sh.
  */
 #include "config.h"
-#include "store.h"
+#include "core/store.h"
 #include "test_store_util.h"
 
 #include <pthread.h>

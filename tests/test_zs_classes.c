@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "zsmalloc.h"
+#include "core/zsmalloc.h"
 
 static int failures;
 

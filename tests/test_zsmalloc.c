@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "zsmalloc.h"
+#include "core/zsmalloc.h"
 
 #define CHECK(cond, ...) do { \
 	if (!(cond)) { \

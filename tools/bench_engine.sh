@@ -9,7 +9,7 @@
 #               kernel zswap, page-cluster=0, pinned to CPU 0
 #               libzswap, ZSWAP_READAHEAD=0         (LD_PRELOAD)
 #               libzswap, ZSWAP_READAHEAD=RA        (--readahead, default 16: the
-#                           adaptive window's maximum, src/readahead.c)
+#                           adaptive window's maximum, src/engine/readahead.c)
 #               libzswap, READAHEAD=0, program thread and fault handler on
 #               one CPU (samecpu), and on different CPUs (othercpu)
 #               libzswap, READAHEAD=RA on one CPU (samecpu)

@@ -3,7 +3,7 @@
  * run moved in one call, with and without another thread of the process
  * running on the other CPU (which makes the kernel's TLB flush an IPI).
  *
- * The evictor (src/evict.c) moves each run of claimed pages with one MOVE
+ * The evictor (src/engine/evict.c) moves each run of claimed pages with one MOVE
  * into its staging area. Whether the kernel flushes the source's TLB once
  * per page or once per call decides whether longer runs are cheaper per page,
  * and whether a call holds eng.ev_lock's read side for long. Counted from
@@ -36,7 +36,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "compat.h"
+#include "base/compat.h"
 #include "bench_util.h"
 
 static atomic_int spin_stop;

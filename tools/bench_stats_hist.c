@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "hist.h"
+#include "base/hist.h"
 
 int main(int argc, char **argv)
 {

@@ -35,7 +35,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "compat.h"
+#include "base/compat.h"
 #include "bench_util.h"
 
 enum handler_mode { H_BLOCK, H_SPIN };

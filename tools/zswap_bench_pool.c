@@ -26,8 +26,8 @@
  * noise shows.
  */
 #include "config.h"
-#include "store.h"
-#include "comp.h"
+#include "core/store.h"
+#include "core/comp.h"
 #include "store_pages.h"
 
 #include <errno.h>

@@ -9,14 +9,14 @@
  * loads every page back, checks every byte, and prints the timings.
  *
  * The store's settings come from the ZSWAP_* environment variables (the one
- * option table, src/options.c); --compressor and --order override them.
+ * option table, src/core/options.c); --compressor and --order override them.
  * Exit status: 0 when every page came back intact, 1 on any mismatch or
  * failed load, 2 on a usage error.
  */
 #include "config.h"
-#include "store.h"
-#include "comp.h"
-#include "options.h"
+#include "core/store.h"
+#include "core/comp.h"
+#include "core/options.h"
 #include "store_pages.h"
 
 #include <errno.h>

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "zsmalloc.h"
+#include "core/zsmalloc.h"
 #include "zswapctl.h"
 
 static void classes_print(struct zs_pool *pool)

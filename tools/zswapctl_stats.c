@@ -2,7 +2,7 @@
  * zswapctl_stats.c - `zswapctl stats`, `watch` and `list`: talking to
  * running processes under libzswap through their statistics sockets.
  *
- * The library (src/stats.c) listens on PID.sock in the first usable of
+ * The library (src/observe/stats.c) listens on PID.sock in the first usable of
  * $XDG_RUNTIME_DIR/libzswap, /run/user/UID/libzswap, /run/libzswap (root)
  * and /tmp/libzswap-UID, each mode 0700. A request is one line ("text",
  * "json" or "counters"); the answer runs until the library closes.

@@ -1,0 +1,213 @@
+/*
+ * maps.c - a streaming parser of /proc/self/maps.
+ *
+ * Lines look like
+ *   7f1c2a000000-7f1c2a021000 rw-p 00000000 00:00 0          [heap]
+ * The file is read in chunks into a prim buffer; a line split across two
+ * chunks is carried over. Only what adoption needs is parsed.
+ */
+#include "config.h"
+#include "base/maps.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/fdtab.h"
+#include "base/prim.h"
+
+#define MAPS_BUF 65536
+#define MAPS_LINE 4096
+
+static char *maps_buf;
+static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int maps_init(void)
+{
+	maps_buf = prim_alloc(MAPS_BUF + MAPS_LINE);
+	return maps_buf ? 0 : -ENOMEM;
+}
+
+static const char *maps_hex(const char *p, const char *end, uintptr_t *v)
+{
+	uintptr_t x = 0;
+
+	while (p < end) {
+		char c = *p;
+		unsigned d;
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else
+			break;
+		x = (x << 4) | d;
+		p++;
+	}
+	*v = x;
+	return p;
+}
+
+/* Parse one line [p, end). Returns false if it is malformed. */
+static bool maps_parse_line(const char *p, const char *end, struct maps_vma *v)
+{
+	const char *perm, *q;
+	int field = 0;
+
+	p = maps_hex(p, end, &v->start);
+	if (p >= end || *p != '-')
+		return false;
+	p = maps_hex(p + 1, end, &v->end);
+	if (p >= end || *p != ' ')
+		return false;
+	perm = ++p;
+	if (end - perm < 4)
+		return false;
+	/* Skip perms, offset, dev, inode: the path (if any) follows. */
+	bool inode_zero = true, dev_zero = true;
+	q = p;
+	while (q < end && field < 4) {
+		const char *f = q;
+		while (q < end && *q != ' ')
+			q++;
+		if (field == 2)
+			dev_zero = (q - f == 5 && memcmp(f, "00:00", 5) == 0);
+		if (field == 3)
+			inode_zero = (q - f == 1 && *f == '0');
+		field++;
+		while (q < end && *q == ' ')
+			q++;
+	}
+	size_t plen = (size_t)(end - q);
+	bool no_path = plen == 0;
+	v->heap = plen == 6 && memcmp(q, "[heap]", 6) == 0;
+	bool named_anon = plen > 6 && memcmp(q, "[anon:", 6) == 0;
+	v->special = plen > 2 && q[0] == '[' && q[1] == 'v';
+	v->anon_rw_private = perm[0] == 'r' && perm[1] == 'w' && perm[3] == 'p' &&
+			     dev_zero && inode_zero && (no_path || v->heap || named_anon);
+	return true;
+}
+
+/*
+ * Walk the mappings in address order; fn returns 0 to go on, else stops the
+ * walk and that value is returned. Returns -ENOENT when fn never stopped it.
+ */
+static int maps_walk(int (*fn)(const struct maps_vma *, void *), void *arg)
+{
+	/* Moved up at once (src/base/fdtab.h): the program may dup2 onto a low
+	 * number meanwhile. */
+	int fd = fdtab_open_ro("/proc/self/maps", false);
+	size_t have = 0;
+	int rc = -ENOENT;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		long n = syscall(SYS_read, fd, maps_buf + have, MAPS_BUF - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		char *p = maps_buf, *end = maps_buf + have;
+		for (;;) {
+			char *nl = memchr(p, '\n', (size_t)(end - p));
+			if (!nl)
+				break;
+			struct maps_vma v;
+			if (maps_parse_line(p, nl, &v)) {
+				int r = fn(&v, arg);
+				if (r) {
+					rc = r;
+					goto out;
+				}
+			}
+			p = nl + 1;
+		}
+		have = (size_t)(end - p);
+		memmove(maps_buf, p, have);
+		if (have >= MAPS_BUF)
+			have = 0;	/* an absurd line: drop it */
+	}
+out:
+	fdtab_close_short(fd);
+	return rc;
+}
+
+struct maps_find_arg {
+	uintptr_t addr;
+	struct maps_vma *out;
+};
+
+static int maps_find_fn(const struct maps_vma *v, void *arg)
+{
+	struct maps_find_arg *a = arg;
+
+	if (v->end <= a->addr)
+		return 0;
+	if (v->start > a->addr) {
+		a->out->end = v->start;
+		return -ENOENT;
+	}
+	*a->out = *v;
+	return 1;
+}
+
+int maps_find(uintptr_t addr, struct maps_vma *vma)
+{
+	struct maps_find_arg a = { addr, vma };
+	int rc;
+
+	memset(vma, 0, sizeof(*vma));
+	vma->end = UINTPTR_MAX;
+	pthread_mutex_lock(&maps_lock);
+	rc = maps_walk(maps_find_fn, &a);
+	pthread_mutex_unlock(&maps_lock);
+	return rc == 1 ? 0 : rc;
+}
+
+struct maps_range_arg {
+	uintptr_t cur, end;
+};
+
+static int maps_range_fn(const struct maps_vma *v, void *arg)
+{
+	struct maps_range_arg *a = arg;
+
+	if (v->end <= a->cur)
+		return 0;
+	if (v->start > a->cur || !v->anon_rw_private)
+		return -EINVAL;
+	a->cur = v->end;
+	return a->cur >= a->end ? 1 : 0;
+}
+
+bool maps_range_anon_rw(uintptr_t start, uintptr_t end)
+{
+	struct maps_range_arg a = { start, end };
+	int rc;
+
+	pthread_mutex_lock(&maps_lock);
+	rc = maps_walk(maps_range_fn, &a);
+	pthread_mutex_unlock(&maps_lock);
+	return rc == 1;
+}
+
+int maps_for_each(int (*fn)(const struct maps_vma *vma, void *arg), void *arg)
+{
+	int rc;
+
+	pthread_mutex_lock(&maps_lock);
+	rc = maps_walk(fn, arg);
+	pthread_mutex_unlock(&maps_lock);
+	return rc == -ENOENT ? 0 : rc;
+}
+
+void maps_fork_child(void)
+{
+	/* A thread of the parent may have held it at fork. */
+	maps_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+}

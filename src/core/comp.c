@@ -1,0 +1,209 @@
+/*
+ * comp.c - LZ4, zstd and LZO over caller-owned workspaces.
+ *
+ * Why static workspaces: the store runs on the fault path, where a malloc
+ * could wait on a lock held by the very thread whose fault is being served.
+ * LZ4 needs only its extState (LZ4_sizeofState(), ~16 KiB). zstd's contexts
+ * are sized for a single 4 KiB input at the chosen level
+ * (ZSTD_estimateCCtxSize_usingCParams(ZSTD_getCParams(level, PAGE_SIZE, 0))),
+ * and every compression passes the page size as the pledged source size, so
+ * the parameters zstd derives are exactly those the workspace was sized for;
+ * a static context that were ever too small fails with an error rather than
+ * allocate.
+ *
+ * Frames carry no checksum and no content size: the store always knows the
+ * output is one page, and the four bytes per object are pool memory.
+ *
+ * LZO is the kernel's default zswap compressor ("lzo", lib/lzo), there so a
+ * comparison with kernel zswap can use the same algorithm. The kernel's
+ * compressor is LZO1X-1 with a 13-bit dictionary of 16-bit offsets
+ * (lib/lzo/lzodefs.h D_BITS 13). liblzo2 has no variant by that name:
+ * lzo1x_1_compress is 14 bits, _11 and _12 are 11 and 12, and _15 is built
+ * exactly the kernel's way on machines with unaligned little-endian loads
+ * (liblzo2 >= 2.07 gives it D_BITS 13 and a 16-bit dictionary there, with
+ * the same multiplicative hash). Measured, not assumed, through zram's
+ * "lzo" on Linux 6.18 (tools/zswap_bench_pool_kernel.sh): every one of
+ * 2,000 of the reclaim benchmark's pages and of 6,490 compressible pages of
+ * text and ELF files got the kernel's size from lzo1x_1_15_compress, 16%
+ * of the latter from lzo1x_1_compress (docs/bench/reclaim.md). The
+ * stream format is the same LZO1X either way; src/core/lzo.c decodes it (faster
+ * than liblzo2's lzo1x_decompress_safe). The kernel's "lzo-rle" is a
+ * different bitstream (a version byte and zero-run codes) that liblzo2
+ * does not have: not offered.
+ *
+ * LZO cannot stop at an output limit the way LZ4 does: it compresses into a
+ * scratch of COMP_LZO_BOUND bytes in the workspace, and only a result that
+ * fits is copied out (the kernel's zswap likewise compresses into a
+ * two-page buffer and then checks the length).
+ */
+#include "config.h"
+#include "core/comp.h"
+#include "core/lzo.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <lz4.h>
+#include <lzo/lzo1x.h>
+#define ZSTD_STATIC_LINKING_ONLY
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#define COMP_ALIGN 64
+
+static size_t comp_round(size_t n)
+{
+	return (n + COMP_ALIGN - 1) & ~(size_t)(COMP_ALIGN - 1);
+}
+
+int comp_effective_level(enum zswap_comp comp, int level)
+{
+	switch (comp) {
+	case ZSWAP_COMP_LZ4:
+	case ZSWAP_COMP_LZO:
+		return 0;
+	case ZSWAP_COMP_ZSTD:
+		if (level < 1 || level > COMP_ZSTD_MAX_LEVEL)
+			return COMP_ZSTD_DEFAULT_LEVEL;
+		return level;
+	}
+	return -1;
+}
+
+static size_t comp_zstd_cctx_size(int level)
+{
+	return comp_round(ZSTD_estimateCCtxSize_usingCParams(
+		ZSTD_getCParams(level, ZS_PAGE_SIZE, 0)));
+}
+
+size_t comp_ws_size(enum zswap_comp comp, int level)
+{
+	switch (comp) {
+	case ZSWAP_COMP_LZ4:
+		return comp_round((size_t)LZ4_sizeofState());
+	case ZSWAP_COMP_ZSTD:
+		level = comp_effective_level(comp, level);
+		return comp_zstd_cctx_size(level) + comp_round(ZSTD_estimateDCtxSize());
+	case ZSWAP_COMP_LZO:
+		/* The header's size, not the 16 KiB the 13-bit dictionary
+		 * really uses: the rest is never touched, so never resident. */
+		return comp_round(LZO1X_1_15_MEM_COMPRESS) + comp_round(COMP_LZO_BOUND);
+	}
+	return 0;
+}
+
+/* Parameters set once; each is a static-context-safe setting (no allocation). */
+static int comp_zstd_setup(ZSTD_CCtx *cctx, int level)
+{
+	static const struct { ZSTD_cParameter p; int v; } fixed[] = {
+		{ ZSTD_c_checksumFlag, 0 },
+		{ ZSTD_c_contentSizeFlag, 0 },
+		{ ZSTD_c_dictIDFlag, 0 },
+		{ ZSTD_c_nbWorkers, 0 },
+	};
+
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level)))
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (ZSTD_isError(ZSTD_CCtx_setParameter(cctx, fixed[i].p, fixed[i].v)))
+			return -EINVAL;
+	return 0;
+}
+
+int comp_ws_init(struct comp_ws *ws, enum zswap_comp comp, int level, void *mem, size_t len)
+{
+	size_t need = comp_ws_size(comp, level);
+
+	if (!need || len < need || ((uintptr_t)mem & (COMP_ALIGN - 1)))
+		return -EINVAL;
+	memset(ws, 0, sizeof(*ws));
+	ws->comp = comp;
+	ws->level = comp_effective_level(comp, level);
+	if (comp == ZSWAP_COMP_LZ4) {
+		ws->lz4_state = mem;
+		return 0;
+	}
+	if (comp == ZSWAP_COMP_LZO) {
+		/* lzo_init() only checks that the library was built for this
+		 * ABI; it allocates nothing and may run any number of times. */
+		if (lzo_init() != LZO_E_OK)
+			return -EINVAL;
+		ws->lzo_wrk = mem;
+		ws->lzo_out = (char *)mem + comp_round(LZO1X_1_15_MEM_COMPRESS);
+		return 0;
+	}
+
+	size_t csize = comp_zstd_cctx_size(ws->level);
+	ZSTD_CCtx *cctx = ZSTD_initStaticCCtx(mem, csize);
+	ZSTD_DCtx *dctx = ZSTD_initStaticDCtx((char *)mem + csize, need - csize);
+
+	if (!cctx || !dctx || comp_zstd_setup(cctx, ws->level))
+		return -EINVAL;
+	ws->cctx = cctx;
+	ws->dctx = dctx;
+	return 0;
+}
+
+int comp_compress(struct comp_ws *ws, const void *src, void *dst, size_t dst_cap)
+{
+	if (ws->comp == ZSWAP_COMP_LZ4) {
+		/* 0 means it did not fit in dst_cap: LZ4 gives up as soon as the
+		 * output would pass the limit, so a poor page costs less. */
+		int n = LZ4_compress_fast_extState(ws->lz4_state, src, dst, (int)ZS_PAGE_SIZE,
+						   (int)dst_cap, 1);
+		return n > 0 ? n : 0;
+	}
+	if (ws->comp == ZSWAP_COMP_LZO) {
+		lzo_uint n = 0;
+
+		if (lzo1x_1_15_compress(src, ZS_PAGE_SIZE, ws->lzo_out, &n, ws->lzo_wrk) != LZO_E_OK)
+			return -EIO;
+		if (n > dst_cap)
+			return 0;
+		memcpy(dst, ws->lzo_out, n);
+		return (int)n;
+	}
+
+	size_t r = ZSTD_compress2(ws->cctx, dst, dst_cap, src, ZS_PAGE_SIZE);
+
+	if (ZSTD_isError(r)) {
+		/* A failed frame leaves the context mid-stream: reset the session
+		 * (parameters are kept) so the next page starts clean. */
+		ZSTD_CCtx_reset(ws->cctx, ZSTD_reset_session_only);
+		return ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall ? 0 : -EIO;
+	}
+	return (int)r;
+}
+
+int comp_decompress(struct comp_ws *ws, const void *src, size_t len, void *dst)
+{
+	if (ws->comp == ZSWAP_COMP_LZ4) {
+		int n = LZ4_decompress_safe(src, dst, (int)len, (int)ZS_PAGE_SIZE);
+		return n == (int)ZS_PAGE_SIZE ? 0 : -EIO;
+	}
+	if (ws->comp == ZSWAP_COMP_LZO) {
+		/* Our decoder (src/core/lzo.c: liblzo2's copies a byte at a time)
+		 * checks both bounds: a corrupt entry ends in -1, never a write
+		 * past the page or a read past src; trailing input is corrupt
+		 * too. */
+		return lzo1x_decode(src, len, dst, ZS_PAGE_SIZE) == (long)ZS_PAGE_SIZE ? 0 : -EIO;
+	}
+
+	size_t r = ZSTD_decompressDCtx(ws->dctx, dst, ZS_PAGE_SIZE, src, len);
+
+	return !ZSTD_isError(r) && r == ZS_PAGE_SIZE ? 0 : -EIO;
+}
+
+const char *comp_name(enum zswap_comp comp)
+{
+	switch (comp) {
+	case ZSWAP_COMP_LZ4:
+		return "lz4";
+	case ZSWAP_COMP_ZSTD:
+		return "zstd";
+	case ZSWAP_COMP_LZO:
+		return "lzo";
+	}
+	return "?";
+}

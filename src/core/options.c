@@ -1,0 +1,960 @@
+/*
+ * options.c - the one option table and the ZSWAP_* environment parser.
+ *
+ * opt_table below is the only place an option is described: its name, type,
+ * default (as text, parsed by the same code as the user's value, so a default
+ * can never be out of its own range), range, unit and one-line help. Parsing,
+ * validation, the messages, the listing (opt_list: zswapctl options,
+ * tests/test_options_man.sh) and opt_format all read it.
+ *
+ * opt_load() runs in libzswap's constructor inside someone else's process,
+ * possibly before stdio is usable and while the program's malloc must not be
+ * touched: so it reads environ directly (getenv is not async-signal-safe and
+ * may not see an envp passed in), allocates nothing, and reports through
+ * zlog(), which formats on the stack and write(2)s one line.
+ *
+ * Every problem is one line naming the variable, the value as given (quoted,
+ * escaped, truncated), what was expected and the value used instead.
+ */
+#include "config.h"
+#include "core/options.h"
+
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/prim.h"
+
+#define OPT_PREFIX	"ZSWAP_"
+#define OPT_PREFIX_LEN	(sizeof(OPT_PREFIX) - 1)
+
+#define OPT_ZSTD_DEFAULT_LEVEL	3	/* "zstd" alone: zstd's own default level */
+#define OPT_SHOW_MAX		40	/* bytes of a user's value or name quoted in a message */
+#define OPT_WHY_MAX		160	/* the "expected ..." part of a message */
+#define OPT_SUGGEST_MAX		32	/* longest name suffix compared for did-you-mean */
+
+#define KiB (1ULL << 10)
+#define MiB (1ULL << 20)
+#define GiB (1ULL << 30)
+#define TiB (1ULL << 40)
+
+const struct opt_def opt_table[OPT__COUNT] = {
+	[OPT_ENABLED] = {
+		OPT_ENABLED, "ZSWAP_ENABLED", OPT_BOOL, "1", 0, 1, NULL, "",
+		"0 leaves the program alone: no userfaultfd, no eviction", 0 },
+	[OPT_COMPRESSOR] = {
+		OPT_COMPRESSOR, "ZSWAP_COMPRESSOR", OPT_COMP, "lz4", 1, 19, NULL, "",
+		"compressor of stored pages; zstd takes a level, 3 when omitted; lzo is the kernel's default", 0 },
+	[OPT_ZSPAGE_ORDER] = {
+		OPT_ZSPAGE_ORDER, "ZSWAP_ZSPAGE_ORDER", OPT_UINT, "3",
+		ZS_MIN_PAGE_ORDER, ZS_MAX_PAGE_ORDER, NULL, "",
+		"a zspage spans up to 2^order pages", 0 },
+	[OPT_POOL_LOCK] = {
+		OPT_POOL_LOCK, "ZSWAP_POOL_LOCK", OPT_CHOICE, "class", 0, 0, "class|pool", "",
+		"zsmalloc locking: a lock per size class, or one per pool", 0 },
+	[OPT_NR_POOLS] = {
+		OPT_NR_POOLS, "ZSWAP_NR_POOLS", OPT_UINT, "1", 1, 64, NULL, "pools",
+		"zsmalloc pools, a page's pool chosen by hash", 0 },
+	[OPT_MAX_POOL_SIZE] = {
+		OPT_MAX_POOL_SIZE, "ZSWAP_MAX_POOL_SIZE", OPT_SIZE, "0", 0, UINT64_MAX, NULL, "bytes",
+		"most memory the pool may take, or N% of physical memory; 0 = no limit",
+		OPT_F_PERCENT },
+	[OPT_FAULT_THREADS] = {
+		OPT_FAULT_THREADS, "ZSWAP_FAULT_THREADS", OPT_UINT, "0", 0, 16, NULL, "threads",
+		"threads serving userfaultfd faults; 0 = one pinned to each allowed CPU"
+		" (the first alone while several program threads fault)", 0 },
+	[OPT_MIN_REGION] = {
+		OPT_MIN_REGION, "ZSWAP_MIN_REGION", OPT_SIZE, "1M", 4 * KiB, TiB, NULL, "bytes",
+		"smallest private anonymous mapping managed, rounded up to a page",
+		OPT_F_PAGE_UP },
+	[OPT_FAULT_AROUND] = {
+		OPT_FAULT_AROUND, "ZSWAP_FAULT_AROUND", OPT_UINT, "16", 1, 512, NULL, "pages",
+		"never-populated pages filled in one call on a first touch", 0 },
+	[OPT_READAHEAD] = {
+		OPT_READAHEAD, "ZSWAP_READAHEAD", OPT_UINT, "16", 0, 64, NULL, "pages",
+		"most stored pages read ahead on a sequential refault (an adaptive window); 0 = none", 0 },
+	[OPT_MEMORY_LIMIT] = {
+		OPT_MEMORY_LIMIT, "ZSWAP_MEMORY_LIMIT", OPT_SIZE, "0", 0, UINT64_MAX, NULL, "bytes",
+		"resident anonymous memory plus the pool kept at or below this, or N% of physical memory; 0 = no limit",
+		OPT_F_PERCENT | OPT_F_PAGE_UP },
+	[OPT_COLD_AGE] = {
+		OPT_COLD_AGE, "ZSWAP_COLD_AGE", OPT_UINT, "120", 0, 86400, NULL, "seconds",
+		"pages idle this long are compressed even below the limit; 0 = never", 0 },
+	[OPT_MAX_POOL_PERCENT] = {
+		OPT_MAX_POOL_PERCENT, "ZSWAP_MAX_POOL_PERCENT", OPT_UINT, "20", 1, 100, NULL, "percent",
+		"most physical memory the pool may take (ZSWAP_MAX_POOL_SIZE, when set, wins)", 0 },
+	[OPT_ACCEPT_THRESHOLD_PERCENT] = {
+		OPT_ACCEPT_THRESHOLD_PERCENT, "ZSWAP_ACCEPT_THRESHOLD_PERCENT", OPT_UINT, "90", 0, 100, NULL,
+		"percent", "once full, the pool accepts stores again below this share of its limit", 0 },
+	[OPT_VERBOSE] = {
+		OPT_VERBOSE, "ZSWAP_VERBOSE", OPT_UINT, "0", 0, 2, NULL, "",
+		"0: problems only; 1: also start-up and limits; 2: also every region", 0 },
+	[OPT_INJECT_DECOMPRESS_FAIL] = {
+		OPT_INJECT_DECOMPRESS_FAIL, "ZSWAP_INJECT_DECOMPRESS_FAIL", OPT_UINT, "0", 0, 1000000,
+		NULL, "loads",
+		"testing: the next N loads of stored pages fail as if their data were corrupt", 0 },
+	[OPT_STATS_SIGNAL] = {
+		OPT_STATS_SIGNAL, "ZSWAP_STATS_SIGNAL", OPT_SIGNAL, "SIGUSR1", 1, 64, NULL, "",
+		"signal that makes the library write a statistics dump; none: no signal", 0 },
+	[OPT_STATS_FILE] = {
+		OPT_STATS_FILE, "ZSWAP_STATS_FILE", OPT_STRING, "stderr", 0, 0, NULL, "",
+		"where dumps go: stderr, or an absolute PATH (%p: pid, %t: seconds since the epoch)", 0 },
+	[OPT_STATS_FORMAT] = {
+		OPT_STATS_FORMAT, "ZSWAP_STATS_FORMAT", OPT_CHOICE, "text", 0, 0, "text|json", "",
+		"format of the statistics dump", 0 },
+	[OPT_STATS_INTERVAL] = {
+		OPT_STATS_INTERVAL, "ZSWAP_STATS_INTERVAL", OPT_UINT, "0", 0, 86400, NULL, "seconds",
+		"write a dump every N seconds; 0 = only on the signal", 0 },
+	[OPT_STATS_AT_EXIT] = {
+		OPT_STATS_AT_EXIT, "ZSWAP_STATS_AT_EXIT", OPT_BOOL, "0", 0, 1, NULL, "",
+		"1 writes a dump when the program exits", 0 },
+	[OPT_STATS_TOP] = {
+		OPT_STATS_TOP, "ZSWAP_STATS_TOP", OPT_UINT, "10", 0, 1000, NULL, "mappings",
+		"mappings listed by the dump's attribution, most evicted bytes first", 0 },
+	[OPT_STATS_SOCKET] = {
+		OPT_STATS_SOCKET, "ZSWAP_STATS_SOCKET", OPT_BOOL, "1", 0, 1, NULL, "",
+		"1 offers dumps to zswapctl through a socket only this user can open", 0 },
+	[OPT_INJECT_CRASH] = {
+		OPT_INJECT_CRASH, "ZSWAP_INJECT_CRASH", OPT_BOOL, "0", 0, 1, NULL, "",
+		"testing: 1 makes the statistics thread crash at its first dump", 0 },
+};
+
+/*
+ * ZSWAP_* names that are not options but are set around libzswap on purpose:
+ * the test harness exports them (Makefile.am AM_TESTS_ENVIRONMENT) and users
+ * keep the library's path in ZSWAP_LIB. Calling them typos would print lines
+ * into every program run under `make check`.
+ */
+static const char *const opt_not_options[] = {
+	"ZSWAP_LIB", "ZSWAP_BUILDDIR", "ZSWAP_SRCDIR",
+};
+
+/* A parsed value before it is stored into struct opt_values. */
+struct opt_val {
+	uint64_t u;	/* bool, integer, size in bytes, choice index, enum zswap_comp, signal */
+	int level;	/* OPT_COMPRESSOR: zstd level, 0 for lz4 and lzo */
+	const char *str;	/* OPT_STRING: the text (copied by opt_set) */
+};
+
+/* ---- small string helpers (no locale, no libc beyond mem/str) ---------- */
+
+static char opt_lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* Case-insensitive compare of s[0..n) with the NUL-terminated word w. */
+static bool opt_word_eq(const char *s, size_t n, const char *w)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (w[i] == '\0' || opt_lower(s[i]) != opt_lower(w[i]))
+			return false;
+	return w[i] == '\0';
+}
+
+/* Append a NUL-terminated string to buf at *pos, truncating at cap. */
+static void opt_cat(char *buf, size_t cap, size_t *pos, const char *s)
+{
+	*pos += log_snprintf(buf + *pos, cap - *pos, "%s", s);
+}
+
+/*
+ * Parse a run of decimal digits at s: returns the number of bytes used (0
+ * when s does not start with a digit) and sets *overflow when the number
+ * does not fit in 64 bits; the digits are consumed all the same.
+ */
+static size_t opt_parse_digits(const char *s, uint64_t *out, bool *overflow)
+{
+	uint64_t v = 0;
+	size_t i = 0;
+
+	*overflow = false;
+	for (; s[i] >= '0' && s[i] <= '9'; i++) {
+		unsigned d = (unsigned)(s[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			*overflow = true;
+		else
+			v = v * 10 + d;
+	}
+	*out = v;
+	return i;
+}
+
+/* An exact decimal integer, nothing before or after it. */
+static bool opt_parse_u64(const char *s, uint64_t *out)
+{
+	bool overflow;
+	size_t n = opt_parse_digits(s, out, &overflow);
+
+	return n > 0 && s[n] == '\0' && !overflow;
+}
+
+/* Format a byte count with the largest K/M/G/T suffix that divides it. */
+static size_t opt_format_size(uint64_t v, char *buf, size_t len)
+{
+	static const char sfx[] = "KMGT";
+	int i;
+
+	if (v == 0)
+		return log_snprintf(buf, len, "0");
+	for (i = 4; i > 0; i--)
+		if (v % (1ULL << (10 * i)) == 0)
+			return log_snprintf(buf, len, "%llu%c",
+					    (unsigned long long)(v >> (10 * i)), sfx[i - 1]);
+	return log_snprintf(buf, len, "%llu", (unsigned long long)v);
+}
+
+/* Bytes of physical memory (sysinfo(2), a plain syscall: safe this early). */
+static uint64_t opt_phys_bytes(void)
+{
+	struct sysinfo si;
+
+	if (syscall(SYS_sysinfo, &si) != 0)
+		return 0;
+	return (uint64_t)si.totalram * (si.mem_unit ? si.mem_unit : 1);
+}
+
+/* ---- per-type parsers: true on success, else the "expected" text in why -- */
+
+static bool opt_parse_bool(const char *s, struct opt_val *out, char *why, size_t why_len)
+{
+	static const char *const yes[] = { "1", "yes", "on", "true" };
+	static const char *const no[] = { "0", "no", "off", "false" };
+	size_t n = strlen(s);
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (opt_word_eq(s, n, yes[i])) {
+			out->u = 1;
+			return true;
+		}
+		if (opt_word_eq(s, n, no[i])) {
+			out->u = 0;
+			return true;
+		}
+	}
+	log_snprintf(why, why_len, "expected 1 or 0 (or yes/no, on/off, true/false)");
+	return false;
+}
+
+static bool opt_parse_uint(const struct opt_def *d, const char *s, struct opt_val *out,
+			   char *why, size_t why_len)
+{
+	uint64_t v;
+
+	if (opt_parse_u64(s, &v) && v >= d->min && v <= d->max) {
+		out->u = v;
+		return true;
+	}
+	if (d->unit[0])
+		log_snprintf(why, why_len, "expected an integer from %llu to %llu (%s)",
+			     (unsigned long long)d->min, (unsigned long long)d->max, d->unit);
+	else
+		log_snprintf(why, why_len, "expected an integer from %llu to %llu",
+			     (unsigned long long)d->min, (unsigned long long)d->max);
+	return false;
+}
+
+/* The "expected" text for a size that could not be read at all. */
+static void opt_size_syntax(const struct opt_def *d, char *why, size_t why_len)
+{
+	if (d->flags & OPT_F_PERCENT)
+		log_snprintf(why, why_len, "expected a size like 512M or 2G, a percentage "
+			     "of physical memory like 20%%, or 0 for no limit");
+	else
+		log_snprintf(why, why_len, "expected a size like 64K, 1M or 2G");
+}
+
+/*
+ * A size: decimal digits, then optionally K, M, G or T (powers of 1024, any
+ * case) with an optional "B" or "iB" after it, or "B" alone; or, for options
+ * with OPT_F_PERCENT, "N%" of physical memory with N from 1 to 100.
+ */
+static bool opt_parse_size(const struct opt_def *d, const char *s, struct opt_val *out,
+			   char *why, size_t why_len)
+{
+	uint64_t v, mult = 1;
+	bool overflow;
+	size_t n = opt_parse_digits(s, &v, &overflow);
+	const char *p = s + n;
+	char range_min[24], range_max[24];
+
+	if (n == 0) {
+		opt_size_syntax(d, why, why_len);
+		return false;
+	}
+
+	if ((d->flags & OPT_F_PERCENT) && p[0] == '%' && p[1] == '\0') {
+		uint64_t phys;
+
+		if (overflow || v < 1 || v > 100) {
+			log_snprintf(why, why_len, "expected a percentage of physical memory "
+				     "from 1%% to 100%%");
+			return false;
+		}
+		phys = opt_phys_bytes();
+		if (phys == 0) {
+			log_snprintf(why, why_len, "expected a size: the size of physical "
+				     "memory is unknown (sysinfo failed)");
+			return false;
+		}
+		/* phys / 100 * v <= phys cannot overflow; the remainder term
+		 * keeps the result exact. */
+		v = (phys / 100 * v + phys % 100 * v / 100) & ZS_PAGE_MASK;
+		goto range;
+	}
+
+	switch (opt_lower(*p)) {
+	case 'k': mult = KiB; p++; break;
+	case 'm': mult = MiB; p++; break;
+	case 'g': mult = GiB; p++; break;
+	case 't': mult = TiB; p++; break;
+	default: break;
+	}
+	if (mult != 1 && p[0] == 'i' && (p[1] == 'B' || p[1] == 'b'))
+		p += 2;
+	else if (*p == 'B' || *p == 'b')
+		p++;
+	if (*p != '\0') {
+		opt_size_syntax(d, why, why_len);
+		return false;
+	}
+	if (overflow || v > UINT64_MAX / mult)
+		goto out_of_range;
+	v *= mult;
+range:
+	/* The range applies to the value as given (1K is below a 4K minimum,
+	 * not 4K); rounding up to a page comes after. */
+	if (v >= d->min && v <= d->max) {
+		if ((d->flags & OPT_F_PAGE_UP) && (v & ~ZS_PAGE_MASK)) {
+			if (v > UINT64_MAX - ZS_PAGE_SIZE)
+				goto out_of_range;
+			v = (v + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
+		}
+		out->u = v;
+		return true;
+	}
+out_of_range:
+	opt_format_size(d->min, range_min, sizeof(range_min));
+	opt_format_size(d->max, range_max, sizeof(range_max));
+	if (d->max == UINT64_MAX)
+		log_snprintf(why, why_len, "expected a size of at most %llu bytes",
+			     (unsigned long long)UINT64_MAX);
+	else
+		log_snprintf(why, why_len, "expected a size from %s to %s", range_min, range_max);
+	return false;
+}
+
+/* "class|pool" -> "class or pool"; "a|b|c" -> "a, b or c". */
+static void opt_choices_text(const char *choices, char *buf, size_t len)
+{
+	size_t pos = 0, nbars = 0, seen = 0;
+
+	for (const char *c = choices; *c; c++)
+		nbars += *c == '|';
+	for (const char *c = choices; *c && pos + 1 < len; c++) {
+		if (*c != '|') {
+			buf[pos++] = *c;
+			continue;
+		}
+		seen++;
+		opt_cat(buf, len, &pos, seen == nbars ? " or " : ", ");
+	}
+	buf[pos < len ? pos : len - 1] = '\0';
+}
+
+static bool opt_parse_choice(const struct opt_def *d, const char *s, struct opt_val *out,
+			     char *why, size_t why_len)
+{
+	size_t n = strlen(s), index = 0;
+	const char *w = d->choices;
+	char list[96];
+
+	while (*w) {
+		size_t wl = strcspn(w, "|");
+		char word[32];
+
+		if (wl < sizeof(word)) {
+			memcpy(word, w, wl);
+			word[wl] = '\0';
+			if (opt_word_eq(s, n, word)) {
+				out->u = index;
+				return true;
+			}
+		}
+		w += wl + (w[wl] == '|');
+		index++;
+	}
+	opt_choices_text(d->choices, list, sizeof(list));
+	log_snprintf(why, why_len, "expected %s", list);
+	return false;
+}
+
+static bool opt_parse_comp(const struct opt_def *d, const char *s, struct opt_val *out,
+			   char *why, size_t why_len)
+{
+	size_t n = strcspn(s, ":");
+	uint64_t level;
+
+	if (opt_word_eq(s, n, "lz4") && s[n] == '\0') {
+		out->u = ZSWAP_COMP_LZ4;
+		out->level = 0;
+		return true;
+	}
+	if (opt_word_eq(s, n, "lzo") && s[n] == '\0') {
+		out->u = ZSWAP_COMP_LZO;
+		out->level = 0;
+		return true;
+	}
+	if (opt_word_eq(s, n, "zstd")) {
+		if (s[n] == '\0') {
+			out->u = ZSWAP_COMP_ZSTD;
+			out->level = OPT_ZSTD_DEFAULT_LEVEL;
+			return true;
+		}
+		if (opt_parse_u64(s + n + 1, &level) && level >= d->min && level <= d->max) {
+			out->u = ZSWAP_COMP_ZSTD;
+			out->level = (int)level;
+			return true;
+		}
+	}
+	log_snprintf(why, why_len, "expected lz4, lzo, zstd or zstd:LEVEL with LEVEL from %llu to %llu",
+		     (unsigned long long)d->min, (unsigned long long)d->max);
+	return false;
+}
+
+/*
+ * A file name for the library to write to: "stderr", or an absolute path (a
+ * relative one would follow the program's working directory, which changes
+ * under it). The value is copied (opt_set), so the environment may change.
+ */
+static bool opt_parse_string(const char *s, struct opt_val *out, char *why, size_t why_len)
+{
+	size_t n = strlen(s);
+
+	if ((opt_word_eq(s, n, "stderr") || s[0] == '/') && n < OPT_STRING_MAX) {
+		out->str = opt_word_eq(s, n, "stderr") ? "stderr" : s;
+		return true;
+	}
+	log_snprintf(why, why_len, "expected stderr or an absolute path shorter than %d bytes",
+		     OPT_STRING_MAX);
+	return false;
+}
+
+/* Signal names as kill -l prints them, by number (index 0 unused). */
+static const char *const opt_signames[] = {
+	NULL, "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1",
+	"SEGV", "USR2", "PIPE", "ALRM", "TERM", "STKFLT", "CHLD", "CONT", "STOP", "TSTP",
+	"TTIN", "TTOU", "URG", "XCPU", "XFSZ", "VTALRM", "PROF", "WINCH", "IO", "PWR", "SYS",
+};
+#define OPT_NSIGNAMES (sizeof(opt_signames) / sizeof(opt_signames[0]))
+
+/*
+ * A signal for the statistics dump: a name (SIGUSR1 or USR1, any case), a
+ * number, or 0/none. Signals the program cannot meaningfully share are
+ * refused: KILL and STOP cannot be caught; ILL, TRAP, BUS, FPE and SEGV mean
+ * a fault; 32 and 33 belong to the C library's threads.
+ */
+static bool opt_parse_signal(const struct opt_def *d, const char *s, struct opt_val *out,
+			     char *why, size_t why_len)
+{
+	size_t n = strlen(s);
+	uint64_t v = UINT64_MAX;
+
+	if (opt_word_eq(s, n, "none") || opt_word_eq(s, n, "0")) {
+		out->u = 0;
+		return true;
+	}
+	if (n > 3 && opt_word_eq(s, 3, "SIG")) {
+		s += 3;
+		n -= 3;
+	}
+	if (!opt_parse_u64(s, &v)) {
+		for (size_t i = 1; i < OPT_NSIGNAMES; i++)
+			if (opt_word_eq(s, n, opt_signames[i]))
+				v = i;
+	}
+	if (v >= d->min && v <= d->max && v != 4 && v != 5 && v != 7 && v != 8 && v != 9 &&
+	    v != 11 && v != 19 && v != 32 && v != 33) {
+		out->u = v;
+		return true;
+	}
+	log_snprintf(why, why_len, "expected none or a signal from %llu to %llu such as SIGUSR1 "
+		     "(not KILL, STOP, a fault signal, 32 or 33)",
+		     (unsigned long long)d->min, (unsigned long long)d->max);
+	return false;
+}
+
+static bool opt_parse_value(const struct opt_def *d, const char *s, struct opt_val *out,
+			    char *why, size_t why_len)
+{
+	switch (d->type) {
+	case OPT_BOOL:
+		return opt_parse_bool(s, out, why, why_len);
+	case OPT_UINT:
+		return opt_parse_uint(d, s, out, why, why_len);
+	case OPT_SIZE:
+		return opt_parse_size(d, s, out, why, why_len);
+	case OPT_CHOICE:
+		return opt_parse_choice(d, s, out, why, why_len);
+	case OPT_COMP:
+		return opt_parse_comp(d, s, out, why, why_len);
+	case OPT_STRING:
+		return opt_parse_string(s, out, why, why_len);
+	case OPT_SIGNAL:
+		return opt_parse_signal(d, s, out, why, why_len);
+	}
+	log_snprintf(why, why_len, "expected a value of a known type");
+	return false;
+}
+
+/* ---- struct opt_values <-> struct opt_val, the one switch over ids ------ */
+
+static void opt_set(enum opt_id id, const struct opt_val *val, struct opt_values *v)
+{
+	switch (id) {
+	case OPT_ENABLED:	v->enabled = val->u != 0; break;
+	case OPT_COMPRESSOR:	v->comp = (enum zswap_comp)val->u; v->comp_level = val->level; break;
+	case OPT_ZSPAGE_ORDER:	v->zspage_order = (unsigned int)val->u; break;
+	case OPT_POOL_LOCK:	v->pool_lock = val->u ? ZS_LOCK_POOL : ZS_LOCK_CLASS; break;
+	case OPT_NR_POOLS:	v->nr_pools = (unsigned int)val->u; break;
+	case OPT_MAX_POOL_SIZE:	v->max_pool_size = val->u; break;
+	case OPT_FAULT_THREADS:	v->fault_threads = (unsigned int)val->u; break;
+	case OPT_MIN_REGION:	v->min_region = val->u; break;
+	case OPT_FAULT_AROUND:	v->fault_around = (unsigned int)val->u; break;
+	case OPT_READAHEAD:	v->readahead = (unsigned int)val->u; break;
+	case OPT_MEMORY_LIMIT:	v->memory_limit = val->u; break;
+	case OPT_COLD_AGE:	v->cold_age = (unsigned int)val->u; break;
+	case OPT_MAX_POOL_PERCENT: v->max_pool_percent = (unsigned int)val->u; break;
+	case OPT_ACCEPT_THRESHOLD_PERCENT: v->accept_threshold_percent = (unsigned int)val->u; break;
+	case OPT_VERBOSE:	v->verbose = (unsigned int)val->u; break;
+	case OPT_INJECT_DECOMPRESS_FAIL: v->inject_decompress_fail = (unsigned int)val->u; break;
+	case OPT_STATS_SIGNAL:	v->stats_signal = (int)val->u; break;
+	case OPT_STATS_FILE:
+		log_snprintf(v->stats_file, sizeof(v->stats_file), "%s", val->str ? val->str : "");
+		break;
+	case OPT_STATS_FORMAT:	v->stats_format = (unsigned int)val->u; break;
+	case OPT_STATS_INTERVAL: v->stats_interval = (unsigned int)val->u; break;
+	case OPT_STATS_AT_EXIT:	v->stats_at_exit = val->u != 0; break;
+	case OPT_STATS_TOP:	v->stats_top = (unsigned int)val->u; break;
+	case OPT_STATS_SOCKET:	v->stats_socket = val->u != 0; break;
+	case OPT_INJECT_CRASH:	v->inject_crash = val->u != 0; break;
+	case OPT__COUNT:	break;
+	}
+}
+
+static void opt_get(enum opt_id id, const struct opt_values *v, struct opt_val *val)
+{
+	val->level = 0;
+	val->str = NULL;
+	switch (id) {
+	case OPT_ENABLED:	val->u = v->enabled; break;
+	case OPT_COMPRESSOR:	val->u = v->comp; val->level = v->comp_level; break;
+	case OPT_ZSPAGE_ORDER:	val->u = v->zspage_order; break;
+	case OPT_POOL_LOCK:	val->u = v->pool_lock == ZS_LOCK_POOL; break;
+	case OPT_NR_POOLS:	val->u = v->nr_pools; break;
+	case OPT_MAX_POOL_SIZE:	val->u = v->max_pool_size; break;
+	case OPT_FAULT_THREADS:	val->u = v->fault_threads; break;
+	case OPT_MIN_REGION:	val->u = v->min_region; break;
+	case OPT_FAULT_AROUND:	val->u = v->fault_around; break;
+	case OPT_READAHEAD:	val->u = v->readahead; break;
+	case OPT_MEMORY_LIMIT:	val->u = v->memory_limit; break;
+	case OPT_COLD_AGE:	val->u = v->cold_age; break;
+	case OPT_MAX_POOL_PERCENT: val->u = v->max_pool_percent; break;
+	case OPT_ACCEPT_THRESHOLD_PERCENT: val->u = v->accept_threshold_percent; break;
+	case OPT_VERBOSE:	val->u = v->verbose; break;
+	case OPT_INJECT_DECOMPRESS_FAIL: val->u = v->inject_decompress_fail; break;
+	case OPT_STATS_SIGNAL:	val->u = (uint64_t)v->stats_signal; break;
+	case OPT_STATS_FILE:	val->u = 0; val->str = v->stats_file; break;
+	case OPT_STATS_FORMAT:	val->u = v->stats_format; break;
+	case OPT_STATS_INTERVAL: val->u = v->stats_interval; break;
+	case OPT_STATS_AT_EXIT:	val->u = v->stats_at_exit; break;
+	case OPT_STATS_TOP:	val->u = v->stats_top; break;
+	case OPT_STATS_SOCKET:	val->u = v->stats_socket; break;
+	case OPT_INJECT_CRASH:	val->u = v->inject_crash; break;
+	case OPT__COUNT:	val->u = 0; break;
+	}
+}
+
+/* ---- the public calls ---------------------------------------------------- */
+
+void opt_defaults(struct opt_values *v)
+{
+	char why[OPT_WHY_MAX];
+
+	memset(v, 0, sizeof(*v));
+	for (int i = 0; i < OPT__COUNT; i++) {
+		struct opt_val val = { 0, 0, NULL };
+		bool ok = opt_parse_value(&opt_table[i], opt_table[i].def, &val, why, sizeof(why));
+
+		/* The table is wrong, not the user: fail loudly in every build. */
+		ZS_CHECK(ok && opt_table[i].id == (enum opt_id)i);
+		opt_set((enum opt_id)i, &val, v);
+	}
+}
+
+bool opt_parse_one(enum opt_id id, const char *text, struct opt_values *v, char *why, size_t why_len)
+{
+	char dummy[OPT_WHY_MAX];
+	struct opt_val val = { 0, 0, NULL };
+
+	if (!why || why_len == 0) {
+		why = dummy;
+		why_len = sizeof(dummy);
+	}
+	if ((unsigned)id >= OPT__COUNT || !text) {
+		log_snprintf(why, why_len, "expected a known option");
+		return false;
+	}
+	if (!opt_parse_value(&opt_table[id], text, &val, why, why_len))
+		return false;
+	opt_set(id, &val, v);
+	return true;
+}
+
+size_t opt_format_signal(int sig, char *buf, size_t len)
+{
+	if (sig <= 0)
+		return log_snprintf(buf, len, "none");
+	if ((size_t)sig < OPT_NSIGNAMES)
+		return log_snprintf(buf, len, "SIG%s", opt_signames[sig]);
+	return log_snprintf(buf, len, "%d", sig);
+}
+
+size_t opt_format(enum opt_id id, const struct opt_values *v, char *buf, size_t len)
+{
+	const struct opt_def *d;
+	struct opt_val val = { 0, 0, NULL };
+
+	if ((unsigned)id >= OPT__COUNT)
+		return log_snprintf(buf, len, "?");
+	d = &opt_table[id];
+	opt_get(id, v, &val);
+	switch (d->type) {
+	case OPT_BOOL:
+		return log_snprintf(buf, len, "%u", val.u ? 1U : 0U);
+	case OPT_UINT:
+		return log_snprintf(buf, len, "%llu", (unsigned long long)val.u);
+	case OPT_SIZE:
+		return opt_format_size(val.u, buf, len);
+	case OPT_CHOICE: {
+		const char *w = d->choices;
+		size_t wl = strcspn(w, "|");
+
+		for (uint64_t i = 0; i < val.u && w[wl] == '|'; i++) {
+			w += wl + 1;
+			wl = strcspn(w, "|");
+		}
+		if (len == 0)
+			return 0;
+		if (wl >= len)
+			wl = len - 1;
+		memcpy(buf, w, wl);
+		buf[wl] = '\0';
+		return wl;
+	}
+	case OPT_COMP:
+		if (val.u == ZSWAP_COMP_ZSTD)
+			return log_snprintf(buf, len, "zstd:%d", val.level);
+		if (val.u == ZSWAP_COMP_LZO)
+			return log_snprintf(buf, len, "lzo");
+		return log_snprintf(buf, len, "lz4");
+	case OPT_STRING:
+		return log_snprintf(buf, len, "%s", val.str ? val.str : "");
+	case OPT_SIGNAL:
+		return opt_format_signal((int)val.u, buf, len);
+	}
+	return log_snprintf(buf, len, "?");
+}
+
+size_t opt_format_all(const struct opt_values *v, char *buf, size_t len)
+{
+	size_t pos = 0;
+
+	if (len == 0)
+		return 0;
+	buf[0] = '\0';
+	for (int i = 0; i < OPT__COUNT && pos + 1 < len; i++) {
+		pos += log_snprintf(buf + pos, len - pos, "%s%s=", i ? " " : "", opt_table[i].name);
+		if (pos + 1 < len)
+			pos += opt_format((enum opt_id)i, v, buf + pos, len - pos);
+	}
+	return pos < len ? pos : len - 1;
+}
+
+void opt_store_config(const struct opt_values *v, struct zswap_store_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->comp = v->comp;
+	cfg->level = v->comp == ZSWAP_COMP_ZSTD ? v->comp_level : 0;
+	cfg->order = v->zspage_order;
+	cfg->lock = v->pool_lock;
+	cfg->nr_pools = v->nr_pools;
+	cfg->mem_limit = v->max_pool_size;
+	cfg->nr_workspaces = 0;	/* the store's default; it knows its callers */
+}
+
+const struct opt_def *opt_find(const char *name, size_t name_len)
+{
+	for (int i = 0; i < OPT__COUNT; i++)
+		if (strlen(opt_table[i].name) == name_len &&
+		    memcmp(opt_table[i].name, name, name_len) == 0)
+			return &opt_table[i];
+	return NULL;
+}
+
+size_t opt_format_range(const struct opt_def *d, char *buf, size_t len)
+{
+	char a[24], b[24];
+
+	switch (d->type) {
+	case OPT_BOOL:
+		return log_snprintf(buf, len, "0|1");
+	case OPT_UINT:
+		return log_snprintf(buf, len, "%llu..%llu",
+				    (unsigned long long)d->min, (unsigned long long)d->max);
+	case OPT_SIZE:
+		opt_format_size(d->min, a, sizeof(a));
+		if (d->max == UINT64_MAX)
+			b[0] = '\0';
+		else
+			opt_format_size(d->max, b, sizeof(b));
+		return log_snprintf(buf, len, "%s..%s%s", a, b,
+				    (d->flags & OPT_F_PERCENT) ? ",1%..100%" : "");
+	case OPT_CHOICE:
+		return log_snprintf(buf, len, "%s", d->choices);
+	case OPT_COMP:
+		return log_snprintf(buf, len, "lz4|lzo|zstd[:%llu..%llu]",
+				    (unsigned long long)d->min, (unsigned long long)d->max);
+	case OPT_STRING:
+		return log_snprintf(buf, len, "stderr|PATH");
+	case OPT_SIGNAL:
+		return log_snprintf(buf, len, "none|SIGNAME,%llu..%llu",
+				    (unsigned long long)d->min, (unsigned long long)d->max);
+	}
+	return log_snprintf(buf, len, "?");
+}
+
+int opt_list(int fd)
+{
+	char line[320], range[48];
+	size_t n;
+
+	n = log_snprintf(line, sizeof(line), "%-21s %-7s %-18s %-7s %s\n",
+			 "NAME", "DEFAULT", "RANGE", "UNIT", "HELP");
+	if (log_write_all(fd, line, n) != 0)
+		return -1;
+	for (int i = 0; i < OPT__COUNT; i++) {
+		const struct opt_def *d = &opt_table[i];
+
+		opt_format_range(d, range, sizeof(range));
+		n = log_snprintf(line, sizeof(line), "%-21s %-7s %-18s %-7s %s\n",
+				 d->name, d->def, range, d->unit[0] ? d->unit : "-", d->help);
+		if (log_write_all(fd, line, n) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- opt_load: environ, messages, did-you-mean ------------------------- */
+
+/*
+ * Quote n bytes of s for a message: printable ASCII as is, '"' and '\' with
+ * a backslash, anything else as \xNN; at most OPT_SHOW_MAX bytes shown, then
+ * "... (N bytes)". The bytes come from the environment and end up on a
+ * terminal: a stray escape sequence or newline must not reach it raw.
+ */
+static void opt_quote(const char *s, size_t n, bool quotes, char *buf, size_t len)
+{
+	size_t pos = 0, show = n < OPT_SHOW_MAX ? n : OPT_SHOW_MAX;
+
+	if (quotes)
+		opt_cat(buf, len, &pos, "\"");
+	for (size_t i = 0; i < show && pos + 1 < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			pos += log_snprintf(buf + pos, len - pos, "\\%c", c);
+		else if (c >= 0x20 && c < 0x7f)
+			pos += log_snprintf(buf + pos, len - pos, "%c", c);
+		else
+			pos += log_snprintf(buf + pos, len - pos, "\\x%c%c",
+					    "0123456789abcdef"[c >> 4], "0123456789abcdef"[c & 15]);
+	}
+	if (quotes)
+		opt_cat(buf, len, &pos, "\"");
+	if (show < n)
+		pos += log_snprintf(buf + pos, len - pos, "... (%zu bytes)", n);
+	buf[pos < len ? pos : len - 1] = '\0';
+}
+
+/* Optimal string alignment distance (edits, including swapping two adjacent
+ * letters) between a[0..an) and b[0..bn), both at most OPT_SUGGEST_MAX. */
+static unsigned opt_distance(const char *a, size_t an, const char *b, size_t bn)
+{
+	unsigned d[3][OPT_SUGGEST_MAX + 1];	/* rows i-2, i-1, i, rotated */
+
+	for (size_t j = 0; j <= bn; j++)
+		d[0][j] = (unsigned)j;
+	for (size_t i = 1; i <= an; i++) {
+		unsigned *cur = d[i % 3], *prev = d[(i - 1) % 3], *prev2 = d[(i + 1) % 3];
+
+		cur[0] = (unsigned)i;
+		for (size_t j = 1; j <= bn; j++) {
+			unsigned cost = a[i - 1] != b[j - 1];
+			unsigned best = prev[j - 1] + cost;
+
+			if (prev[j] + 1 < best)
+				best = prev[j] + 1;
+			if (cur[j - 1] + 1 < best)
+				best = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    prev2[j - 2] + 1 < best)
+				best = prev2[j - 2] + 1;
+			cur[j] = best;
+		}
+	}
+	return d[an % 3][bn];
+}
+
+/* The bytes s[0..sn) contain w[0..wn) (case-insensitively)? */
+static bool opt_contains(const char *s, size_t sn, const char *w, size_t wn)
+{
+	for (size_t i = 0; wn && i + wn <= sn; i++) {
+		size_t k = 0;
+
+		while (k < wn && opt_lower(s[i + k]) == opt_lower(w[k]))
+			k++;
+		if (k == wn)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The option an unknown ZSWAP_* name most likely meant, or NULL: the nearest
+ * by edit distance when within a third of the longer name (a typo), else the
+ * one option whose name contains the unknown part, or is contained in it
+ * (ZSWAP_ORDER, ZSWAP_MIN_REGION_SIZE), when only one does.
+ */
+static const struct opt_def *opt_suggest(const char *name, size_t name_len)
+{
+	const char *u = name + OPT_PREFIX_LEN;
+	size_t un = name_len - OPT_PREFIX_LEN;
+	const struct opt_def *best = NULL, *contains = NULL;
+	unsigned best_d = ~0U;
+	int ncontains = 0;
+
+	if (un == 0 || un > OPT_SUGGEST_MAX)
+		return NULL;
+	for (int i = 0; i < OPT__COUNT; i++) {
+		const char *k = opt_table[i].name + OPT_PREFIX_LEN;
+		size_t kn = strlen(k);
+		unsigned d = opt_distance(u, un, k, kn);
+
+		if (d < best_d && 3 * d <= (un > kn ? un : kn)) {
+			best_d = d;
+			best = &opt_table[i];
+		}
+		if (un >= 4 && (opt_contains(k, kn, u, un) || opt_contains(u, un, k, kn))) {
+			contains = &opt_table[i];
+			ncontains++;
+		}
+	}
+	if (best)
+		return best;
+	return ncontains == 1 ? contains : NULL;
+}
+
+/* The option whose name matches name case-insensitively (zswap_verbose). */
+static const struct opt_def *opt_find_nocase(const char *name, size_t name_len)
+{
+	for (int i = 0; i < OPT__COUNT; i++)
+		if (opt_word_eq(name, name_len, opt_table[i].name))
+			return &opt_table[i];
+	return NULL;
+}
+
+static bool opt_is_not_option(const char *name, size_t name_len)
+{
+	for (size_t i = 0; i < sizeof(opt_not_options) / sizeof(opt_not_options[0]); i++)
+		if (strlen(opt_not_options[i]) == name_len &&
+		    memcmp(opt_not_options[i], name, name_len) == 0)
+			return true;
+	return false;
+}
+
+static void opt_report_unknown(const char *name, size_t name_len, const struct opt_def *hint)
+{
+	char shown[OPT_SHOW_MAX * 4 + 32];
+
+	opt_quote(name, name_len, false, shown, sizeof(shown));
+	if (hint)
+		zlog("%s is not a libzswap option (did you mean %s?); ignored", shown, hint->name);
+	else
+		zlog("%s is not a libzswap option; ignored", shown);
+}
+
+int opt_load(struct opt_values *v, char *const *envp)
+{
+	char why[OPT_WHY_MAX], shown[OPT_SHOW_MAX * 4 + 32], def[32];
+	bool seen[OPT__COUNT] = { false };
+	int problems = 0;
+
+	opt_defaults(v);
+	if (!envp)
+		envp = environ;
+	if (!envp)
+		return 0;
+
+	for (char *const *e = envp; *e; e++) {
+		const char *entry = *e, *eq = strchr(entry, '=');
+		size_t name_len = eq ? (size_t)(eq - entry) : strlen(entry);
+		const char *value = eq ? eq + 1 : "";
+		const struct opt_def *d;
+
+		if (name_len == 15 && strncmp(entry, "XDG_RUNTIME_DIR", 15) == 0 &&
+		    strlen(value) < sizeof(v->runtime_dir) && value[0] == '/') {
+			log_snprintf(v->runtime_dir, sizeof(v->runtime_dir), "%s", value);
+			continue;
+		}
+		if (strncmp(entry, OPT_PREFIX, OPT_PREFIX_LEN) != 0) {
+			/* Environment names are case-sensitive; a lower-case
+			 * zswap_verbose would otherwise do nothing, silently. */
+			d = opt_find_nocase(entry, name_len);
+			if (d) {
+				opt_report_unknown(entry, name_len, d);
+				problems++;
+			}
+			continue;
+		}
+		d = opt_find(entry, name_len);
+		if (!d) {
+			if (opt_is_not_option(entry, name_len))
+				continue;
+			opt_report_unknown(entry, name_len, opt_suggest(entry, name_len));
+			problems++;
+			continue;
+		}
+
+		opt_quote(value, strlen(value), true, shown, sizeof(shown));
+		if (seen[d->id]) {
+			/* getenv() and most programs see the first one. */
+			zlog("%s=%s: set a second time; ignored (the first setting counts)",
+			     d->name, shown);
+			problems++;
+			continue;
+		}
+		seen[d->id] = true;
+		if (!opt_parse_one(d->id, value, v, why, sizeof(why))) {
+			opt_format(d->id, v, def, sizeof(def));
+			zlog("%s=%s: %s; using %s", d->name, shown, why, def);
+			problems++;
+		}
+	}
+	return problems;
+}

@@ -1,0 +1,160 @@
+/*
+ * options.h - libzswap's one option table.
+ *
+ * Every tunable is a ZSWAP_* environment variable, read once at start-up from
+ * environ (no getenv after start-up). The table (options.c) is the single
+ * source for parsing, validation, `zswapctl options`, the statistics dump and
+ * the man page check (tests/test_options_man.sh).
+ *
+ * A bad value (empty, negative, overflowing, garbage, unknown name or unit)
+ * yields exactly one "libzswap:" line naming the variable, the value, what was
+ * expected and the value used instead. An unknown ZSWAP_* name (a typo) is
+ * named too, with the closest known name when one is near.
+ */
+#ifndef ZSWAP_OPTIONS_H
+#define ZSWAP_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/store.h"
+
+enum opt_type {
+	OPT_BOOL,	/* 0/1, yes/no, on/off, true/false */
+	OPT_UINT,	/* decimal integer in [min, max] */
+	OPT_SIZE,	/* bytes, with K/M/G/T suffix (powers of 1024), in [min, max] */
+	OPT_CHOICE,	/* one of a fixed list of words */
+	OPT_COMP,	/* lz4 | lzo | zstd[:LEVEL], LEVEL in [min, max]. (Not called
+			 * OPT_COMPRESSOR: that name is the option's id below.) */
+	OPT_STRING,	/* free text (a path), at most OPT_STRING_MAX - 1 bytes */
+	OPT_SIGNAL,	/* a signal: SIGUSR1, USR1 or a number in [min, max]; 0 or none for none */
+};
+
+#define OPT_STRING_MAX	256	/* bytes of an OPT_STRING value, its NUL included */
+
+/* Flags of an option (struct opt_def.flags). */
+#define OPT_F_PERCENT	0x1	/* OPT_SIZE: also "N%" of physical memory, N 1..100 */
+#define OPT_F_PAGE_UP	0x2	/* OPT_SIZE: rounded up to a whole page */
+
+enum opt_id {
+	OPT_ENABLED,		/* ZSWAP_ENABLED */
+	OPT_COMPRESSOR,		/* ZSWAP_COMPRESSOR */
+	OPT_ZSPAGE_ORDER,	/* ZSWAP_ZSPAGE_ORDER */
+	OPT_POOL_LOCK,		/* ZSWAP_POOL_LOCK */
+	OPT_NR_POOLS,		/* ZSWAP_NR_POOLS */
+	OPT_MAX_POOL_SIZE,	/* ZSWAP_MAX_POOL_SIZE */
+	OPT_FAULT_THREADS,	/* ZSWAP_FAULT_THREADS */
+	OPT_MIN_REGION,		/* ZSWAP_MIN_REGION */
+	OPT_FAULT_AROUND,	/* ZSWAP_FAULT_AROUND */
+	OPT_READAHEAD,		/* ZSWAP_READAHEAD */
+	OPT_MEMORY_LIMIT,	/* ZSWAP_MEMORY_LIMIT */
+	OPT_COLD_AGE,		/* ZSWAP_COLD_AGE */
+	OPT_MAX_POOL_PERCENT,	/* ZSWAP_MAX_POOL_PERCENT */
+	OPT_ACCEPT_THRESHOLD_PERCENT,	/* ZSWAP_ACCEPT_THRESHOLD_PERCENT */
+	OPT_VERBOSE,		/* ZSWAP_VERBOSE */
+	OPT_INJECT_DECOMPRESS_FAIL,	/* ZSWAP_INJECT_DECOMPRESS_FAIL (testing) */
+	OPT_STATS_SIGNAL,	/* ZSWAP_STATS_SIGNAL */
+	OPT_STATS_FILE,		/* ZSWAP_STATS_FILE */
+	OPT_STATS_FORMAT,	/* ZSWAP_STATS_FORMAT */
+	OPT_STATS_INTERVAL,	/* ZSWAP_STATS_INTERVAL */
+	OPT_STATS_AT_EXIT,	/* ZSWAP_STATS_AT_EXIT */
+	OPT_STATS_TOP,		/* ZSWAP_STATS_TOP */
+	OPT_STATS_SOCKET,	/* ZSWAP_STATS_SOCKET */
+	OPT_INJECT_CRASH,	/* ZSWAP_INJECT_CRASH (testing) */
+	OPT__COUNT
+};
+
+struct opt_def {
+	enum opt_id id;
+	const char *name;	/* "ZSWAP_COMPRESSOR" */
+	enum opt_type type;
+	const char *def;	/* default, as text, e.g. "lz4", "1M" */
+	uint64_t min, max;	/* OPT_UINT / OPT_SIZE range; zstd levels for OPT_COMP */
+	const char *choices;	/* for OPT_CHOICE: "class|pool" */
+	const char *unit;	/* "bytes", "pages", "threads", "" */
+	const char *help;	/* one line */
+	unsigned int flags;	/* OPT_F_* */
+};
+
+/* The parsed values, defaults filled in. */
+struct opt_values {
+	bool enabled;
+	enum zswap_comp comp;
+	int comp_level;			/* zstd level; 0 for lz4 and lzo */
+	unsigned int zspage_order;
+	enum zs_lock_mode pool_lock;
+	unsigned int nr_pools;
+	uint64_t max_pool_size;		/* 0 = unlimited */
+	unsigned int fault_threads;
+	uint64_t min_region;
+	unsigned int fault_around;	/* pages */
+	unsigned int readahead;		/* pages */
+	uint64_t memory_limit;		/* bytes of resident anonymous memory + pool; 0 = none */
+	unsigned int cold_age;		/* seconds; 0 = no proactive reclaim */
+	unsigned int max_pool_percent;	/* of physical memory */
+	unsigned int accept_threshold_percent;	/* of the pool limit */
+	unsigned int verbose;
+	unsigned int inject_decompress_fail;	/* loads made to fail, for tests */
+	int stats_signal;		/* 0 = none */
+	char stats_file[OPT_STRING_MAX];	/* "stderr", or a path with %p/%t */
+	unsigned int stats_format;	/* 0 text, 1 json */
+	unsigned int stats_interval;	/* seconds; 0 = no periodic dump */
+	bool stats_at_exit;
+	unsigned int stats_top;		/* mappings listed by attribution */
+	bool stats_socket;		/* offer the dump to zswapctl */
+	bool inject_crash;		/* the statistics thread crashes, for tests */
+	/* Not an option: $XDG_RUNTIME_DIR as opt_load found it ("" if unset),
+	 * where the statistics socket goes (src/observe/stats.c reads no environment). */
+	char runtime_dir[OPT_STRING_MAX];
+};
+
+/* The table, OPT__COUNT rows in enum opt_id order. */
+extern const struct opt_def opt_table[OPT__COUNT];
+
+/* Defaults for every option. */
+void opt_defaults(struct opt_values *v);
+
+/* Parse every ZSWAP_* variable of envp (environ when NULL) into *v (which
+ * opt_load fills with defaults first). Each problem is reported through
+ * zlog() as one line: a bad value, an unknown ZSWAP_* name (also a known
+ * name in the wrong case, zswap_verbose), a variable set twice (the first
+ * counts, as getenv would see). ZSWAP_LIB, ZSWAP_BUILDDIR and ZSWAP_SRCDIR
+ * are not options and pass silently. Returns the number of problems. No
+ * malloc, no getenv, no stdio: safe in a constructor. */
+int opt_load(struct opt_values *v, char *const *envp);
+
+/* Parse one value for one option, as opt_load does: returns true and sets
+ * the field on success; on failure leaves the default and writes the text of
+ * the "expected ..." part into why (for tools and tests). */
+bool opt_parse_one(enum opt_id id, const char *text, struct opt_values *v, char *why, size_t why_len);
+
+/* The store configuration these options describe. */
+void opt_store_config(const struct opt_values *v, struct zswap_store_config *cfg);
+
+/* A signal number as the dump shows it: "SIGUSR1", "40", or "none" for 0. */
+size_t opt_format_signal(int sig, char *buf, size_t len);
+
+/* Format the current value of one option as text (e.g. "zstd:3", "1M"). */
+size_t opt_format(enum opt_id id, const struct opt_values *v, char *buf, size_t len);
+
+/* The row of the option called name (name_len bytes, not NUL-terminated
+ * necessarily), or NULL. Exact, case-sensitive, as environment names are. */
+const struct opt_def *opt_find(const char *name, size_t name_len);
+
+/* The accepted values of an option as text ("2..4", "class|pool",
+ * "lz4|lzo|zstd[:1..19]", "4K..1T"): the range column of the listing. */
+size_t opt_format_range(const struct opt_def *d, char *buf, size_t len);
+
+/* Every option of v as "NAME=value" separated by spaces, on one line (for
+ * ZSWAP_VERBOSE and the statistics dump). */
+size_t opt_format_all(const struct opt_values *v, char *buf, size_t len);
+
+/* Write the table to fd, one option a line after a header line: name,
+ * default, range, unit ("-" when none), help. Columns are separated by
+ * spaces and only the help contains spaces, so `awk '$1 ~ /^ZSWAP_/'` reads
+ * it (tests/test_options_man.sh; zswapctl options). No malloc, no stdio.
+ * Returns 0, or -1 with errno if a write failed. */
+int opt_list(int fd);
+
+#endif

@@ -1,0 +1,649 @@
+/*
+ * store.c - zswap's store, load and invalidate over zs pools.
+ *
+ * Layout: one prim block holds the store, its workspaces and their memory:
+ *
+ *   struct zswap_store | struct store_ws[nr_ws] | per workspace: compressor
+ *   memory (comp_ws_size) + compressed-output buffer (COMP_BUF_SIZE)
+ *
+ * Workspaces. Compressing needs a compressor state and an output buffer; both
+ * are made at create time, nr_workspaces of them (2 * CPUs + 8 by default),
+ * each with its own mutex. A thread takes one with trylock, starting at the
+ * one it used last (a __thread hint keyed by the store, so an uncontended
+ * thread always finds "its" workspace in one CAS); if all are busy it waits
+ * on the first it tried. Every call releases its workspace before returning,
+ * so a thread that stops calling holds nothing and a fault handler can never
+ * wait on a thread that is not inside the store.
+ *
+ * Counters live in the workspaces. Only the thread holding a workspace writes
+ * its counters (a relaxed load and store: no locked instruction, no shared
+ * cache line), and zswap_store_stats() sums them. Gauges (stored_pages,
+ * same_filled_pages, ...) are kept as signed deltas: a page stored through one
+ * workspace and loaded through another adds +1 and -1 to different slots.
+ *
+ * Memory use. mem_used_total is the pools' pages only, as zram's mm_stat
+ * (zs_get_total_pages() * PAGE_SIZE: the kernel keeps zspage metadata in
+ * struct page and handles in a kmem cache, and counts neither);
+ * mem_used_max is its high-water mark. The pools' own metadata (handle
+ * tables, zspage descriptors) is reported apart, as pool_metadata_bytes.
+ * mem_limit bounds pool pages plus metadata: what the process pays. So that
+ * the store path need not sum every pool, the store keeps running totals of
+ * both: after each zs_malloc and zs_free it compares the pool's page count
+ * and metadata (two reads, usually equal to what it saw last) with what it
+ * saw last and adds the difference, taken with an exchange so concurrent
+ * threads never count a change twice. The statistics sum the pools exactly.
+ *
+ * Pool limit: once mem_limit is reached, stores are refused until the pools
+ * shrink below accept_limit (store_limit_ok: zswap's accept threshold).
+ *
+ * Entries are the caller's (struct zswap_entry); the store never keeps
+ * per-page state and never allocates after zswap_store_create().
+ */
+#include "config.h"
+#include "core/store.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/comp.h"
+#include "base/log.h"
+#include "base/prim.h"
+
+#define STORE_MAX_POOLS		64
+#define STORE_MAX_WORKSPACES	1024
+#define STORE_WORDS		(ZS_PAGE_SIZE / sizeof(uint64_t))
+
+/* Written only by the thread holding the workspace; read by anyone. */
+struct store_counters {
+	_Atomic int64_t stored;		/* gauge: pages held (same-filled included) */
+	_Atomic int64_t same;		/* gauge: same-filled pages */
+	_Atomic int64_t raw;		/* gauge: pages held as-is (huge class) */
+	_Atomic int64_t compr_bytes;	/* gauge: bytes of objects in the pools */
+	_Atomic int64_t zswpout;
+	_Atomic int64_t zswpin;
+	_Atomic int64_t reject_compress_poor;
+	_Atomic int64_t reject_compress_fail;
+	_Atomic int64_t reject_alloc_fail;
+	_Atomic int64_t pool_limit_hit;
+	_Atomic int64_t decompress_fail;
+};
+
+struct store_ws {
+	pthread_mutex_t lock;
+	struct comp_ws comp;
+	uint8_t *buf;			/* COMP_BUF_SIZE bytes of compressed output */
+	struct store_counters c;
+} __attribute__((aligned(64)));
+
+struct zswap_store {
+	struct zswap_store_config cfg;
+	unsigned int nr_pools;
+	unsigned int nr_ws;
+	size_t huge_size;		/* compressed lengths >= this are stored as-is */
+	size_t block_len;		/* the prim block holding all of this */
+	struct store_ws *ws;
+	struct zs_pool *pools[STORE_MAX_POOLS];
+	_Atomic unsigned int inject_fail;	/* read by every load: not beside the totals */
+	_Atomic bool reached_full;	/* mem_limit was hit: refuse until below accept_limit */
+
+	/* Running totals, written whenever any pool grows or shrinks: on lines
+	 * of their own, apart from the read-mostly fields above that every
+	 * store and load reads. */
+	_Atomic int64_t pages_total __attribute__((aligned(64))); /* sum of pages_seen */
+	_Atomic int64_t meta_total;	/* sum of meta_seen: the pools' metadata bytes */
+	_Atomic uint64_t mem_used_max;	/* high-water mark of pages_total, in bytes */
+	_Atomic unsigned long pages_seen[STORE_MAX_POOLS] __attribute__((aligned(64)));
+	_Atomic size_t meta_seen[STORE_MAX_POOLS];
+};
+
+/* The workspace this thread used last, for the store it used it with. */
+static __thread struct {
+	const struct zswap_store *s;
+	unsigned int idx;
+} store_tls;
+
+static inline void cnt_add(_Atomic int64_t *c, int64_t v)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
+			      memory_order_relaxed);
+}
+
+static uint64_t store_mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+/* Take a workspace: the last one this thread used if free, else any free one,
+ * else wait for the first one tried. Never allocates. */
+static struct store_ws *store_ws_get(struct zswap_store *s)
+{
+	unsigned int start, idx;
+
+	if (store_tls.s == s && store_tls.idx < s->nr_ws)
+		start = store_tls.idx;
+	else
+		start = (unsigned int)(store_mix((uintptr_t)&store_tls) % s->nr_ws);
+	idx = start;
+	for (unsigned int i = 0; i < s->nr_ws; i++) {
+		if (pthread_mutex_trylock(&s->ws[idx].lock) == 0)
+			goto got;
+		if (++idx == s->nr_ws)
+			idx = 0;
+	}
+	idx = start;
+	pthread_mutex_lock(&s->ws[idx].lock);
+got:
+	store_tls.s = s;
+	store_tls.idx = idx;
+	return &s->ws[idx];
+}
+
+static void store_ws_put(struct store_ws *w)
+{
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* One repeated 8-byte word (zero included)? Compares a cache line at a time
+ * so the loop vectorises; most pages differ in the first line. */
+static bool store_same_filled(const void *page, uint64_t *word)
+{
+	const uint64_t *p = page;
+	uint64_t v = p[0];
+
+	/* The entry keeps 4 bytes of pattern: zeros, memset's bytes, a
+	 * repeated int. A page of one 8-byte word with unequal halves is
+	 * compressed instead (to a few dozen bytes). */
+	if (p[STORE_WORDS - 1] != v || (v >> 32) != (v & 0xffffffffu))
+		return false;
+	for (size_t i = 0; i < STORE_WORDS; i += 8) {
+		uint64_t d = 0;
+
+		for (size_t j = 0; j < 8; j++)
+			d |= p[i + j] ^ v;
+		if (d)
+			return false;
+	}
+	*word = v;
+	return true;
+}
+
+static void store_fill(void *dst, uint64_t v)
+{
+	uint64_t *p = dst;
+
+	if (!v) {
+		memset(dst, 0, ZS_PAGE_SIZE);
+		return;
+	}
+	for (size_t i = 0; i < STORE_WORDS; i++)
+		p[i] = v;
+}
+
+/* The pools' metadata, summed exactly: for the statistics. */
+static uint64_t store_meta_bytes(const struct zswap_store *s)
+{
+	uint64_t total = 0;
+
+	for (unsigned int i = 0; i < s->nr_pools; i++)
+		total += zs_get_metadata_bytes(s->pools[i]);
+	return total;
+}
+
+/* mem_used_total as zram defines it, summed exactly: pool pages only. */
+static uint64_t store_mem_used(const struct zswap_store *s)
+{
+	uint64_t total = 0;
+
+	for (unsigned int i = 0; i < s->nr_pools; i++)
+		total += (uint64_t)zs_get_total_pages(s->pools[i]) * ZS_PAGE_SIZE;
+	return total;
+}
+
+/* The running total of pool pages, in bytes. */
+static uint64_t store_pool_bytes_fast(const struct zswap_store *s)
+{
+	int64_t pages = atomic_load_explicit(&s->pages_total, memory_order_relaxed);
+
+	return pages > 0 ? (uint64_t)pages * ZS_PAGE_SIZE : 0;
+}
+
+/* What mem_limit bounds, from the running totals: pool pages + metadata. */
+static uint64_t store_charged_fast(const struct zswap_store *s)
+{
+	int64_t meta = atomic_load_explicit(&s->meta_total, memory_order_relaxed);
+
+	return store_pool_bytes_fast(s) + (meta > 0 ? (uint64_t)meta : 0);
+}
+
+static void store_update_max(struct zswap_store *s, uint64_t used)
+{
+	uint64_t max = atomic_load_explicit(&s->mem_used_max, memory_order_relaxed);
+
+	while (used > max &&
+	       !atomic_compare_exchange_weak_explicit(&s->mem_used_max, &max, used,
+						      memory_order_relaxed, memory_order_relaxed))
+		;
+}
+
+/* Fold a change in pool idx's pages and metadata into the running totals.
+ * Returns true if either grew (two reads, almost always both unchanged). */
+static bool store_pool_sync(struct zswap_store *s, unsigned int idx)
+{
+	unsigned long pages = zs_get_total_pages(s->pools[idx]), old;
+	size_t meta = zs_get_metadata_bytes(s->pools[idx]), old_meta;
+	bool grew = false;
+
+	if (atomic_load_explicit(&s->pages_seen[idx], memory_order_relaxed) != pages) {
+		old = atomic_exchange_explicit(&s->pages_seen[idx], pages, memory_order_relaxed);
+		atomic_fetch_add_explicit(&s->pages_total, (int64_t)(pages - old),
+					  memory_order_relaxed);
+		grew = pages > old;
+	}
+	if (atomic_load_explicit(&s->meta_seen[idx], memory_order_relaxed) != meta) {
+		old_meta = atomic_exchange_explicit(&s->meta_seen[idx], meta, memory_order_relaxed);
+		atomic_fetch_add_explicit(&s->meta_total, (int64_t)(meta - old_meta),
+					  memory_order_relaxed);
+		grew = grew || meta > old_meta;
+	}
+	return grew;
+}
+
+/*
+ * The pool limit with zswap's hysteresis (mm/zswap.c, zswap_check_limits):
+ * once the pools reach mem_limit, stores are refused (pool_limit_hit) until
+ * they have shrunk below accept_limit (ZSWAP_ACCEPT_THRESHOLD_PERCENT of the
+ * limit), so a full pool does not flip between accepting and refusing on
+ * every page that comes and goes. True if a store may go ahead.
+ */
+static bool store_limit_ok(struct zswap_store *s)
+{
+	uint64_t charged, accept;
+
+	if (!s->cfg.mem_limit)
+		return true;
+	charged = store_charged_fast(s);
+	if (charged >= s->cfg.mem_limit) {
+		if (!atomic_load_explicit(&s->reached_full, memory_order_relaxed))
+			atomic_store_explicit(&s->reached_full, true, memory_order_relaxed);
+		return false;
+	}
+	if (!atomic_load_explicit(&s->reached_full, memory_order_relaxed))
+		return true;
+	accept = s->cfg.accept_limit ? s->cfg.accept_limit : s->cfg.mem_limit;
+	if (charged >= accept)
+		return false;
+	atomic_store_explicit(&s->reached_full, false, memory_order_relaxed);
+	return true;
+}
+
+bool zswap_store_accepting(struct zswap_store *s)
+{
+	return store_limit_ok(s);
+}
+
+/* After an allocation from pool idx: if the pool grew, raise mem_used_max
+ * and say whether mem_limit is now exceeded. */
+static bool store_grew_past_limit(struct zswap_store *s, unsigned int idx)
+{
+	if (!store_pool_sync(s, idx))
+		return false;
+	store_update_max(s, store_pool_bytes_fast(s));
+	return s->cfg.mem_limit && store_charged_fast(s) > s->cfg.mem_limit;
+}
+
+/* The pool for the next store: the workspace's own. A thread keeps its
+ * workspace, so each storing thread fills its own pool: concurrent stores
+ * never meet on a class lock, and a lone thread's pages are not scattered
+ * over partly filled zspages in every pool (which a per-page hash, like the
+ * kernel's hash of the entry address, does: measured in docs/bench/pool.md). */
+static unsigned int store_pick_pool(const struct zswap_store *s, const struct store_ws *w)
+{
+	return (unsigned int)(w - s->ws) % s->nr_pools;
+}
+
+_Static_assert(ZE_HANDLE_SHIFT + ZS_HANDLE_BITS - 1 <= 64, "a zs handle does not fit the entry");
+_Static_assert(ZS_PAGE_SIZE <= ZE_LEN_MASK, "a page's length does not fit the entry");
+_Static_assert(sizeof(struct zswap_entry) == 8, "the entry is paid on every managed page");
+
+static void store_entry_clear(struct zswap_entry *e)
+{
+	e->w = ZE_NONE;
+}
+
+int zswap_store_page(struct zswap_store *s, const void *page, struct zswap_entry *e)
+{
+	struct store_ws *w = store_ws_get(s);
+	const void *src = w->buf;
+	unsigned long handle;
+	unsigned int idx;
+	uint64_t word;
+	uint8_t type = ZE_COMPRESSED;
+	void *obj;
+	int n, ret = 0;
+
+	if (store_same_filled(page, &word)) {
+		e->w = (word >> 32) << ZE_SAME_SHIFT | ZE_SAME;
+		cnt_add(&w->c.same, 1);
+		goto stored;
+	}
+	if (!store_limit_ok(s)) {
+		cnt_add(&w->c.pool_limit_hit, 1);
+		ret = -ENOSPC;
+		goto out;
+	}
+
+	/* A result that would land in the huge class saves nothing: limit the
+	 * output below it, and store the page as-is when it does not fit. */
+	n = comp_compress(&w->comp, page, w->buf, s->huge_size - 1);
+	if (n < 0) {
+		cnt_add(&w->c.reject_compress_fail, 1);
+		ret = -EIO;
+		goto out;
+	}
+	if (n == 0) {
+		src = page;
+		n = (int)ZS_PAGE_SIZE;
+		type = ZE_RAW;
+	}
+
+	idx = store_pick_pool(s, w);
+	handle = zs_malloc(s->pools[idx], (size_t)n);
+	if (!handle) {
+		cnt_add(&w->c.reject_alloc_fail, 1);
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (store_grew_past_limit(s, idx)) {
+		atomic_store_explicit(&s->reached_full, true, memory_order_relaxed);
+		zs_free(s->pools[idx], handle);
+		store_pool_sync(s, idx);
+		cnt_add(&w->c.pool_limit_hit, 1);
+		ret = -ENOSPC;
+		goto out;
+	}
+	obj = zs_map_object(s->pools[idx], handle);
+	memcpy(obj, src, (size_t)n);
+	zs_unmap_object(s->pools[idx], handle);
+
+	e->w = (uint64_t)(handle >> 1) << ZE_HANDLE_SHIFT | (uint64_t)n << ZE_LEN_SHIFT |
+	       (uint64_t)idx << ZE_POOL_SHIFT | type;
+	cnt_add(&w->c.compr_bytes, n);
+	if (type == ZE_RAW)
+		cnt_add(&w->c.raw, 1);
+stored:
+	cnt_add(&w->c.stored, 1);
+	cnt_add(&w->c.zswpout, 1);
+out:
+	store_ws_put(w);
+	return ret;
+}
+
+/* Consume one injected failure, if any are pending. */
+static bool store_take_injected(struct zswap_store *s)
+{
+	unsigned int n = atomic_load_explicit(&s->inject_fail, memory_order_relaxed);
+
+	while (n && !atomic_compare_exchange_weak_explicit(&s->inject_fail, &n, n - 1,
+							   memory_order_relaxed, memory_order_relaxed))
+		;
+	return n != 0;
+}
+
+/* Free a pool entry and take it out of the gauges (w held). */
+static void store_drop(struct zswap_store *s, struct store_ws *w, struct zswap_entry *e)
+{
+	if (zswap_entry_type(e) == ZE_SAME) {
+		cnt_add(&w->c.same, -1);
+	} else {
+		zs_free(s->pools[zswap_entry_pool(e)], zswap_entry_handle(e));
+		store_pool_sync(s, zswap_entry_pool(e));
+		cnt_add(&w->c.compr_bytes, -(int64_t)zswap_entry_length(e));
+		if (zswap_entry_type(e) == ZE_RAW)
+			cnt_add(&w->c.raw, -1);
+	}
+	cnt_add(&w->c.stored, -1);
+	store_entry_clear(e);
+}
+
+int zswap_load_page(struct zswap_store *s, struct zswap_entry *e, void *dst)
+{
+	struct store_ws *w;
+	int ret = 0;
+
+	if (zswap_entry_type(e) == ZE_NONE || zswap_entry_pool(e) >= s->nr_pools)
+		return -EINVAL;
+	if (!dst && !zswap_entry_is_zero(e))
+		return -EINVAL;
+
+	w = store_ws_get(s);
+	if (zswap_entry_type(e) == ZE_SAME) {
+		if (dst)
+			store_fill(dst, zswap_entry_word(e));
+	} else {
+		struct zs_pool *pool = s->pools[zswap_entry_pool(e)];
+		unsigned long handle = zswap_entry_handle(e);
+		const void *obj = zs_map_object(pool, handle);
+
+		if (store_take_injected(s))
+			ret = -EIO;
+		else if (zswap_entry_type(e) == ZE_RAW)
+			memcpy(dst, obj, ZS_PAGE_SIZE);
+		else
+			ret = comp_decompress(&w->comp, obj, zswap_entry_length(e), dst);
+		zs_unmap_object(pool, handle);
+	}
+	/* Exclusive load: the copy goes whether or not it could be restored; a
+	 * corrupt object is of no use to anyone. */
+	store_drop(s, w, e);
+	if (ret)
+		cnt_add(&w->c.decompress_fail, 1);
+	else
+		cnt_add(&w->c.zswpin, 1);
+	store_ws_put(w);
+	return ret;
+}
+
+void zswap_invalidate(struct zswap_store *s, struct zswap_entry *e)
+{
+	struct store_ws *w;
+
+	if (zswap_entry_type(e) == ZE_NONE || zswap_entry_pool(e) >= s->nr_pools)
+		return;
+	w = store_ws_get(s);
+	store_drop(s, w, e);
+	store_ws_put(w);
+}
+
+void zswap_store_stats(struct zswap_store *s, struct zswap_stats *st)
+{
+	struct store_counters sum;
+	int64_t *out = (int64_t *)&sum;
+	const size_t nfields = sizeof(sum) / sizeof(int64_t);
+	uint64_t used = store_mem_used(s), meta = store_meta_bytes(s), compacted = 0;
+
+	memset(&sum, 0, sizeof(sum));
+	for (unsigned int i = 0; i < s->nr_ws; i++) {
+		_Atomic int64_t *in = (_Atomic int64_t *)&s->ws[i].c;
+		for (size_t f = 0; f < nfields; f++)
+			out[f] += atomic_load_explicit(&in[f], memory_order_relaxed);
+	}
+	/* A snapshot taken while others store and load can catch a page's +1
+	 * before its -1 elsewhere, or the reverse: never report below zero. */
+	for (size_t f = 0; f < nfields; f++)
+		if (out[f] < 0)
+			out[f] = 0;
+	for (unsigned int i = 0; i < s->nr_pools; i++) {
+		compacted += zs_get_pages_compacted(s->pools[i]);
+		store_pool_sync(s, i);
+	}
+	store_update_max(s, used);
+
+	st->stored_pages = (uint64_t)sum.stored;
+	st->pool_total_size = used;	/* zswap's debugfs counts the same pages */
+	st->same_filled_pages = (uint64_t)sum.same;
+	st->stored_incompressible_pages = (uint64_t)sum.raw;
+	st->reject_compress_poor = (uint64_t)sum.reject_compress_poor;
+	st->reject_compress_fail = (uint64_t)sum.reject_compress_fail;
+	st->reject_alloc_fail = (uint64_t)sum.reject_alloc_fail;
+	st->pool_limit_hit = (uint64_t)sum.pool_limit_hit;
+	st->decompress_fail = (uint64_t)sum.decompress_fail;
+
+	st->zswpout = (uint64_t)sum.zswpout;
+	st->zswpin = (uint64_t)sum.zswpin;
+
+	st->orig_data_size = (uint64_t)sum.stored * ZS_PAGE_SIZE;
+	st->compr_data_size = (uint64_t)sum.compr_bytes;
+	st->mem_used_total = used;
+	st->mem_limit = s->cfg.mem_limit;
+	st->mem_used_max = atomic_load_explicit(&s->mem_used_max, memory_order_relaxed);
+	st->same_pages = (uint64_t)sum.same;
+	st->pages_compacted = compacted;
+	st->huge_pages = (uint64_t)sum.raw;
+	st->pool_metadata_bytes = meta;
+}
+
+unsigned long zswap_store_compact(struct zswap_store *s)
+{
+	return zswap_store_compact_some(s, ULONG_MAX);
+}
+
+unsigned long zswap_store_compact_some(struct zswap_store *s, unsigned long max_pages)
+{
+	unsigned long freed = 0;
+
+	for (unsigned int i = 0; i < s->nr_pools && freed < max_pages; i++) {
+		freed += zs_compact_some(s->pools[i], max_pages - freed);
+		store_pool_sync(s, i);
+	}
+	return freed;
+}
+
+unsigned long zswap_store_freeable_pages(struct zswap_store *s)
+{
+	unsigned long n = 0;
+
+	for (unsigned int i = 0; i < s->nr_pools; i++)
+		n += zs_get_freeable_pages(s->pools[i]);
+	return n;
+}
+
+struct zs_pool *zswap_store_pool(struct zswap_store *s, unsigned int index)
+{
+	return index < s->nr_pools ? s->pools[index] : NULL;
+}
+
+unsigned int zswap_store_nr_pools(const struct zswap_store *s)
+{
+	return s->nr_pools;
+}
+
+void zswap_store_inject_decompress_fail(struct zswap_store *s, unsigned int n)
+{
+	atomic_fetch_add_explicit(&s->inject_fail, n, memory_order_relaxed);
+}
+
+static size_t store_round64(size_t n)
+{
+	return (n + 63) & ~(size_t)63;
+}
+
+static unsigned int store_default_workspaces(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (cpus < 1)
+		cpus = 1;
+	if (cpus > (STORE_MAX_WORKSPACES - 8) / 2)
+		cpus = (STORE_MAX_WORKSPACES - 8) / 2;
+	return 2 * (unsigned int)cpus + 8;
+}
+
+static bool store_config_ok(const struct zswap_store_config *cfg)
+{
+	return cfg && comp_ws_size(cfg->comp, cfg->level) &&
+	       cfg->order >= ZS_MIN_PAGE_ORDER && cfg->order <= ZS_MAX_PAGE_ORDER &&
+	       (cfg->lock == ZS_LOCK_CLASS || cfg->lock == ZS_LOCK_POOL) &&
+	       cfg->nr_pools <= STORE_MAX_POOLS && cfg->nr_workspaces <= STORE_MAX_WORKSPACES;
+}
+
+struct zswap_store *zswap_store_create(const struct zswap_store_config *cfg)
+{
+	struct zswap_store *s;
+	unsigned int nr_ws;
+	size_t comp_len, per_ws, head, len;
+	uint8_t *mem;
+
+	if (!store_config_ok(cfg)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	nr_ws = cfg->nr_workspaces ? cfg->nr_workspaces : store_default_workspaces();
+	comp_len = comp_ws_size(cfg->comp, cfg->level);
+	per_ws = comp_len + COMP_BUF_SIZE;
+	head = store_round64(sizeof(*s)) + (size_t)nr_ws * sizeof(struct store_ws);
+	len = store_round64(head) + (size_t)nr_ws * per_ws;
+
+	mem = prim_alloc(len);
+	if (!mem)
+		return NULL;
+	s = (struct zswap_store *)mem;
+	s->cfg = *cfg;
+	s->cfg.level = comp_effective_level(cfg->comp, cfg->level);
+	s->cfg.nr_workspaces = nr_ws;
+	s->nr_pools = cfg->nr_pools ? cfg->nr_pools : 1;
+	s->cfg.nr_pools = s->nr_pools;
+	s->nr_ws = nr_ws;
+	s->block_len = len;
+	s->ws = (struct store_ws *)(mem + store_round64(sizeof(*s)));
+
+	for (unsigned int i = 0; i < nr_ws; i++) {
+		struct store_ws *w = &s->ws[i];
+		uint8_t *m = mem + store_round64(head) + (size_t)i * per_ws;
+
+		pthread_mutex_init(&w->lock, NULL);
+		w->buf = m + comp_len;
+		if (comp_ws_init(&w->comp, cfg->comp, cfg->level, m, comp_len)) {
+			zlog("%s workspace of %zu bytes could not be set up", comp_name(cfg->comp), comp_len);
+			s->nr_ws = i + 1;
+			goto fail;
+		}
+	}
+	for (unsigned int i = 0; i < s->nr_pools; i++) {
+		s->pools[i] = zs_create_pool("zswap", cfg->order, cfg->lock);
+		if (!s->pools[i])
+			goto fail;
+	}
+	s->huge_size = zs_huge_class_size(s->pools[0]);
+	if (s->huge_size < 2 || s->huge_size > ZS_PAGE_SIZE)
+		s->huge_size = ZS_PAGE_SIZE;
+	for (unsigned int i = 0; i < s->nr_pools; i++)
+		store_pool_sync(s, i);
+	atomic_store(&s->mem_used_max, store_mem_used(s));
+	return s;
+
+fail:
+	zswap_store_destroy(s);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void zswap_store_destroy(struct zswap_store *s)
+{
+	if (!s)
+		return;
+	if (store_tls.s == s)
+		store_tls.s = NULL;
+	for (unsigned int i = 0; i < s->nr_pools; i++)
+		if (s->pools[i])
+			zs_destroy_pool(s->pools[i]);
+	for (unsigned int i = 0; i < s->nr_ws; i++)
+		pthread_mutex_destroy(&s->ws[i].lock);
+	prim_free(s, s->block_len);
+}

@@ -1,0 +1,160 @@
+/*
+ * store.h - the compressed page store: zswap's store/load/invalidate.
+ *
+ * A store owns one or more zs pools (ZSWAP_NR_POOLS), a compressor, and the
+ * counters. The caller keeps one struct zswap_entry per stored page, the way
+ * the kernel's zswap keeps a zswap_entry per swap slot; the store never
+ * allocates per-page metadata of its own.
+ *
+ * Thread-safe. After zswap_store_create() nothing here calls malloc: the
+ * compressor workspaces are allocated up front (zswap_store_create).
+ */
+#ifndef ZSWAP_STORE_H
+#define ZSWAP_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "zswap.h"
+#include "core/zsmalloc.h"
+
+enum zswap_comp {
+	ZSWAP_COMP_LZ4 = 0,
+	ZSWAP_COMP_ZSTD = 1,
+	ZSWAP_COMP_LZO = 2,	/* LZO1X-1 as the kernel's "lzo" (liblzo2's lzo1x_1_15) */
+};
+
+enum zswap_entry_type {
+	ZE_NONE = 0,		/* nothing stored */
+	ZE_SAME = 1,		/* same-filled: a 4-byte pattern repeated over the page */
+	ZE_COMPRESSED = 2,	/* a zs handle, length bytes of compressed data */
+	ZE_RAW = 3,		/* incompressible: a zs handle holding the page as-is */
+};
+
+/*
+ * One stored page, 8 bytes, kept by the caller (a slot array holds one per
+ * managed page, resident or not, so every byte here is paid on every page):
+ *
+ *   bits  0..1   type (enum zswap_entry_type)
+ *   ZE_SAME:     bits 32..63 the 4-byte pattern, bits 2..31 zero
+ *   pool object: bits 2..7 the zs pool's index (ZSWAP_NR_POOLS, at most
+ *                64), bits 8..20 the bytes in the pool (compressed length,
+ *                PAGE_SIZE for ZE_RAW), bits 21..63 the zs handle shifted
+ *                right by one (its bit 0 is zsmalloc's tag, always set)
+ *
+ * Only the store writes it; read it through the accessors below.
+ */
+struct zswap_entry {
+	uint64_t w;
+};
+
+#define ZE_TYPE_MASK		3ull
+#define ZE_POOL_SHIFT		2
+#define ZE_POOL_MASK		63ull
+#define ZE_LEN_SHIFT		8
+#define ZE_LEN_MASK		0x1fffull
+#define ZE_HANDLE_SHIFT		21
+#define ZE_SAME_SHIFT		32
+
+static inline enum zswap_entry_type zswap_entry_type(const struct zswap_entry *e)
+{
+	return (enum zswap_entry_type)(e->w & ZE_TYPE_MASK);
+}
+
+/* Bytes the entry holds in the pool: 0 for ZE_NONE and ZE_SAME. */
+static inline uint32_t zswap_entry_length(const struct zswap_entry *e)
+{
+	return zswap_entry_type(e) >= ZE_COMPRESSED ? (uint32_t)((e->w >> ZE_LEN_SHIFT) & ZE_LEN_MASK) : 0;
+}
+
+static inline unsigned int zswap_entry_pool(const struct zswap_entry *e)
+{
+	return (unsigned int)((e->w >> ZE_POOL_SHIFT) & ZE_POOL_MASK);
+}
+
+static inline unsigned long zswap_entry_handle(const struct zswap_entry *e)
+{
+	return (unsigned long)(e->w >> ZE_HANDLE_SHIFT) << 1 | 1ul;
+}
+
+/* The 8-byte word a ZE_SAME page repeats. */
+static inline uint64_t zswap_entry_word(const struct zswap_entry *e)
+{
+	uint64_t v = e->w >> ZE_SAME_SHIFT;
+
+	return v << 32 | v;
+}
+
+struct zswap_store_config {
+	enum zswap_comp comp;		/* ZSWAP_COMPRESSOR */
+	int level;			/* zstd level (1..19); ignored for lz4 (acceleration 1) and lzo */
+	unsigned int order;		/* ZSWAP_ZSPAGE_ORDER, 2..4 */
+	enum zs_lock_mode lock;		/* ZSWAP_POOL_LOCK */
+	unsigned int nr_pools;		/* ZSWAP_NR_POOLS, 1..64: pools chosen by hash */
+	uint64_t mem_limit;		/* bytes the pools may use, 0 = no limit */
+	uint64_t accept_limit;		/* once mem_limit was hit, stores are refused until the
+					 * pools are below this (zswap's accept_threshold_percent
+					 * hysteresis); 0 = accept again as soon as below mem_limit */
+	unsigned int nr_workspaces;	/* compressor workspaces made up front; 0 = a default */
+};
+
+struct zswap_store;
+
+/* Create a store. Allocates everything it will ever need from prim. NULL
+ * with errno on a bad config (EINVAL) or no memory (ENOMEM). */
+struct zswap_store *zswap_store_create(const struct zswap_store_config *cfg);
+void zswap_store_destroy(struct zswap_store *s);
+
+/* Store one PAGE_SIZE page. On success fills *e and returns 0. Errors:
+ * -ENOMEM (pool allocation failed: reject_alloc_fail), -ENOSPC (mem_limit
+ * reached: pool_limit_hit), -EIO (the compressor failed: reject_compress_fail).
+ * A page that would not shrink is stored as-is (ZE_RAW), never rejected. */
+int zswap_store_page(struct zswap_store *s, const void *page, struct zswap_entry *e);
+
+/* Exclusive load: decompress *e into dst (PAGE_SIZE bytes) and free it, in
+ * one step; afterwards *e is ZE_NONE and no compressed copy remains. Returns
+ * 0, or -EIO when the data cannot be restored (decompress_fail; the entry is
+ * freed all the same and dst must not be used). dst may be NULL only for a
+ * same-filled zero entry (zswap_entry_is_zero), whose page the caller maps
+ * itself. */
+int zswap_load_page(struct zswap_store *s, struct zswap_entry *e, void *dst);
+
+/* Drop a stored page without loading it (munmap, MADV_DONTNEED...). */
+void zswap_invalidate(struct zswap_store *s, struct zswap_entry *e);
+
+static inline bool zswap_entry_is_zero(const struct zswap_entry *e)
+{
+	return e->w == ZE_SAME;
+}
+
+/* Fill the store's part of a statistics snapshot (the zswap, vmstat and
+ * mm_stat fields); engine fields are left untouched. */
+void zswap_store_stats(struct zswap_store *s, struct zswap_stats *st);
+
+/* Whether a store of a page that is not same-filled would be accepted now
+ * by the pool limit (mem_limit and its hysteresis); updates the hysteresis
+ * as a store would. For reclaim, so it does not compress pages the store
+ * would refuse. */
+bool zswap_store_accepting(struct zswap_store *s);
+
+/* Compact every pool; returns pages freed. */
+unsigned long zswap_store_compact(struct zswap_store *s);
+
+/* The same, stopping once about max_pages pages are freed. */
+unsigned long zswap_store_compact_some(struct zswap_store *s, unsigned long max_pages);
+
+/* Pages compaction could free now, over every pool. */
+unsigned long zswap_store_freeable_pages(struct zswap_store *s);
+
+/* The pool (index) of a store, for class tables and benchmarks. */
+struct zs_pool *zswap_store_pool(struct zswap_store *s, unsigned int index);
+
+/* How many pools the store has (ZSWAP_NR_POOLS; indices 0 .. n-1). */
+unsigned int zswap_store_nr_pools(const struct zswap_store *s);
+
+/* Test hook: make the next n loads of pool-held pages (ZE_COMPRESSED or
+ * ZE_RAW; same-filled pages have no data to corrupt) fail as if the data were
+ * corrupt, so the decompress-failure path can be exercised. */
+void zswap_store_inject_decompress_fail(struct zswap_store *s, unsigned int n);
+
+#endif

@@ -1,0 +1,155 @@
+/*
+ * engine.h - the engine's shared state: the userfaultfd, the store, the
+ * options, the locks that order events against everything else, counters.
+ *
+ * Lock order (outermost first); no library lock is held while touching
+ * program memory, and every program thread blocks signals while it holds one:
+ *   1. eng.evict_gate (rwlock): evictions read; fork's prepare handler writes,
+ *      so no page is in flight across fork().
+ *   2. eng.ev_lock (rwlock, writers preferred): reading userfaultfd messages
+ *      and processing the events among them is the write side. Every step
+ *      whose correctness depends on the region table matching the kernel's
+ *      mappings holds the read side: serving a fault (lookup .. COPY),
+ *      eviction (lookup .. MOVE), region insertion. The kernel fails COPY,
+ *      ZEROPAGE and MOVE with EAGAIN while an event is pending and unread, and
+ *      an event once read is processed before the write side is released: so
+ *      an ioctl that succeeds under the read side acted on the mapping the
+ *      table describes.
+ *   3. the region table rwlock (region.c).
+ *   4. per-slot state words (lock-free), then the store's own locks.
+ */
+#ifndef ZSWAP_ENGINE_H
+#define ZSWAP_ENGINE_H
+
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "core/options.h"
+#include "core/store.h"
+
+enum engine_state {
+	ENGINE_UNINIT = 0,	/* constructor not run yet: interposed calls pass through */
+	ENGINE_STARTING,
+	ENGINE_RUNNING,		/* userfaultfd up, handler threads serving */
+	ENGINE_OFF,		/* disabled, unavailable, or the child of a fork not followed: pass-through */
+};
+
+struct engine_counters {
+	_Atomic uint64_t faults, refaults, zero_fill_pages, poisoned_pages;
+	_Atomic uint64_t evict_calls, evicted_pages, evict_skipped_pages;
+	_Atomic uint64_t events_unmap, events_remap, events_remove;
+	/* Pages read ahead on refault and then used / not (src/engine/readahead.c). */
+	_Atomic uint64_t readahead_hits, readahead_misses;
+	/* Faults userfaultfd would not let us resolve (fault_unservable):
+	 * the statistics dump's uffd_errors. */
+	_Atomic uint64_t uffd_errors;
+	/* Shared spells started: one handler serving several faulting
+	 * threads (src/engine/fault.c, "one handler, or one per CPU"). */
+	_Atomic uint64_t fault_shared_spells;
+	/* Timed spells (src/engine/fault.c): trials of the other placement with one
+	 * thread faulting, the changes they made, and 1 while one handler
+	 * left to the scheduler serves it. */
+	_Atomic uint64_t fault_mode_trials, fault_mode_changes, fault_mode_shared;
+};
+
+struct engine {
+	_Atomic int state;
+	pid_t pid;		/* the process this state belongs to (engine_running) */
+	int uffd;
+	uint64_t features;
+	int pagemap_fd;
+	struct opt_values opt;
+	struct zswap_store *store;
+	pthread_rwlock_t ev_lock;
+	pthread_rwlock_t evict_gate;
+	_Atomic uint64_t ev_gen;	/* bumped by every processed UNMAP/REMAP */
+	_Atomic uint64_t remove_seq;	/* bumped by every processed REMOVE of program memory */
+	_Atomic bool lock_future;	/* mlockall(MCL_FUTURE): manage nothing new */
+	_Atomic int start_gate;		/* a fork child's threads wait while 1 (engine_gate_wait) */
+	_Atomic int evict_touching;	/* the evictor is in a call that may fault on program memory */
+	struct engine_counters cnt;
+};
+
+extern struct engine eng;
+
+/* Running, and in the process that started it. A child made without
+ * glibc's fork handlers (raw clone() without CLONE_VM, _Fork()) has a copy
+ * of this state whose userfaultfd and pagemap are the parent's: there the
+ * library must do nothing at all, or a MADV_PAGEOUT in the child would move
+ * the parent's pages. getpid() is a system call (glibc caches no pid): a
+ * few hundred nanoseconds on the interposed calls, never on the fault path. */
+static inline bool engine_running(void)
+{
+	return atomic_load_explicit(&eng.state, memory_order_acquire) == ENGINE_RUNNING &&
+	       (pid_t)syscall(SYS_getpid) == eng.pid;
+}
+
+/* First thing in each library thread: in a fork child the threads start
+ * before the handover is over (fork.h says why) and must not touch the
+ * engine's state until the child has applied it (engine_fork_child opens
+ * the gate). Elsewhere the gate is open: one load. */
+static inline void engine_gate_wait(void)
+{
+	while (atomic_load_explicit(&eng.start_gate, memory_order_acquire))
+		syscall(SYS_futex, &eng.start_gate, FUTEX_WAIT_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* Block every signal in the calling thread (for as long as it holds an
+ * engine lock or owns a page in flight); restore with engine_sigrestore. */
+void engine_sigblock(sigset_t *old);
+void engine_sigrestore(const sigset_t *old);
+
+/* A fork the C library makes without its atfork handlers (glibc's _Fork,
+ * clone without CLONE_VM: src/shim/interpose.c): the library's handlers run
+ * around it all the same, but always as the interim (every stored page
+ * loaded back first, the child a pass-through): such a child may make no
+ * thread before exec, and following it needs some. raw_prepare before the
+ * call, raw_parent after it in the parent (failed or not; errno kept),
+ * raw_child first thing in the child (fds_shared: it shares the parent's
+ * descriptor table, CLONE_FILES, and must close none of them). */
+void engine_fork_raw_prepare(void);
+void engine_fork_raw_parent(void);
+void engine_fork_raw_child(bool fds_shared);
+
+/* The calling program thread is between engine_sigblock and
+ * engine_sigrestore: it may hold library locks (a signal that still
+ * reaches it, a fault or abort(), must not take them: src/observe/coredump.c). */
+bool engine_in_library(void);
+
+/* True if [start, end) overlaps the data or bss of a shared object loaded at
+ * start-up (memory the engine's own code may touch: never to be adopted). */
+bool engine_is_object_data(uintptr_t start, uintptr_t end);
+
+/* The interposed-call back ends (src/shim/interpose.c calls these after the real
+ * system call succeeded). */
+void engine_mapped(uintptr_t addr, size_t len, int prot, int flags, int fd);
+void engine_unmapped(uintptr_t addr, size_t len);
+void engine_remapped(uintptr_t old, size_t old_len, uintptr_t new, size_t new_len, int flags);
+int engine_pageout(uintptr_t addr, size_t len);
+long engine_discard(void *addr, size_t len, int advice);
+void engine_cold(uintptr_t addr, size_t len);
+void engine_locking(uintptr_t addr, size_t len);
+/* madvise(MADV_WIPEONFORK / MADV_DONTFORK) is about to be made: a fork child
+ * gets that range empty or not at all, while it inherits our table and store.
+ * Served from them it would read the parent's stored pages (WIPEONFORK keeps
+ * the child's registration), or the table would claim a mapping it makes
+ * there later (DONTFORK). So the range leaves management as a locked one
+ * does: evicted pages back, unregistered, never evicted again. */
+void engine_fork_advice(uintptr_t addr, size_t len);
+/* pthread_attr_setstack(addr, size) was made: the top of that stack leaves
+ * management for good (interpose.c says why). */
+void engine_thread_stack(uintptr_t addr, size_t size);
+/* The same for pthread_attr_setstackaddr(top): the size is not known. */
+void engine_thread_stack_top(uintptr_t top);
+void engine_unlocked(uintptr_t addr, size_t len);
+int engine_mlockall(int flags);
+int engine_munlockall(void);
+
+#endif

@@ -1,0 +1,905 @@
+/*
+ * evict.c - batched, race-free eviction through staging areas.
+ *
+ * Per batch (at most EVICT_BATCH pages, gathered from one or several ranges):
+ *   PAGEMAP_SCAN the range for present pages that are not the zero page
+ *   (absent and already-evicted pages are skipped without touching them),
+ *   before taking eng.ev_lock read (evict_range_sel says why that is
+ *   safe); under it, claim each slot RESIDENT -> EVICTING; UFFDIO_MOVE each
+ *   run of claimed pages into the staging area (one ioctl per run). The
+ *   MOVE is issued on the engine's userfaultfd, so the kernel refuses it
+ *   (EAGAIN) while an event is pending: a move that succeeds acted on the
+ *   mapping the table describes (see engine.h).
+ * Then, without the lock: compress each staged page into its slot's entry
+ * (handlers holding a fault over the memory limit help: evict_help) and
+ * publish it (EVICTING -> STORED); a slot an event dropped meanwhile has
+ * its entry freed instead; a page the store refused is moved back. Finally the
+ * staging area is emptied (MADV_DONTNEED) and threads that faulted on a page
+ * in flight are woken.
+ *
+ * The staging areas are registered with the same userfaultfd in WP mode (a
+ * MOVE needs its destination registered with the descriptor it is issued on;
+ * WP mode only so a read of an empty staging page is an ordinary zero-page
+ * fault). Emptying them raises a REMOVE event the handler reads and ignores;
+ * the evictor therefore never holds eng.ev_lock while emptying.
+ */
+#include "config.h"
+#include "engine/evict.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+#include "base/hist.h"
+#include "base/log.h"
+#include "base/maps.h"
+#include "base/prim.h"
+#include "reclaim/reclaim.h"
+#include "engine/region.h"
+#include "engine/uffd.h"
+
+#ifndef EVICT_BATCH
+#define EVICT_BATCH 512			/* pages per batch: 2 MiB of staging */
+#endif
+#define EVICT_STAGES 4
+#define EVICT_BUSY 64			/* runs of shared pages per batch given a second chance */
+
+/* 1: scan a range before taking ev_lock (evict_range_sel); 0 for an A/B. */
+#ifndef EVICT_SCAN_EARLY
+#define EVICT_SCAN_EARLY 1
+#endif
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+struct evict_page {
+	struct slot_array *arr;		/* referenced */
+	size_t idx;
+	uintptr_t addr;			/* where it was moved from */
+	uint64_t gen;			/* eng.ev_gen at the move */
+	enum { PG_STAGED, PG_STORED, PG_REFUSED, PG_VOID } fate;
+	bool wake;			/* a thread faulted on it meanwhile */
+};
+
+struct evict_stage {
+	pthread_mutex_t lock;
+	uintptr_t base;			/* EVICT_BATCH pages, registered (WP) */
+	size_t n;			/* pages staged */
+	size_t nbusy;			/* pages MOVE found shared (EBUSY) */
+	bool busy_retry;		/* this batch is the second chance */
+	struct { uintptr_t start, end; } busy[EVICT_BUSY];
+	struct page_region vec[EVICT_BATCH];
+	struct evict_page pages[EVICT_BATCH];
+	/* Compressing the batch (evict_finish, evict_help): [63:32] the
+	 * batch's number, [31:16] pages staged, [15:0] the next page to take.
+	 * Only claims advance it within a batch. */
+	_Atomic uint64_t claim;
+	_Atomic uint32_t helped;	/* pages of this batch handlers compressed */
+	_Atomic bool full;		/* the pool refused a page: refuse the rest */
+	uint32_t seq;
+};
+
+/* The batch that handlers holding a fault over the memory limit may help
+ * compress (evict_help), or NULL. */
+static struct evict_stage *_Atomic evict_open;
+
+static struct evict_stage *evict_stages;
+static _Atomic unsigned int evict_next_stage;
+
+int evict_init(void)
+{
+	evict_stages = prim_alloc(EVICT_STAGES * sizeof(*evict_stages));
+	if (!evict_stages)
+		return -ENOMEM;
+	for (int i = 0; i < EVICT_STAGES; i++) {
+		struct evict_stage *st = &evict_stages[i];
+		void *base = prim_reserve(EVICT_BATCH * ZS_PAGE_SIZE);
+		if (!base)
+			return -ENOMEM;
+		int rc = uf_register(eng.uffd, (uintptr_t)base, EVICT_BATCH * ZS_PAGE_SIZE, 1);
+		if (rc < 0)
+			return rc;
+		st->lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+		st->base = (uintptr_t)base;
+	}
+	return 0;
+}
+
+static struct evict_stage *evict_stage_get(void)
+{
+	for (int i = 0; i < EVICT_STAGES; i++)
+		if (pthread_mutex_trylock(&evict_stages[i].lock) == 0)
+			return &evict_stages[i];
+	struct evict_stage *st = &evict_stages[atomic_fetch_add(&evict_next_stage, 1) % EVICT_STAGES];
+	pthread_mutex_lock(&st->lock);
+	return st;
+}
+
+static void evict_pause(void)
+{
+	struct timespec ts = { 0, 50000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * Memory adoption must never take, though /proc/self/maps shows it as
+ * private anonymous read-write memory like the program's:
+ *  - the library's own (prim): prim maps everything MAP_NORESERVE so that it
+ *    does not merge with program mappings, but glibc maps its arenas
+ *    MAP_NORESERVE too, and the kernel may merge one with a library mapping
+ *    into one VMA;
+ *  - the data and bss of the shared objects our code runs (engine.c);
+ *  - in a library built with AddressSanitizer (test builds), the shadow
+ *    memory, read on every access the library makes (x86-64 layout: low
+ *    shadow, gap, high shadow).
+ * Evicting any of it would make the evictor or a handler fault on memory it
+ * needs to run, and wait on itself. A union of intervals: whether it meets
+ * [start, end) only grows as end grows and as start falls.
+ */
+#if defined(__SANITIZE_ADDRESS__) && defined(__x86_64__)
+#define EVICT_SHADOW_LO 0x00007fff8000UL
+#define EVICT_SHADOW_HI 0x10007fff8000UL
+static bool evict_meets_shadow(uintptr_t start, uintptr_t end)
+{
+	return start < EVICT_SHADOW_HI && end > EVICT_SHADOW_LO;
+}
+#else
+static bool evict_meets_shadow(uintptr_t start, uintptr_t end)
+{
+	(void)start;
+	(void)end;
+	return false;
+}
+#endif
+
+static bool evict_foreign(uintptr_t start, uintptr_t end)
+{
+	return prim_overlaps(start, end) || engine_is_object_data(start, end) || evict_meets_shadow(start, end);
+}
+
+/* The calling thread's own stack and thread control block (with its static
+ * TLS: errno, the stack protector's canary): the evictor touches both while
+ * it holds eng.ev_lock, when no fault of its own could be served. Threads
+ * glibc creates have both in one mapping; the main thread's TCB is in a
+ * small mapping of its own. */
+static bool evict_is_own(uintptr_t start, uintptr_t end)
+{
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	uintptr_t tp = (uintptr_t)__builtin_thread_pointer();
+
+	return (sp >= start && sp < end) || (tp >= start && tp < end);
+}
+
+/* The largest page range [*lo, *hi) inside [vstart, vend) around cur that
+ * holds nothing foreign (cur itself is not): two binary searches. */
+static void evict_clip(uintptr_t cur, uintptr_t vstart, uintptr_t vend, uintptr_t *lo, uintptr_t *hi)
+{
+	uintptr_t good, bad;
+
+	good = cur + ZS_PAGE_SIZE;
+	bad = vend;
+	if (!evict_foreign(cur, vend))
+		good = vend;
+	while (bad - good > ZS_PAGE_SIZE) {	/* !foreign(cur, good), foreign(cur, bad) */
+		uintptr_t mid = good + (((bad - good) / 2) & ZS_PAGE_MASK);
+		if (evict_foreign(cur, mid))
+			bad = mid;
+		else
+			good = mid;
+	}
+	*hi = good;
+
+	good = cur;
+	bad = vstart;
+	if (!evict_foreign(vstart, cur + ZS_PAGE_SIZE))
+		good = vstart;
+	while (good - bad > ZS_PAGE_SIZE) {	/* !foreign(good, cur + 1), foreign(bad, cur + 1) */
+		uintptr_t mid = bad + (((good - bad) / 2) & ZS_PAGE_MASK);
+		if (evict_foreign(mid, cur + ZS_PAGE_SIZE))
+			bad = mid;
+		else
+			good = mid;
+	}
+	*lo = good;
+}
+
+static bool evict_foreign_page(uintptr_t p)
+{
+	return evict_foreign(p, p + ZS_PAGE_SIZE);
+}
+
+/* cur is foreign memory inside a VMA ending at vend: an address after it
+ * where the foreign run ends (the first such one unless foreign and program
+ * runs alternate within one probe step), or vend. */
+static uintptr_t evict_foreign_end(uintptr_t cur, uintptr_t vend)
+{
+	uintptr_t lo = cur, hi, step = ZS_PAGE_SIZE;
+
+	for (;;) {	/* gallop: lo is foreign */
+		hi = lo + step;
+		if (hi >= vend || hi < lo) {
+			hi = vend;
+			break;
+		}
+		if (!evict_foreign_page(hi))
+			break;
+		lo = hi;
+		step <<= 1;
+	}
+	while (hi - lo > ZS_PAGE_SIZE) {	/* foreign(lo); hi == vend or !foreign(hi) */
+		uintptr_t mid = lo + (((hi - lo) / 2) & ZS_PAGE_MASK);
+		if (evict_foreign_page(mid))
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
+/* No region covers cur: adopt the mapping there if it is one we may manage,
+ * without the foreign memory the kernel may have merged into it.
+ * Returns true if a region was inserted (look again), else sets *skip_to. */
+static bool evict_adopt(uintptr_t cur, uintptr_t *skip_to)
+{
+	struct maps_vma v;
+	uintptr_t lo, hi;
+
+	if (atomic_load(&eng.lock_future)) {
+		*skip_to = UINTPTR_MAX;
+		return false;
+	}
+	if (maps_find(cur, &v) < 0) {
+		*skip_to = v.end;
+		return false;
+	}
+	*skip_to = v.end;
+	if (!v.anon_rw_private)
+		return false;
+	if (evict_foreign_page(cur)) {
+		*skip_to = evict_foreign_end(cur, v.end);
+		return false;
+	}
+	evict_clip(cur, v.start, v.end, &lo, &hi);
+	if (evict_is_own(lo, hi) || hi - lo < eng.opt.min_region) {
+		*skip_to = hi;
+		return false;
+	}
+	return region_insert(lo, hi, REGION_ADOPTED) == 0;
+}
+
+/* Register a region with userfaultfd and give it a slot array. Returns true
+ * if the caller should look the region up again. */
+static bool evict_register(const struct region_ref *ref)
+{
+	size_t len = ref->end - ref->start;
+	int rc;
+
+	/* The table may be stale (a raw munmap/mmap the interposer never saw,
+	 * and the library may since have mapped memory of its own there):
+	 * check with the kernel and with prim before registering. */
+	if (evict_foreign(ref->start, ref->end) || !maps_range_anon_rw(ref->start, ref->end)) {
+		region_forget_unregistered(ref->start, ref->end);
+		return true;
+	}
+	/* WP too when the kernel resolves WP faults itself: the written bit
+	 * reclaim's scan reads and clears (evict_stage_pages). */
+	rc = uf_register(eng.uffd, ref->start, len,
+			 (eng.features & UFFD_FEATURE_WP_ASYNC) ? UF_REG_MISSING_WP : UF_REG_MISSING);
+	if (rc == -EBUSY) {
+		/* The program has its own userfaultfd there: leave the region
+		 * alone now, and try again at the next eviction (the program
+		 * may have unregistered it by then). */
+		return false;
+	}
+	if (rc < 0) {
+		static _Atomic int said;
+		if (!atomic_exchange(&said, 1))
+			zlog("cannot register %p-%p with userfaultfd (error %d): left unmanaged",
+			     (void *)ref->start, (void *)ref->end, -rc);
+		region_set_unmanageable(ref->start, ref->end, false, 0);
+		return false;
+	}
+	struct slot_array *arr = region_arr_alloc(len >> ZS_PAGE_SHIFT);
+	if (!arr)
+		return false;
+	if (!region_set_registered(ref, arr))
+		region_arr_put(arr);
+	return true;
+}
+
+/* Read n pagemap entries from addr on (n <= 64). Returns how many were read. */
+static size_t evict_pagemap(uintptr_t addr, uint64_t *pm, size_t n)
+{
+	long r = syscall(SYS_pread64, eng.pagemap_fd, pm, n * sizeof(*pm),
+			 (off_t)((addr >> ZS_PAGE_SHIFT) * sizeof(*pm)));
+
+	return r > 0 ? (size_t)r / sizeof(*pm) : 0;
+}
+
+#define PM_HAS_PAGE(e) (((e) >> 62) != 0)	/* bit 63 present, bit 62 swapped */
+
+/*
+ * The kernel's UFFDIO_MOVE can move pages and still answer an error: in
+ * 6.18, once one step of its loop returns EAGAIN the error is not cleared,
+ * the next step moves pages without counting them, and the call ends with
+ * EAGAIN, EEXIST or ENOENT and 0 bytes (seen here under load: pages gone
+ * from the program, their slots RESIDENT, read back as zeros; the staging
+ * slots left full, every later move into them EEXIST). So after every short
+ * or failed move of n pages from src to dst, the page table says what
+ * happened: a page that is now in staging and no longer at its source was
+ * moved. Returns how many, from the first on.
+ */
+static size_t evict_moved_anyway(uintptr_t dst, uintptr_t src, size_t n)
+{
+	uint64_t d[64], s[64];
+	size_t found = 0;
+
+	while (found < n) {
+		size_t want = n - found < 64 ? n - found : 64;
+		size_t nd = evict_pagemap(dst + (found << ZS_PAGE_SHIFT), d, want);
+		size_t ns = evict_pagemap(src + (found << ZS_PAGE_SHIFT), s, want);
+		for (size_t i = 0; i < nd && i < ns; i++) {
+			if (!PM_HAS_PAGE(d[i]) || PM_HAS_PAGE(s[i]))
+				return found;
+			found++;
+		}
+		if (nd < want || ns < want)
+			break;
+	}
+	return found;
+}
+
+static void evict_unclaim(struct slot *s, uintptr_t addr)
+{
+	uint32_t old = atomic_exchange(&s->state, SLOT_RESIDENT);
+
+	/* The page never left (it is present) and no event is processed while
+	 * we hold ev_lock: only EVICTING is possible. WAITER is, though: a fault
+	 * message that outlived its fault (its thread woken by a neighbour's
+	 * fill, DESIGN.md) can reach a handler while the page is claimed. No
+	 * thread sleeps on a present page, but wake the address all the same,
+	 * as evict_finish would: a wake with no sleeper costs one ioctl. */
+	ZS_CHECK((old & (SLOT_STATE | SLOT_DROPPED)) == SLOT_EVICTING);
+	if (old & SLOT_WAITER)
+		uf_wake(eng.uffd, addr, ZS_PAGE_SIZE);
+}
+
+/* Move n claimed pages starting at addr (slot idx) into the stage. Pages that
+ * cannot move are unclaimed and counted as skipped. Returns -EAGAIN when an
+ * event is pending (the pages not moved are unclaimed), else 0. */
+static int evict_move_run(struct evict_stage *st, const struct region_ref *ref,
+			  uintptr_t addr, size_t idx, size_t n, uint64_t gen)
+{
+	size_t done = 0;
+	bool single = false;
+
+	while (done < n) {
+		size_t len = single ? 1 : n - done;
+		uint64_t p0 = prof_now();	/* an instrumented build only (hist.h) */
+		long r = uf_move(eng.uffd, st->base + (st->n << ZS_PAGE_SHIFT),
+				 addr + (done << ZS_PAGE_SHIFT), len << ZS_PAGE_SHIFT, UF_DONTWAKE);
+		prof_add(PROF_MOVE, p0);
+		size_t k = r > 0 ? (size_t)r >> ZS_PAGE_SHIFT : 0;
+		if (k < len) {
+			size_t extra = evict_moved_anyway(st->base + ((st->n + k) << ZS_PAGE_SHIFT),
+							  addr + ((done + k) << ZS_PAGE_SHIFT), len - k);
+			if (extra) {
+				static _Atomic int said;
+				if (eng.opt.verbose && !atomic_exchange(&said, 1))
+					zlog("UFFDIO_MOVE moved %zu page(s) it did not count (answer %ld): counted anyway"
+					     " (a kernel bug, worked around)", extra, r);
+				k += extra;
+			}
+		}
+		if (k) {
+			for (size_t i = 0; i < k; i++) {
+				struct evict_page *pg = &st->pages[st->n++];
+				pg->arr = ref->arr;
+				region_arr_get(ref->arr);
+				pg->idx = idx + done + i;
+				pg->addr = addr + ((done + i) << ZS_PAGE_SHIFT);
+				pg->gen = gen;
+				pg->fate = PG_STAGED;
+				pg->wake = false;
+			}
+			done += k;
+			continue;
+		}
+		if (r == -EAGAIN) {
+			for (size_t i = done; i < n; i++)
+				evict_unclaim(&ref->arr->slots[idx + i], addr + (i << ZS_PAGE_SHIFT));
+			return -EAGAIN;
+		}
+		if (r == -EINVAL && !single && n - done > 1) {
+			/* The run crosses a mapping boundary (mprotect split it):
+			 * go page by page. */
+			single = true;
+			continue;
+		}
+		/* EBUSY: shared (with a child, or still marked so after the
+		 * child left: a page is exclusive again only once written) or
+		 * pinned: try once more after breaking the sharing. ENOENT: gone
+		 * meanwhile; EINVAL: not movable (locked, protected). Leave it. */
+		uintptr_t at = addr + (done << ZS_PAGE_SHIFT);
+		if (r == -EBUSY && !st->busy_retry && st->nbusy && st->busy[st->nbusy - 1].end == at) {
+			st->busy[st->nbusy - 1].end = at + ZS_PAGE_SIZE;
+			evict_unclaim(&ref->arr->slots[idx + done], at);
+			done++;
+			continue;
+		}
+		if (r == -EBUSY && !st->busy_retry && st->nbusy < EVICT_BUSY) {
+			st->busy[st->nbusy].start = at;
+			st->busy[st->nbusy++].end = at + ZS_PAGE_SIZE;
+			evict_unclaim(&ref->arr->slots[idx + done], at);
+			done++;
+			continue;
+		}
+		if (r == -EEXIST) {
+			static _Atomic int said;
+			if (!atomic_exchange(&said, 1))
+				zlog("staging area not empty at %p: skipping", (void *)st->base);
+		}
+		evict_unclaim(&ref->arr->slots[idx + done], at);
+		atomic_fetch_add_explicit(&eng.cnt.evict_skipped_pages, 1, memory_order_relaxed);
+		done++;
+	}
+	return 0;
+}
+
+/* A PAGEMAP_SCAN of [cur, end) into st->vec: present pages that are not the
+ * zero page, with reclaim's written bits (evict_stage_pages) when sel: the
+ * number of vector entries, whether they carry PAGE_IS_WRITTEN, and where
+ * the scan stopped. */
+struct evict_scan {
+	uintptr_t cur, end, walked;
+	long nr;
+	bool written;
+};
+
+static void evict_scan(struct evict_stage *st, struct evict_scan *sc, uintptr_t cur, uintptr_t end, bool sel)
+{
+	bool written = sel && (eng.features & UFFD_FEATURE_WP_ASYNC);
+	struct pm_scan_arg a = {
+		.size = sizeof(a),
+		.flags = written ? PM_SCAN_WP_MATCHING : 0,
+		.start = cur,
+		.end = end,
+		.vec = (uintptr_t)st->vec,
+		.vec_len = EVICT_BATCH,
+		.category_mask = PAGE_IS_PRESENT | PAGE_IS_PFNZERO,
+		.category_inverted = PAGE_IS_PFNZERO,
+		.return_mask = PAGE_IS_PRESENT | (written ? PAGE_IS_WRITTEN : 0),
+	};
+	long nr = ioctl(eng.pagemap_fd, PAGEMAP_SCAN, &a);
+
+	if (nr < 0 && written) {
+		/* Not expected (the kernel offered WP_ASYNC): scan without
+		 * the bits rather than not at all. */
+		written = false;
+		a.flags = 0;
+		a.return_mask = PAGE_IS_PRESENT;
+		nr = ioctl(eng.pagemap_fd, PAGEMAP_SCAN, &a);
+	}
+	if (nr < 0) {
+		/* No PAGEMAP_SCAN: try every page; MOVE skips the holes. */
+		st->vec[0].start = cur;
+		st->vec[0].end = end;
+		nr = 1;
+		a.walk_end = end;
+	}
+	sc->cur = cur;
+	sc->end = end;
+	sc->walked = a.walk_end > cur ? a.walk_end : end;
+	sc->nr = nr;
+	sc->written = written;
+}
+
+/* Claim and move the present pages a scan of one registered region found
+ * (sc, in st->vec; in reclaim mode, sel, only those reclaim_select() takes;
+ * *scanned counts the present pages looked at).
+ *
+ * Written bits (reclaim.h): with UFFD_FEATURE_WP_ASYNC the regions are
+ * registered MISSING|WP, and reclaim's scan asks PM_SCAN_WP_MATCHING: the one
+ * call reports which pages were written since the last scan (PAGE_IS_WRITTEN:
+ * no uffd-wp bit) and write-protects every page it reports, so the next write
+ * to each clears the bit again (the kernel resolves that fault; we never see
+ * it). What it reports is all walked here (the range is at most what the
+ * vector holds, one page a region at worst), except after an event stops
+ * the walk (EAGAIN): the rest lost its bit unread, and is scanned again as
+ * unwritten. A page moved out (UFFDIO_MOVE builds a fresh writable pte) or
+ * installed by UFFDIO_COPY reads as written: a refault is a reference. */
+static int evict_stage_pages(struct evict_stage *st, const struct region_ref *ref,
+			     const struct evict_scan *sc, uintptr_t *walked, bool sel, size_t *scanned)
+{
+	uint64_t gen = atomic_load(&eng.ev_gen);
+	bool written = sc->written;
+	long nr = sc->nr;
+
+	*walked = sc->walked;
+	for (long v = 0; v < nr; v++) {
+		if (sel)
+			*scanned += (st->vec[v].end - st->vec[v].start) >> ZS_PAGE_SHIFT;
+		uintptr_t p = st->vec[v].start, vend = st->vec[v].end;
+		bool w = written && (st->vec[v].categories & PAGE_IS_WRITTEN);
+		while (p < vend) {
+			/* Claim a run of RESIDENT slots (COLD or not; never ZAP: a
+			 * REMOVE's zap may still be due, region.h). In reclaim
+			 * mode a chosen page's unwritten followers come along,
+			 * up to RECLAIM_CLUSTER (reclaim.h). */
+			size_t idx = ref->first + ((p - ref->start) >> ZS_PAGE_SHIFT), n = 0;
+			while (p + (n << ZS_PAGE_SHIFT) < vend) {
+				struct slot *s = &ref->arr->slots[idx + n];
+				uint32_t old = atomic_load(&s->state);
+				if ((old & ~SLOT_COLD) != SLOT_RESIDENT ||
+				    (sel && !reclaim_select(s, old, w, n && n < RECLAIM_CLUSTER)) ||
+				    !atomic_compare_exchange_strong(&s->state, &old, SLOT_EVICTING))
+					break;
+				n++;
+			}
+			if (n) {
+				if (evict_move_run(st, ref, p, idx, n, gen) == -EAGAIN) {
+					*walked = p;
+					return -EAGAIN;
+				}
+				p += n << ZS_PAGE_SHIFT;
+			} else {
+				/* In flight or stored while present: not ours to take
+				 * now (or, for reclaim, not chosen this time). */
+				if (!sel)
+					atomic_fetch_add_explicit(&eng.cnt.evict_skipped_pages, 1, memory_order_relaxed);
+				p += ZS_PAGE_SIZE;
+			}
+		}
+	}
+	return 0;
+}
+
+static bool evict_page_addr(const struct evict_page *pg, uintptr_t *addr)
+{
+	if (atomic_load(&eng.ev_gen) == pg->gen) {
+		*addr = pg->addr;
+		return true;
+	}
+	return region_addr_of(pg->arr, pg->idx, addr);
+}
+
+/* The store refused a page: move it back where it belongs now. */
+static void evict_put_back(struct evict_stage *st, size_t k)
+{
+	struct evict_page *pg = &st->pages[k];
+	struct slot *s = &pg->arr->slots[pg->idx];
+
+	pthread_rwlock_rdlock(&eng.ev_lock);
+	for (;;) {
+		uintptr_t to;
+		if ((atomic_load(&s->state) & SLOT_DROPPED) || !evict_page_addr(pg, &to))
+			break;	/* unmapped meanwhile: nothing to put back */
+		/* Without waking: WAITERs are woken by evict_finish once the
+		 * slot is RESIDENT again. */
+		long r = uf_move(eng.uffd, to, st->base + (k << ZS_PAGE_SHIFT), ZS_PAGE_SIZE, UF_DONTWAKE);
+		if (r < 0 && evict_moved_anyway(to, st->base + (k << ZS_PAGE_SHIFT), 1))
+			r = ZS_PAGE_SIZE;	/* it went back all the same (see evict_moved_anyway) */
+		if (r == -EAGAIN) {
+			pthread_rwlock_unlock(&eng.ev_lock);
+			evict_pause();
+			pthread_rwlock_rdlock(&eng.ev_lock);
+			continue;
+		}
+		if (r < 0)
+			zlog("could not put a page back at %p (error %ld): its data is lost",
+			     (void *)to, -r);
+		break;
+	}
+	pthread_rwlock_unlock(&eng.ev_lock);
+	atomic_fetch_add_explicit(&eng.cnt.evict_skipped_pages, 1, memory_order_relaxed);
+}
+
+/* Take the next staged page of the batch to compress, or -1 when every one
+ * is taken. */
+static long evict_claim(struct evict_stage *st)
+{
+	uint64_t w = atomic_load_explicit(&st->claim, memory_order_acquire);
+
+	for (;;) {
+		if ((w & 0xffff) >= ((w >> 16) & 0xffff))
+			return -1;
+		if (atomic_compare_exchange_weak_explicit(&st->claim, &w, w + 1, memory_order_acq_rel,
+							  memory_order_acquire))
+			return (long)(w & 0xffff);
+	}
+}
+
+/* Compress staged page k into its slot's entry. The slot is EVICTING (the
+ * evictor's); its fate is read once every page of the batch is done. */
+static void evict_compress(struct evict_stage *st, size_t k)
+{
+	struct evict_page *pg = &st->pages[k];
+	struct slot *s = &pg->arr->slots[pg->idx];
+	void *page = (void *)(st->base + (k << ZS_PAGE_SHIFT));
+	int r = 0;
+
+	if (atomic_load(&s->state) & SLOT_DROPPED)
+		pg->fate = PG_VOID;	/* unmapped or zapped meanwhile */
+	else if (!atomic_load_explicit(&st->full, memory_order_relaxed) &&
+		 (r = zswap_store_page(eng.store, page, &s->e)) == 0)
+		pg->fate = PG_STORED;
+	else {
+		/* Pool full (the rest of the batch would be refused too, after
+		 * compressing each: don't) or out of memory. */
+		if (r == -ENOSPC)
+			atomic_store_explicit(&st->full, true, memory_order_relaxed);
+		pg->fate = PG_REFUSED;
+	}
+}
+
+/*
+ * Direct reclaim's share (reclaim.h): a handler holding a fault over the
+ * memory limit compresses pages of the batch the evictor has staged, instead
+ * of sleeping until the evictor is done. Compression is most of an
+ * eviction's cost, the evictor is one thread, and the CPU of a held fault
+ * would otherwise idle. The stage read here may have moved on to its next
+ * batch meanwhile: evict_claim then finds every page of the old one taken
+ * (or the new one's claim word, whose pages are staged and whose evictor
+ * waits for every claim to be done, as for its own), so a late helper takes
+ * nothing it may not. Takes no lock the evictor holds while it waits.
+ */
+size_t evict_help(void)
+{
+	struct evict_stage *st = atomic_load_explicit(&evict_open, memory_order_acquire);
+	size_t done = 0;
+	long k;
+
+	if (!st)
+		return 0;
+	while ((k = evict_claim(st)) >= 0) {
+		evict_compress(st, (size_t)k);
+		done++;
+		atomic_fetch_add_explicit(&st->helped, 1, memory_order_release);
+	}
+	return done;
+}
+
+/* Compress and publish what the stage holds, then empty it and wake waiters.
+ * Returns the pages stored. */
+static size_t evict_finish(struct evict_stage *st)
+{
+	uint64_t stored = 0;
+	uint32_t stamp = reclaim_evict_stamp();
+	struct evict_stage *none = NULL;
+	size_t mine = 0;
+	long c;
+
+	/* Open the batch for compression: this thread and, while it is the
+	 * open one, handlers holding faults (evict_help) take pages from it.
+	 * No helper is active on this stage now (the last batch waited for
+	 * all of its own), so the counters start afresh. */
+	st->seq++;
+	atomic_store_explicit(&st->full, false, memory_order_relaxed);
+	atomic_store_explicit(&st->helped, 0, memory_order_relaxed);
+	atomic_store_explicit(&st->claim, ((uint64_t)st->seq << 32) | ((uint64_t)st->n << 16), memory_order_release);
+	bool open = atomic_compare_exchange_strong(&evict_open, &none, st);
+	uint64_t p0 = prof_now();	/* an instrumented build only (hist.h) */
+	while ((c = evict_claim(st)) >= 0) {
+		evict_compress(st, (size_t)c);
+		mine++;
+	}
+	prof_add(PROF_EV_COMPRESS, p0);
+	if (open)
+		atomic_store(&evict_open, NULL);
+	/* Helpers finish the page each took (a few microseconds); a late one
+	 * may have taken pages even when this batch was not the open one. */
+	p0 = prof_now();
+	while (mine + atomic_load_explicit(&st->helped, memory_order_acquire) < st->n)
+		sched_yield();
+	prof_add(PROF_EV_HELPWAIT, p0);
+	for (size_t k = 0; k < st->n; k++) {
+		struct evict_page *pg = &st->pages[k];
+		struct slot *s = &pg->arr->slots[pg->idx];
+		uint32_t old;
+
+		if (pg->fate == PG_STORED) {
+			/* The eviction clock, for the refault distance (reclaim.h). */
+			atomic_store_explicit(&s->aux,
+					      reclaim_aux_evicted(atomic_load_explicit(&s->aux, memory_order_relaxed),
+								  stamp + (uint32_t)stored),
+					      memory_order_relaxed);
+			/* Publish, unless an event dropped the page meanwhile. */
+			old = atomic_load(&s->state);
+			while (!atomic_compare_exchange_weak(&s->state, &old,
+							     (old & SLOT_DROPPED) ? SLOT_RESIDENT : SLOT_STORED))
+				;
+			if (old & SLOT_DROPPED)
+				zswap_invalidate(eng.store, &s->e);
+			else {
+				stored++;
+				atomic_fetch_add_explicit(&pg->arr->evicted, 1, memory_order_relaxed);
+			}
+		} else {
+			if (pg->fate == PG_REFUSED)
+				evict_put_back(st, k);
+			old = atomic_exchange(&s->state, SLOT_RESIDENT);
+		}
+		pg->wake = old & SLOT_WAITER;
+	}
+	atomic_fetch_add_explicit(&eng.cnt.evicted_pages, stored, memory_order_relaxed);
+
+	/* Empty the stage (raises a REMOVE event: never under ev_lock). */
+	p0 = prof_now();
+	syscall(SYS_madvise, st->base, st->n << ZS_PAGE_SHIFT, MADV_DONTNEED);
+	prof_add(PROF_EV_EMPTY, p0);
+
+	for (size_t k = 0; k < st->n; k++) {
+		struct evict_page *pg = &st->pages[k];
+		uintptr_t at;
+		if (pg->wake && evict_page_addr(pg, &at))
+			uf_wake(eng.uffd, at, ZS_PAGE_SIZE);
+		region_arr_put(pg->arr);
+	}
+	st->n = 0;
+	return stored;
+}
+
+/* Where a batch's range in the region ref ends: at the region's end, end,
+ * or what the stage has room for. */
+static uintptr_t evict_batch_end(const struct evict_stage *st, const struct region_ref *ref, uintptr_t cur,
+				 uintptr_t end)
+{
+	uintptr_t bend = ref->end < end ? ref->end : end;
+
+	if (bend - cur > ((EVICT_BATCH - st->n) << ZS_PAGE_SHIFT))
+		bend = cur + ((EVICT_BATCH - st->n) << ZS_PAGE_SHIFT);
+	return bend;
+}
+
+/* Evict [start, end): every present page, or with sel only those reclaim
+ * takes, until want pages are stored (a batch may overshoot by one stage).
+ * Returns the pages stored; *stop is where it stopped. */
+static size_t evict_range_sel(uintptr_t start, uintptr_t end, bool sel, size_t want,
+			      uintptr_t *stop, size_t *scanned)
+{
+	struct evict_stage *st;
+	uintptr_t cur = start;
+	size_t stored = 0;
+
+	pthread_rwlock_rdlock(&eng.evict_gate);
+	st = evict_stage_get();
+	st->busy_retry = false;
+	while (cur < end) {
+		struct region_ref ref;
+		uintptr_t next = cur;
+		int rc = 0;
+
+		st->nbusy = 0;
+
+		/*
+		 * The scan before the lock. PAGEMAP_SCAN (with the written bits:
+		 * ~32 us a call) under ev_lock's read side held up every handler
+		 * reading a message, whose write side waits behind it. What it
+		 * reports is a hint even under the lock: the program writes, the
+		 * kernel zaps (MADV_DONTNEED, whose REMOVE takes the write side
+		 * only when read) and pages are refilled while we hold it. What
+		 * makes a move safe is unchanged and all under the lock: the
+		 * region is looked up there, a slot is claimed RESIDENT ->
+		 * EVICTING there (no ZAP: a REMOVE's zap may be due), the MOVE is
+		 * refused (EAGAIN) while any event is unread, fails on a hole
+		 * (ENOENT: the slot is unclaimed, the page skipped) and
+		 * evict_finish checks ev_gen and DROPPED. A page present at the
+		 * scan and zapped since (its REMOVE read meanwhile) is skipped so;
+		 * one refilled since is moved with what it holds now, as under
+		 * the lock; one filled since waits for the next pass. The result is
+		 * used only for the same region and range, with eng.ev_gen unmoved
+		 * (no UNMAP/REMAP processed in between: the table still describes
+		 * the addresses scanned); else the range is scanned again under
+		 * the lock. The scan's own side effect, write-protecting what it
+		 * reports, needs no lock (the kernel orders it against faults and
+		 * moves); a result thrown away lost those written bits, as an
+		 * EAGAIN's rest does (evict_stage_pages). Another evictor's
+		 * (evict_range) stale hints meet our claims: the CAS decides.
+		 */
+		struct evict_scan pre = { .nr = -1 };
+		struct region_ref pref;
+		uint64_t pgen = atomic_load(&eng.ev_gen);
+		uint64_t p0 = prof_now();	/* an instrumented build only (hist.h) */
+		if (EVICT_SCAN_EARLY && region_lookup(cur, &pref, false) && pref.arr &&
+		    !(pref.flags & REGION_UNMANAGEABLE))
+			evict_scan(st, &pre, cur, evict_batch_end(st, &pref, cur, end), sel);
+		prof_add(PROF_EV_SCAN, p0);
+
+		p0 = prof_now();
+		pthread_rwlock_rdlock(&eng.ev_lock);
+		prof_add(PROF_EV_RDLOCK, p0);
+		p0 = prof_now();
+		if (!region_lookup(cur, &ref, true)) {
+			uintptr_t skip_to;
+			if (!evict_adopt(cur, &skip_to))
+				next = skip_to < ref.end ? skip_to : ref.end;
+		} else if (ref.flags & REGION_UNMANAGEABLE) {
+			next = ref.end;
+		} else if (!ref.arr) {
+			if (!evict_register(&ref))
+				next = ref.end;
+		} else {
+			uintptr_t bend = evict_batch_end(st, &ref, cur, end);
+			if (pre.nr < 0 || pre.end != bend || atomic_load(&eng.ev_gen) != pgen ||
+			    pref.id != ref.id || pref.gen != ref.gen || pref.start != ref.start ||
+			    pref.arr != ref.arr)
+				evict_scan(st, &pre, cur, bend, sel);
+			rc = evict_stage_pages(st, &ref, &pre, &next, sel, scanned);
+		}
+		prof_add(PROF_EV_HOLD, p0);
+		pthread_rwlock_unlock(&eng.ev_lock);
+		region_arr_put(ref.arr);
+		/* A batch gathers what several ranges give (reclaim takes a
+		 * few pages of each: a clock over scattered residents) and is
+		 * compressed and emptied once nearly full: one MADV_DONTNEED,
+		 * one REMOVE event for the handlers, per batch. */
+		if (st->n && (rc == -EAGAIN || st->nbusy || stored + st->n >= want ||
+			      st->n > EVICT_BATCH - EVICT_BATCH / 4 || next >= end))
+			stored += evict_finish(st);
+		if (rc == -EAGAIN)
+			evict_pause();
+		if (st->nbusy) {
+			/* Make the shared pages exclusive the way a write would, but
+			 * without touching their contents (a concurrent writer's data
+			 * is never at risk), then take the batch once more. */
+			/* A page may have gone since the scan (the program's
+			 * MADV_DONTNEED or munmap): populating it then faults,
+			 * and this thread waits for a handler like any other.
+			 * No fault may be held at the limit meanwhile: the
+			 * reclaimer making room may be this very thread
+			 * (reclaim_throttle). */
+			atomic_fetch_add(&eng.evict_touching, 1);
+			for (size_t i = 0; i < st->nbusy; i++)
+				syscall(SYS_madvise, st->busy[i].start, st->busy[i].end - st->busy[i].start,
+					MADV_POPULATE_WRITE);
+			atomic_fetch_sub(&eng.evict_touching, 1);
+			st->busy_retry = true;
+			continue;
+		}
+		st->busy_retry = false;
+		cur = next > end ? end : next;
+		if (stored >= want)
+			break;
+	}
+	if (st->n)
+		stored += evict_finish(st);
+	pthread_mutex_unlock(&st->lock);
+	pthread_rwlock_unlock(&eng.evict_gate);
+	*stop = cur;
+	return stored;
+}
+
+void evict_range(uintptr_t start, uintptr_t end)
+{
+	uintptr_t stop;
+	size_t scanned = 0;
+
+	uint64_t t0 = hist_now();	/* statistics (src/base/hist.h) */
+	atomic_fetch_add(&eng.cnt.evict_calls, 1);
+	evict_range_sel(start, end, false, SIZE_MAX, &stop, &scanned);
+	hist_record(&hist_evict, hist_now() - t0);
+}
+
+size_t evict_reclaim(uintptr_t start, uintptr_t end, size_t want, uintptr_t *stop, size_t *scanned)
+{
+	return evict_range_sel(start, end, true, want, stop, scanned);
+}
+
+void evict_register_new(uintptr_t addr)
+{
+	struct region_ref ref;
+
+	/* Caller holds eng.ev_lock (read): the region is the one just inserted,
+	 * unless an event removed it meanwhile. */
+	if (region_lookup(addr, &ref, false) && !ref.arr && !(ref.flags & REGION_UNMANAGEABLE))
+		evict_register(&ref);
+}

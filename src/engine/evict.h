@@ -1,0 +1,41 @@
+/*
+ * evict.h - moving pages out of the program and into the store, race-free.
+ *
+ * Pages leave the program's range atomically with UFFDIO_MOVE into a
+ * library-owned staging area, and are compressed from there: a concurrent
+ * writer either wrote before the move (its write is in the moved page) or
+ * faults after it and waits until the page is stored, then loads it back.
+ */
+#ifndef ZSWAP_EVICT_H
+#define ZSWAP_EVICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Allocate and register the staging areas. 0 or -errno. */
+int evict_init(void);
+
+/* Evict the present pages of [start, end) (page-aligned) that lie in managed
+ * memory, adopting glibc's internal mappings on the way. Returns before the
+ * pages are dropped and stored. The caller has blocked signals. */
+void evict_range(uintptr_t start, uintptr_t end);
+
+/* Reclaim (src/reclaim/reclaim.c): evict the pages of [start, end) that
+ * reclaim_select() takes, adopting mappings as evict_range does, until want
+ * pages are stored (one batch may overshoot). Returns the pages stored; *stop
+ * is where it stopped (end when it went through); *scanned is increased by
+ * the present pages looked at. Not counted as an evict_call. */
+size_t evict_reclaim(uintptr_t start, uintptr_t end, size_t want, uintptr_t *stop, size_t *scanned);
+
+/* Register the region just inserted at addr with userfaultfd now rather
+ * than at its first eviction (a memory limit is set: first touches must
+ * fault to be counted and held). Caller holds eng.ev_lock for reading and
+ * has blocked signals. */
+void evict_register_new(uintptr_t addr);
+
+/* Direct reclaim's share, for a handler holding a fault over the limit:
+ * compress pages of the batch the evictor has staged rather than sleep.
+ * Returns the pages it compressed (0: nothing to help with). */
+size_t evict_help(void);
+
+#endif

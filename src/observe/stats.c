@@ -1,0 +1,952 @@
+/*
+ * stats.c - the statistics dump and the thread that writes it (see stats.h).
+ *
+ * Everything here runs on the statistics thread (or, for the dump at exit,
+ * in the exiting thread) and never on the fault path: it may take the
+ * engine's read locks (zswap_stats() does, briefly), walk the regions and
+ * name call sites. The dump is built in one growing library buffer under
+ * stats_lock and written with write(2). The signal handler does one
+ * eventfd write and nothing else.
+ *
+ * The socket: $XDG_RUNTIME_DIR/libzswap/PID.sock, else
+ * /run/user/UID/libzswap/PID.sock, else (root) /run/libzswap/PID.sock, else
+ * /tmp/libzswap-UID/PID.sock; the directory is made mode 0700 and must be
+ * ours (owner, mode, not a symbolic link), and a peer of another user is
+ * refused (SO_PEERCRED). A client writes one request line, "text", "json"
+ * or "counters" (name value lines, for zswapctl watch), and reads the
+ * answer until the library closes the connection. The socket is removed at
+ * exit; those of processes that are gone (killed, _exit) are removed by the
+ * next process that starts with the same directory (stats_sweep), and
+ * zswapctl list skips them meanwhile.
+ */
+#include "config.h"
+#include "observe/stats.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "observe/attrib.h"
+#include "observe/coredump.h"
+#include "observe/crash.h"
+#include "engine/engine.h"
+#include "base/fdtab.h"
+#include "base/hist.h"
+#include "base/log.h"
+#include "base/prim.h"
+#include "base/sigchain.h"
+#include "core/zsmalloc.h"
+#include "zswap.h"
+
+#define STATS_BUF_INIT	(256 * 1024)
+#define STATS_ROWS_MAX	1000		/* ZSWAP_STATS_TOP's maximum */
+#define STATS_REQ_WAIT_MS 2000		/* a client has this long to send its request */
+#define STATS_SEND_TIMEOUT_S 5		/* and to take the answer */
+
+enum stats_reason { STATS_SIGNAL, STATS_INTERVAL, STATS_EXIT, STATS_REQUEST };
+static const char *const stats_reason_name[] = { "signal", "interval", "exit", "zswapctl" };
+
+enum stats_fmt { STATS_TEXT, STATS_JSON, STATS_COUNTERS };
+
+/* A growing output buffer in library memory. */
+struct sbuf {
+	char *p;
+	size_t len, cap;
+	bool failed;		/* out of memory: the dump is cut short */
+};
+
+static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sbuf stats_out;
+static struct attrib_row *stats_rows;		/* ZSWAP_STATS_TOP rows, prim */
+static int stats_efd = -1;			/* the signal handler's wake-up */
+static int stats_sock = -1;
+static char stats_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+static long stats_pid;				/* the process this state belongs to */
+static uint64_t stats_t0;			/* start-up, monotonic ns */
+static uint64_t stats_seq;			/* dumps written */
+static char stats_comm[32];
+static _Atomic bool stats_ready;
+/* Dumps asked for by the signal, and how many of those a written dump
+ * answered (stats_answer_signals): a request is never lost, even when the
+ * program ends before the thread gets to it. */
+static _Atomic uint64_t stats_asked;
+static _Atomic uint64_t stats_answered;		/* written under stats_lock */
+
+/* ---- the output buffer ------------------------------------------------ */
+
+static bool sb_grow(struct sbuf *b, size_t need)
+{
+	size_t cap = b->cap ? b->cap : STATS_BUF_INIT;
+
+	while (cap < b->len + need + 1)
+		cap *= 2;
+	if (cap == b->cap)
+		return true;
+	char *p = prim_alloc(cap);
+	if (!p) {
+		b->failed = true;
+		return false;
+	}
+	if (b->p) {
+		memcpy(p, b->p, b->len);
+		prim_free(b->p, b->cap);
+	}
+	b->p = p;
+	b->cap = cap;
+	return true;
+}
+
+static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	for (size_t want = 256;; want *= 2) {
+		va_list ap;
+		if (b->failed || !sb_grow(b, want))
+			return;
+		size_t room = b->cap - b->len;
+		va_start(ap, fmt);
+		size_t n = log_format(b->p + b->len, room, fmt, ap);
+		va_end(ap);
+		if (n + 1 < room) {	/* not cut: log_format stops at room - 1 */
+			b->len += n;
+			return;
+		}
+		if (want > (1u << 20)) {
+			b->len += n;
+			return;
+		}
+	}
+}
+
+/* A JSON string: quotes, backslash, control bytes escaped. */
+static void sb_json_str(struct sbuf *b, const char *s)
+{
+	sb_printf(b, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			sb_printf(b, "\\%c", c);
+		else if (c < 0x20)
+			sb_printf(b, "\\u00%c%c", "0123456789abcdef"[c >> 4], "0123456789abcdef"[c & 15]);
+		else
+			sb_printf(b, "%c", c);
+	}
+	sb_printf(b, "\"");
+}
+
+/* ---- the counters of struct zswap_stats, by section --------------------- */
+
+enum stats_sect { S_ZSWAP, S_VMSTAT, S_MMSTAT, S_ENGINE, S_RECLAIM };
+
+struct stats_field {
+	enum stats_sect sect;
+	const char *name;
+	size_t off;
+};
+
+#define F(sect, name) { sect, #name, offsetof(struct zswap_stats, name) }
+/* Every field of struct zswap_stats (tests/test_eng_stats.sh checks that the
+ * dump has them all). mm_stat's are in zram's column order. */
+static const struct stats_field stats_fields[] = {
+	F(S_ZSWAP, pool_limit_hit),
+	F(S_ZSWAP, reject_alloc_fail),
+	F(S_ZSWAP, reject_compress_fail),
+	F(S_ZSWAP, reject_compress_poor),
+	F(S_ZSWAP, decompress_fail),
+	F(S_ZSWAP, pool_total_size),
+	F(S_ZSWAP, stored_pages),
+	F(S_ZSWAP, same_filled_pages),
+	F(S_ZSWAP, stored_incompressible_pages),
+	F(S_VMSTAT, zswpin),
+	F(S_VMSTAT, zswpout),
+	F(S_MMSTAT, orig_data_size),
+	F(S_MMSTAT, compr_data_size),
+	F(S_MMSTAT, mem_used_total),
+	F(S_MMSTAT, mem_limit),
+	F(S_MMSTAT, mem_used_max),
+	F(S_MMSTAT, same_pages),
+	F(S_MMSTAT, pages_compacted),
+	F(S_MMSTAT, huge_pages),
+	F(S_ENGINE, regions),
+	F(S_ENGINE, managed_bytes),
+	F(S_ENGINE, faults),
+	F(S_ENGINE, refaults),
+	F(S_ENGINE, zero_fill_pages),
+	F(S_ENGINE, poisoned_pages),
+	F(S_ENGINE, evict_calls),
+	F(S_ENGINE, evicted_pages),
+	F(S_ENGINE, evict_skipped_pages),
+	F(S_ENGINE, events_unmap),
+	F(S_ENGINE, events_remap),
+	F(S_ENGINE, events_remove),
+	F(S_ENGINE, readahead_hits),
+	F(S_ENGINE, readahead_misses),
+	F(S_ENGINE, pool_metadata_bytes),
+	F(S_RECLAIM, memory_max),
+	F(S_RECLAIM, memory_current),
+	F(S_RECLAIM, pgscan),
+	F(S_RECLAIM, pgsteal),
+	F(S_RECLAIM, pgsteal_proactive),
+	F(S_RECLAIM, workingset_activate),
+	F(S_RECLAIM, pgactivate),
+	F(S_RECLAIM, allocstall),
+	F(S_RECLAIM, memory_events_max),
+	F(S_RECLAIM, reclaim_backoff),
+	F(S_RECLAIM, watermark_boost),
+	F(S_RECLAIM, memory_pressure_some_us),
+	F(S_RECLAIM, thrashing_windows),
+};
+#undef F
+#define STATS_NFIELDS (sizeof(stats_fields) / sizeof(stats_fields[0]))
+
+/* The engine's own counters beyond struct zswap_stats. */
+struct stats_extra {
+	const char *name;
+	uint64_t value;
+};
+
+static size_t stats_extras(struct stats_extra *x)
+{
+	size_t n = 0;
+
+	x[n].name = "uffd_errors";
+	x[n++].value = atomic_load(&eng.cnt.uffd_errors);
+	x[n].name = "fault_shared_spells";
+	x[n++].value = atomic_load(&eng.cnt.fault_shared_spells);
+	x[n].name = "fault_mode_trials";
+	x[n++].value = atomic_load(&eng.cnt.fault_mode_trials);
+	x[n].name = "fault_mode_changes";
+	x[n++].value = atomic_load(&eng.cnt.fault_mode_changes);
+	x[n].name = "fault_mode_shared";
+	x[n++].value = atomic_load(&eng.cnt.fault_mode_shared);
+	return n;
+}
+
+static uint64_t stats_get(const struct zswap_stats *st, const struct stats_field *f)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)st + f->off, sizeof(v));
+	return v;
+}
+
+/* ---- the sections -------------------------------------------------------- */
+
+static const char *const stats_sect_title[] = {
+	[S_ZSWAP] = "zswap (as /sys/kernel/debug/zswap)",
+	[S_VMSTAT] = "vmstat",
+	[S_MMSTAT] = "mm_stat (zram's columns)",
+	[S_ENGINE] = "engine",
+	[S_RECLAIM] = "reclaim (memcg's names)",
+};
+static const char *const stats_sect_key[] = {
+	[S_ZSWAP] = "zswap", [S_VMSTAT] = "vmstat", [S_MMSTAT] = "mm_stat",
+	[S_ENGINE] = "engine", [S_RECLAIM] = "reclaim",
+};
+
+static void stats_config(struct sbuf *b, bool json)
+{
+	char val[OPT_STRING_MAX + 16];
+
+	if (json)
+		sb_printf(b, "\"config\":{");
+	else
+		sb_printf(b, "== configuration\n");
+	for (int i = 0; i < OPT__COUNT; i++) {
+		opt_format((enum opt_id)i, &eng.opt, val, sizeof(val));
+		if (json) {
+			sb_printf(b, "%s\"%s\":", i ? "," : "", opt_table[i].name);
+			sb_json_str(b, val);
+		} else {
+			sb_printf(b, "%s=%s\n", opt_table[i].name, val);
+		}
+	}
+	sb_printf(b, json ? "}" : "");
+}
+
+static void stats_counters(struct sbuf *b, const struct zswap_stats *st, enum stats_sect sect, bool json)
+{
+	bool first = true;
+
+	if (json)
+		sb_printf(b, ",\"%s\":{", stats_sect_key[sect]);
+	else
+		sb_printf(b, "== %s\n", stats_sect_title[sect]);
+	for (size_t i = 0; i < STATS_NFIELDS; i++) {
+		const struct stats_field *f = &stats_fields[i];
+		if (f->sect != sect)
+			continue;
+		if (json)
+			sb_printf(b, "%s\"%s\":%llu", first ? "" : ",", f->name,
+				  (unsigned long long)stats_get(st, f));
+		else
+			sb_printf(b, "%-28s %llu\n", f->name, (unsigned long long)stats_get(st, f));
+		first = false;
+	}
+	if (sect == S_ENGINE) {
+		struct stats_extra x[8];
+		size_t n = stats_extras(x);
+		for (size_t i = 0; i < n; i++) {
+			if (json)
+				sb_printf(b, ",\"%s\":%llu", x[i].name, (unsigned long long)x[i].value);
+			else
+				sb_printf(b, "%-28s %llu\n", x[i].name, (unsigned long long)x[i].value);
+		}
+	}
+	if (json)
+		sb_printf(b, "}");
+}
+
+/* One line, zram's /sys/block/zramN/mm_stat. */
+static void stats_mm_stat(struct sbuf *b, const struct zswap_stats *st, bool json)
+{
+	if (json) {
+		stats_counters(b, st, S_MMSTAT, true);
+		return;
+	}
+	sb_printf(b, "== %s\n", stats_sect_title[S_MMSTAT]);
+	sb_printf(b, "#");
+	for (size_t i = 0; i < STATS_NFIELDS; i++)
+		if (stats_fields[i].sect == S_MMSTAT)
+			sb_printf(b, " %s", stats_fields[i].name);
+	sb_printf(b, "\n");
+	for (size_t i = 0; i < STATS_NFIELDS; i++)
+		if (stats_fields[i].sect == S_MMSTAT)
+			sb_printf(b, "%8llu ", (unsigned long long)stats_get(st, &stats_fields[i]));
+	sb_printf(b, "\n");
+}
+
+/* zsmalloc's classes table, the kernel's columns (as `zswapctl classes`),
+ * summed over the store's pools (they share one geometry). */
+static void stats_classes(struct sbuf *b, bool json)
+{
+	unsigned int npools = eng.store ? zswap_store_nr_pools(eng.store) : 0;
+	unsigned long t[6] = { 0 };
+	bool first = true;
+
+	if (json)
+		sb_printf(b, ",\"classes\":{\"pools\":%u,\"rows\":[", npools);
+	else
+		sb_printf(b, "== zsmalloc classes (%u pool%s%s)\n %5s %5s %11s %12s %13s %10s %10s %16s %8s %15s\n",
+			  npools, npools == 1 ? "" : "s", npools > 1 ? ", summed" : "",
+			  "class", "size", "almost_full", "almost_empty", "obj_allocated", "obj_used",
+			  "pages_used", "pages_per_zspage", "freeable", "objs_per_zspage");
+	for (unsigned int i = 0; i < ZS_SIZE_CLASSES && npools; i++) {
+		struct zs_class_stat sum, st;
+		bool have = false;
+		memset(&sum, 0, sizeof(sum));
+		for (unsigned int p = 0; p < npools; p++) {
+			struct zs_pool *pool = zswap_store_pool(eng.store, p);
+			if (!pool || !zs_class_stat(pool, i, &st))
+				continue;
+			if (!have)
+				sum = st;
+			else {
+				sum.almost_full += st.almost_full;
+				sum.almost_empty += st.almost_empty;
+				sum.obj_allocated += st.obj_allocated;
+				sum.obj_used += st.obj_used;
+				sum.pages_used += st.pages_used;
+				sum.freeable += st.freeable;
+			}
+			have = true;
+		}
+		if (!have)
+			continue;
+		t[0] += sum.almost_full;
+		t[1] += sum.almost_empty;
+		t[2] += sum.obj_allocated;
+		t[3] += sum.obj_used;
+		t[4] += sum.pages_used;
+		t[5] += sum.freeable;
+		if (json) {
+			sb_printf(b, "%s{\"class\":%u,\"size\":%u,\"almost_full\":%lu,\"almost_empty\":%lu,"
+				  "\"obj_allocated\":%lu,\"obj_used\":%lu,\"pages_used\":%lu,"
+				  "\"pages_per_zspage\":%u,\"freeable\":%lu,\"objs_per_zspage\":%u}",
+				  first ? "" : ",", sum.index, sum.size, sum.almost_full, sum.almost_empty,
+				  sum.obj_allocated, sum.obj_used, sum.pages_used, sum.pages_per_zspage,
+				  sum.freeable, sum.objs_per_zspage);
+			first = false;
+		} else {
+			sb_printf(b, " %5u %5u %11lu %12lu %13lu %10lu %10lu %16d %8lu %15d\n", sum.index,
+				  sum.size, sum.almost_full, sum.almost_empty, sum.obj_allocated, sum.obj_used,
+				  sum.pages_used, (int)sum.pages_per_zspage, sum.freeable,
+				  (int)sum.objs_per_zspage);
+		}
+	}
+	if (json)
+		sb_printf(b, "],\"total\":{\"almost_full\":%lu,\"almost_empty\":%lu,\"obj_allocated\":%lu,"
+			  "\"obj_used\":%lu,\"pages_used\":%lu,\"freeable\":%lu}}",
+			  t[0], t[1], t[2], t[3], t[4], t[5]);
+	else
+		sb_printf(b, "\n %5s %5s %11lu %12lu %13lu %10lu %10lu %16s %8lu\n", "Total", "", t[0], t[1],
+			  t[2], t[3], t[4], "", t[5]);
+}
+
+static void stats_latency(struct sbuf *b, bool json)
+{
+	static const struct { const char *name; const struct hist *h; } lat[] = {
+		{ "refault", &hist_refault }, { "evict", &hist_evict },
+	};
+
+	if (json)
+		sb_printf(b, ",\"latency_ns\":{");
+	else
+		sb_printf(b, "== latency (nanoseconds; refault: one stored page, claim to installed; "
+			  "evict: one eviction request)\n%-8s %10s %10s %10s %10s %12s\n",
+			  "", "count", "p50", "p90", "p99", "max");
+	for (size_t i = 0; i < 2; i++) {
+		const struct hist *h = lat[i].h;
+		unsigned long long c = hist_count(h), p50 = hist_percentile(h, 50),
+				   p90 = hist_percentile(h, 90), p99 = hist_percentile(h, 99),
+				   mx = atomic_load(&h->max);
+		if (json)
+			sb_printf(b, "%s\"%s\":{\"count\":%llu,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,\"max\":%llu}",
+				  i ? "," : "", lat[i].name, c, p50, p90, p99, mx);
+		else
+			sb_printf(b, "%-8s %10llu %10llu %10llu %10llu %12llu\n", lat[i].name, c, p50, p90, p99, mx);
+	}
+	if (json)
+		sb_printf(b, "}");
+}
+
+/* Refaults per 1000 pages evicted from the mapping. */
+static unsigned long long stats_rate(const struct attrib_row *r)
+{
+	return r->evictions ? (unsigned long long)(r->refaults * 1000 / r->evictions) : 0;
+}
+
+static void stats_attribution(struct sbuf *b, bool json)
+{
+	size_t total = 0, n = 0;
+
+	if (stats_rows)
+		n = attrib_collect(stats_rows, eng.opt.stats_top, &total);
+	if (json)
+		sb_printf(b, ",\"attribution\":{\"mappings\":%zu,\"call_sites\":\"%s\",\"top\":[", total,
+#ifdef HAVE_LIBUNWIND
+			  "libunwind"
+#else
+			  "unavailable"
+#endif
+			  );
+	else
+		sb_printf(b, "== attribution (top %zu of %zu mappings by evicted bytes; refault_rate: "
+			  "refaults per 1000 pages evicted)\n%-31s %-12s %12s %12s %12s %9s %9s %6s  %s\n",
+			  n, total, "mapping", "kind", "resident", "evicted", "compressed", "refaults",
+			  "evictions", "rate", "call site (object)");
+	for (size_t i = 0; i < n; i++) {
+		const struct attrib_row *r = &stats_rows[i];
+		if (json) {
+			sb_printf(b, "%s{\"start\":\"0x%lx\",\"end\":\"0x%lx\",\"kind\":\"%s\",\"resident_bytes\":%llu,"
+				  "\"evicted_bytes\":%llu,\"compressed_bytes\":%llu,\"refaults\":%llu,"
+				  "\"evictions\":%llu,\"refault_rate\":%llu,\"function\":",
+				  i ? "," : "", (unsigned long)r->start, (unsigned long)r->end, r->kind,
+				  (unsigned long long)r->resident_bytes, (unsigned long long)r->evicted_bytes,
+				  (unsigned long long)r->compressed_bytes, (unsigned long long)r->refaults,
+				  (unsigned long long)r->evictions, stats_rate(r));
+			sb_json_str(b, r->func);
+			sb_printf(b, ",\"object\":");
+			sb_json_str(b, r->object);
+			sb_printf(b, "}");
+		} else {
+			char range[40];
+			log_snprintf(range, sizeof(range), "%lx-%lx", (unsigned long)r->start,
+				     (unsigned long)r->end);
+			sb_printf(b, "%-31s %-12s %12llu %12llu %12llu %9llu %9llu %6llu  %s (%s)\n", range,
+				  r->kind, (unsigned long long)r->resident_bytes,
+				  (unsigned long long)r->evicted_bytes, (unsigned long long)r->compressed_bytes,
+				  (unsigned long long)r->refaults, (unsigned long long)r->evictions, stats_rate(r),
+				  r->func, r->object);
+		}
+	}
+	if (json)
+		sb_printf(b, "]}");
+}
+
+/* The whole dump into b (emptied first). stats_lock held. */
+static void stats_build(struct sbuf *b, enum stats_fmt fmt, enum stats_reason why)
+{
+	struct zswap_stats st;
+	uint64_t up = hist_now() - stats_t0;
+	bool json = fmt == STATS_JSON;
+
+	b->len = 0;
+	b->failed = false;
+	memset(&st, 0, sizeof(st));
+	zswap_stats(&st, sizeof(st));
+	if (fmt == STATS_COUNTERS) {
+		for (size_t i = 0; i < STATS_NFIELDS; i++)
+			sb_printf(b, "%s %llu\n", stats_fields[i].name,
+				  (unsigned long long)stats_get(&st, &stats_fields[i]));
+		struct stats_extra x[8];
+		size_t n = stats_extras(x);
+		for (size_t i = 0; i < n; i++)
+			sb_printf(b, "%s %llu\n", x[i].name, (unsigned long long)x[i].value);
+		sb_printf(b, "refault_p50_ns %llu\nuptime_ms %llu\n",
+			  (unsigned long long)hist_percentile(&hist_refault, 50),
+			  (unsigned long long)(up / 1000000));
+		return;
+	}
+	stats_seq++;
+	if (json) {
+		sb_printf(b, "{\"libzswap\":\"%s\",\"pid\":%ld,\"comm\":", ZSWAP_VERSION, stats_pid);
+		sb_json_str(b, stats_comm);
+		sb_printf(b, ",\"dump\":%llu,\"reason\":\"%s\",\"uptime_ms\":%llu,",
+			  (unsigned long long)stats_seq, stats_reason_name[why],
+			  (unsigned long long)(up / 1000000));
+	} else {
+		sb_printf(b, "libzswap %s statistics: pid %ld (%s), dump %llu (%s), uptime %llu.%03llu s\n",
+			  ZSWAP_VERSION, stats_pid, stats_comm, (unsigned long long)stats_seq,
+			  stats_reason_name[why], (unsigned long long)(up / 1000000000),
+			  (unsigned long long)(up / 1000000 % 1000));
+	}
+	stats_config(b, json);
+	stats_counters(b, &st, S_ZSWAP, json);
+	stats_counters(b, &st, S_VMSTAT, json);
+	stats_mm_stat(b, &st, json);
+	/* zs_class_stat takes class locks: under ev_lock (read), as
+	 * zswap_stats does, so no class lock is held across fork (fork's
+	 * prepare handler takes ev_lock for writing). */
+	pthread_rwlock_rdlock(&eng.ev_lock);
+	stats_classes(b, json);
+	pthread_rwlock_unlock(&eng.ev_lock);
+	stats_counters(b, &st, S_ENGINE, json);
+	stats_counters(b, &st, S_RECLAIM, json);
+	stats_latency(b, json);
+	stats_attribution(b, json);
+	sb_printf(b, json ? "}\n" : "== end\n");
+}
+
+/* ---- where the dump goes -------------------------------------------------- */
+
+/* ZSWAP_STATS_FILE with %p (pid), %t (seconds since the epoch), %n (dump
+ * number) and %% expanded. */
+static void stats_file_name(char *out, size_t len)
+{
+	const char *f = eng.opt.stats_file;
+	size_t pos = 0;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	for (; *f && pos + 1 < len; f++) {
+		if (*f != '%' || !f[1]) {
+			out[pos++] = *f;
+			continue;
+		}
+		f++;
+		if (*f == 'p')
+			pos += log_snprintf(out + pos, len - pos, "%ld", stats_pid);
+		else if (*f == 't')
+			pos += log_snprintf(out + pos, len - pos, "%lld", (long long)ts.tv_sec);
+		else if (*f == 'n')
+			pos += log_snprintf(out + pos, len - pos, "%llu", (unsigned long long)stats_seq);
+		else
+			out[pos++] = *f;
+	}
+	out[pos < len ? pos : len - 1] = '\0';
+}
+
+/* Build and write one dump (stats_lock held). */
+static void stats_write_locked(enum stats_reason why)
+{
+	char path[OPT_STRING_MAX + 64];
+	int fd = 2;
+
+	if (eng.opt.inject_crash) {
+		/* Test hook (ZSWAP_INJECT_CRASH): tests/test_eng_crash.sh. */
+		volatile int *volatile nowhere = NULL;
+		*nowhere = 1;
+	}
+	stats_build(&stats_out, eng.opt.stats_format ? STATS_JSON : STATS_TEXT, why);
+	if (strcmp(eng.opt.stats_file, "stderr") != 0) {
+		stats_file_name(path, sizeof(path));
+		fd = fdtab_short((int)syscall(SYS_openat, AT_FDCWD, path,
+					      O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0600));
+		if (fd < 0) {
+			zlog("cannot open ZSWAP_STATS_FILE %s (errno %d): statistics dump not written", path, errno);
+			return;
+		}
+	}
+	if (log_write_all(fd, stats_out.p, stats_out.len) != 0 && fd != 2)
+		zlog("writing the statistics dump to %s failed (errno %d)", path, errno);
+	if (fd != 2)
+		fdtab_close_short(fd);
+}
+
+static void stats_write_dump(enum stats_reason why)
+{
+	pthread_mutex_lock(&stats_lock);
+	stats_write_locked(why);
+	pthread_mutex_unlock(&stats_lock);
+}
+
+/* One dump for the signals received so far, unless one written since they
+ * came has answered them: the thread on its wake-up, the exit paths for a
+ * request it has not reached (stats_exit_signals). */
+static void stats_answer_signals(void)
+{
+	pthread_mutex_lock(&stats_lock);
+	uint64_t asked = atomic_load(&stats_asked);
+	if (stats_answered < asked) {
+		stats_write_locked(STATS_SIGNAL);
+		stats_answered = asked;
+	}
+	pthread_mutex_unlock(&stats_lock);
+}
+
+/* ---- the socket ------------------------------------------------------------ */
+
+/* Make dir (mode 0700) if missing and check it is ours and private. */
+static bool stats_private_dir(const char *dir)
+{
+	struct stat sb;
+
+	syscall(SYS_mkdirat, AT_FDCWD, dir, 0700);
+	if (syscall(SYS_newfstatat, AT_FDCWD, dir, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+		return false;
+	return S_ISDIR(sb.st_mode) && sb.st_uid == (uid_t)syscall(SYS_geteuid) &&
+	       (sb.st_mode & 077) == 0;
+}
+
+static bool stats_dir_usable(const char *dir)
+{
+	struct stat sb;
+
+	return syscall(SYS_newfstatat, AT_FDCWD, dir, &sb, 0) == 0 && S_ISDIR(sb.st_mode) &&
+	       syscall(SYS_faccessat, AT_FDCWD, dir, W_OK | X_OK) == 0;
+}
+
+/* Remove the sockets of processes that are gone (killed, or ended by
+ * _exit, which runs no destructor): the directory would fill up otherwise.
+ * A pid that is alive again under another program keeps its file; the next
+ * process of that pid under libzswap replaces it. */
+static void stats_sweep(const char *dir)
+{
+	char buf[4096];
+	int fd = fdtab_short((int)syscall(SYS_openat, AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+
+	if (fd < 0)
+		return;
+	for (int rounds = 0; rounds < 64; rounds++) {
+		long n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		for (long off = 0; off < n;) {
+			/* struct linux_dirent64: ino, off, reclen, type, name */
+			unsigned short reclen;
+			memcpy(&reclen, buf + off + 16, sizeof(reclen));
+			const char *name = buf + off + 19;
+			off += reclen;
+			long pid = 0;
+			const char *c = name;
+			while (*c >= '0' && *c <= '9' && pid < 100000000)
+				pid = pid * 10 + (*c++ - '0');
+			if (pid <= 0 || strcmp(c, ".sock") != 0 || pid == stats_pid)
+				continue;
+			if (syscall(SYS_kill, pid, 0) != 0 && errno == ESRCH)
+				syscall(SYS_unlinkat, fd, name, 0);
+		}
+	}
+	fdtab_close_short(fd);
+}
+
+static int stats_open_socket(void)
+{
+	char dir[OPT_STRING_MAX + 32];
+	unsigned long uid = (unsigned long)syscall(SYS_geteuid);
+	struct sockaddr_un sa;
+	bool ok = false;
+
+	if (eng.opt.runtime_dir[0] && stats_dir_usable(eng.opt.runtime_dir)) {
+		log_snprintf(dir, sizeof(dir), "%s/libzswap", eng.opt.runtime_dir);
+		ok = stats_private_dir(dir);
+	}
+	if (!ok) {
+		char base[48];
+		log_snprintf(base, sizeof(base), "/run/user/%lu", uid);
+		if (stats_dir_usable(base)) {
+			log_snprintf(dir, sizeof(dir), "%s/libzswap", base);
+			ok = stats_private_dir(dir);
+		}
+	}
+	if (!ok && uid == 0 && stats_dir_usable("/run")) {
+		log_snprintf(dir, sizeof(dir), "/run/libzswap");
+		ok = stats_private_dir(dir);
+	}
+	if (!ok) {
+		log_snprintf(dir, sizeof(dir), "/tmp/libzswap-%lu", uid);
+		ok = stats_private_dir(dir);
+	}
+	if (!ok)
+		return -EACCES;
+	stats_sweep(dir);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	if (log_snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%ld.sock", dir, stats_pid) + 1 >=
+	    sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	int fd = fdtab_keep((int)syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+	if (fd < 0)
+		return -errno;
+	/* A socket of this pid that exists is a dead process's (or ours
+	 * before an exec): replace it. */
+	syscall(SYS_unlinkat, AT_FDCWD, sa.sun_path, 0);
+	if (syscall(SYS_bind, fd, &sa, sizeof(sa)) != 0 || syscall(SYS_listen, fd, 8) != 0) {
+		int e = errno;
+		fdtab_close(fd);
+		return -e;
+	}
+	memcpy(stats_path, sa.sun_path, sizeof(stats_path));
+	stats_sock = fd;
+	return 0;
+}
+
+const char *stats_socket_path(void)
+{
+	return stats_path;
+}
+
+/* Serve one client: its request line, then the answer. */
+static void stats_serve(int c)
+{
+	struct ucred cr;
+	socklen_t crlen = sizeof(cr);
+	char req[64];
+	size_t n = 0;
+
+	if (syscall(SYS_getsockopt, c, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) != 0 ||
+	    (cr.uid != (uid_t)syscall(SYS_geteuid) && cr.uid != 0))
+		return;	/* the directory's mode should have stopped it already */
+	struct timeval tv = { STATS_SEND_TIMEOUT_S, 0 };
+	syscall(SYS_setsockopt, c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	while (n + 1 < sizeof(req) && !memchr(req, '\n', n)) {
+		struct pollfd p = { .fd = c, .events = POLLIN };
+		if (poll(&p, 1, STATS_REQ_WAIT_MS) <= 0)
+			break;
+		long r = read(c, req + n, sizeof(req) - 1 - n);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	req[n] = '\0';
+	if (n == 0)
+		return;	/* a probe (zswapctl list) or a client that gave up */
+	enum stats_fmt fmt;
+	if (!strncmp(req, "json", 4))
+		fmt = STATS_JSON;
+	else if (!strncmp(req, "counters", 8))
+		fmt = STATS_COUNTERS;
+	else if (!strncmp(req, "text", 4))
+		fmt = STATS_TEXT;
+	else {
+		static const char bad[] = "error: unknown request (text, json or counters)\n";
+		log_write_all(c, bad, sizeof(bad) - 1);
+		return;
+	}
+	pthread_mutex_lock(&stats_lock);
+	stats_build(&stats_out, fmt, STATS_REQUEST);
+	log_write_all(c, stats_out.p, stats_out.len);
+	pthread_mutex_unlock(&stats_lock);
+}
+
+/* ---- the signal, the thread, exit --------------------------------------- */
+
+/*
+ * The statistics signal while the program leaves it at its default action
+ * (sigchain_take_while_default: a handler or SIG_IGN of the program's is
+ * the kernel's own). Sent by another process (kill, sigqueue, tgkill), it
+ * asks for a dump: the thread is woken. Anything else is the program's own
+ * doing (raise, a timer, the kernel) or reaches a process without this
+ * state's thread (a vfork child): the default action, as without us, with
+ * the stored pages loaded back first when it dumps core.
+ */
+static bool stats_on_signal(int sig, siginfo_t *info, void *uc)
+{
+	uint64_t one = 1;
+	long pid = syscall(SYS_getpid);
+	bool sent = info->si_code == SI_USER || info->si_code == SI_QUEUE || info->si_code == SI_TKILL;
+
+	(void)uc;
+	if (!sent || info->si_pid == pid || pid != stats_pid ||
+	    !atomic_load_explicit(&stats_ready, memory_order_acquire)) {
+		if (coredump_signal(sig))
+			coredump_prepare(sig);
+		sigchain_die(sig, info);
+		return true;
+	}
+	atomic_fetch_add(&stats_asked, 1);
+	syscall(SYS_write, stats_efd, &one, sizeof(one));
+	return true;
+}
+
+void *stats_thread(void *arg)
+{
+	uint64_t next = 0, period = (uint64_t)eng.opt.stats_interval * 1000000000u;
+
+	(void)arg;
+	prctl(PR_SET_NAME, "zswap-stats", 0, 0, 0);
+	engine_gate_wait();
+	crash_thread_start();
+	if (period)
+		next = hist_now() + period;
+	for (;;) {
+		struct pollfd p[2] = {
+			{ .fd = stats_efd, .events = POLLIN },
+			{ .fd = stats_sock, .events = POLLIN },
+		};
+		int timeout = -1;
+		if (period) {
+			uint64_t now = hist_now();
+			timeout = next > now ? (int)((next - now + 999999) / 1000000) : 0;
+		}
+		int r = poll(p, stats_sock >= 0 ? 2 : 1, timeout);
+		if (r < 0 && errno != EINTR)
+			break;
+		if (p[0].revents & POLLIN) {
+			uint64_t cnt;
+			if (read(stats_efd, &cnt, sizeof(cnt)) == sizeof(cnt))
+				stats_answer_signals();
+		}
+		if (stats_sock >= 0 && (p[1].revents & POLLIN)) {
+			int c = fdtab_short((int)syscall(SYS_accept4, stats_sock, NULL, NULL, SOCK_CLOEXEC));
+			if (c >= 0) {
+				stats_serve(c);
+				fdtab_close_short(c);
+			}
+		}
+		if (period && hist_now() >= next) {
+			stats_write_dump(STATS_INTERVAL);
+			next += period;
+			if (next < hist_now())
+				next = hist_now() + period;
+		}
+	}
+	zlog("the statistics thread stopped (poll errno %d)", errno);
+	return NULL;
+}
+
+static void stats_read_comm(void)
+{
+	int fd = fdtab_open_ro("/proc/self/comm", false);
+	long n = fd >= 0 ? read(fd, stats_comm, sizeof(stats_comm) - 1) : -1;
+
+	fdtab_close_short(fd);
+	if (n <= 0)
+		n = 0;
+	stats_comm[n] = '\0';
+	char *nl = strchr(stats_comm, '\n');
+	if (nl)
+		*nl = '\0';
+}
+
+int stats_init(void)
+{
+	int rc;
+
+	stats_pid = syscall(SYS_getpid);
+	stats_t0 = hist_now();
+	stats_read_comm();
+	crash_init();
+	coredump_init();
+	if ((rc = attrib_init()) < 0)
+		return rc;
+	if (eng.opt.stats_top) {
+		stats_rows = prim_alloc(eng.opt.stats_top * sizeof(*stats_rows));
+		if (!stats_rows)
+			return -ENOMEM;
+	}
+	if (!sb_grow(&stats_out, STATS_BUF_INIT))
+		return -ENOMEM;
+	stats_efd = fdtab_keep((int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK));
+	if (stats_efd < 0)
+		return -errno;
+	if (eng.opt.stats_socket && (rc = stats_open_socket()) < 0 && eng.opt.verbose)
+		zlog("no statistics socket (errno %d): zswapctl stats cannot reach this process", -rc);
+	if (eng.opt.stats_signal && (rc = sigchain_take_while_default(eng.opt.stats_signal, stats_on_signal)) < 0)
+		zlog("cannot take signal %d for statistics (errno %d)", eng.opt.stats_signal, -rc);
+	atomic_store_explicit(&stats_ready, true, memory_order_release);
+	return 0;
+}
+
+int stats_fork_child(void)
+{
+	if (!atomic_load(&stats_ready))
+		return -ENOENT;
+	/* The parent's copy: its eventfd is shared with the parent (a signal
+	 * to the child would make the parent dump) and its socket is the
+	 * parent's path. New ones, under this pid. A signal that comes before
+	 * this wakes the parent's thread: one extra dump there, no harm. */
+	atomic_store(&stats_ready, false);
+	fdtab_close(stats_efd);
+	fdtab_close(stats_sock);
+	stats_sock = -1;
+	stats_path[0] = '\0';
+	stats_pid = syscall(SYS_getpid);
+	stats_t0 = hist_now();
+	stats_read_comm();
+	stats_efd = fdtab_keep((int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK));
+	if (stats_efd < 0)
+		return -errno;
+	if (eng.opt.stats_socket)
+		(void)stats_open_socket();
+	atomic_store_explicit(&stats_ready, true, memory_order_release);
+	return 0;
+}
+
+void stats_fork_child_off(void)
+{
+	atomic_store(&stats_ready, false);
+	if (eng.opt.stats_signal)
+		sigchain_give_back(eng.opt.stats_signal);
+}
+
+static bool stats_owned(void)
+{
+	return atomic_load(&stats_ready) && syscall(SYS_getpid) == stats_pid && engine_running();
+}
+
+void stats_exit_signals(void)
+{
+	sigset_t old;
+
+	if (atomic_load(&stats_answered) == atomic_load(&stats_asked) || !stats_owned())
+		return;
+	engine_sigblock(&old);
+	stats_answer_signals();
+	engine_sigrestore(&old);
+}
+
+/*
+ * At exit: a dump the signal asked for and not yet written, the dump at
+ * exit (ZSWAP_STATS_AT_EXIT), and the socket removed. Not in a forked child
+ * (another pid: the socket is the parent's). Nothing is stopped: faults are
+ * still served (see engine.c).
+ */
+__attribute__((destructor)) static void stats_fini(void)
+{
+	if (!stats_owned())
+		return;
+	if (stats_path[0]) {
+		syscall(SYS_unlinkat, AT_FDCWD, stats_path, 0);
+		stats_path[0] = '\0';
+	}
+	stats_exit_signals();
+	if (eng.opt.stats_at_exit) {
+		sigset_t old;
+		engine_sigblock(&old);
+		stats_write_dump(STATS_EXIT);
+		engine_sigrestore(&old);
+	}
+}
