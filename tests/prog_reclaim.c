@@ -428,7 +428,7 @@ static void cold_judge(void)
 	 * cold-over 80 24 (A, B 10240 pages each, C 6144): before C, A
 	 * 3096-3810 resident, B 9269-9728; after it A all of those, B
 	 * 331-1536. Before the clock visited the advised ranges first
-	 * (src/reclaim/reclaim.c reclaim_cold_hint), A 0 and B 4542-5370: the hand
+	 * (src/reclaim/reclaim.c policy_cold_hint), A 0 and B 4542-5370: the hand
 	 * took the unprotected pages it met in address order, A's first,
 	 * and a cold page only when it reached it; and cold passed only
 	 * because A's pages were written (the clock's referenced bit,

@@ -21,9 +21,11 @@
 #     comp_ws_init, which the store calls at start-up;
 #   - start-up only, and checked to be referenced ONLY from the named
 #     functions (objdump -dr: the function holding each relocation):
-#       engine.o  getauxval, pthread_atfork, pthread_create, pthread_attr_*,
-#                 pthread_rwlock_init, pthread_rwlockattr_*, dl_iterate_phdr
-#                 (the loader lock: the objects' data, noted once) (engine_init)
+#       start.o   getauxval, pthread_atfork, pthread_create, pthread_attr_*,
+#                 pthread_rwlock_init, pthread_rwlockattr_* (start_init and
+#                 the thread starts it calls)
+#       engine.o  dl_iterate_phdr (the loader lock: the objects' data, noted
+#                 once) (engine_note_objects)
 #       store.o   sysconf, pthread_mutex_init (zswap_store_create),
 #                 pthread_mutex_destroy (zswap_store_destroy; tools only)
 #       zsmalloc.o pthread_mutex_init, pthread_mutexattr_* (zs_create_pool),
@@ -108,7 +110,7 @@ allowed() {
 		return 0 ;;
 	comp:__lzo_init_v2)
 		return 1 ;;
-	engine:getauxval|engine:pthread_atfork|engine:pthread_create|engine:pthread_attr_*|engine:pthread_rwlock_init|engine:pthread_rwlockattr_*)
+	start:getauxval|start:pthread_atfork|start:pthread_create|start:pthread_attr_*|start:pthread_rwlock_init|start:pthread_rwlockattr_*)
 		return 1 ;;
 	engine:dl_iterate_phdr)
 		return 1 ;;
@@ -133,7 +135,8 @@ allowed() {
 # that may reference a start-up-only symbol of an object.
 startup_fns() {
 	case $1 in
-	engine) echo "engine_init engine_ctor engine_start_handlers engine_start_thread engine_handler_cpus" ;;
+	start) echo "start_init start_ctor start_handlers start_thread start_handler_cpus" ;;
+	engine) echo "engine_note_objects" ;;
 	store) echo "zswap_store_create store_default_workspaces zswap_store_destroy" ;;
 	comp) echo "comp_ws_init" ;;
 	zsmalloc) echo "zs_create_pool zs_lock_init zs_destroy_pool" ;;
@@ -191,8 +194,8 @@ void *evict_scratch(unsigned long n) { return malloc(n); }
 EOF
 	cat > "$tmp/bad_thread.c" <<'EOF'
 #include <pthread.h>
-int engine_pageout_scratch(void *(*fn)(void *));
-int engine_pageout_scratch(void *(*fn)(void *)) { pthread_t t; return pthread_create(&t, 0, fn, 0); }
+int start_scratch(void *(*fn)(void *));
+int start_scratch(void *(*fn)(void *)) { pthread_t t; return pthread_create(&t, 0, fn, 0); }
 EOF
 	"$cc" -O2 -fPIC -c -o "$tmp/bad_alloc.o" "$tmp/bad_alloc.c" &&
 	"$cc" -O2 -fPIC -pthread -c -o "$tmp/bad_thread.o" "$tmp/bad_thread.c" ||
@@ -200,10 +203,10 @@ EOF
 	if check_obj "$tmp/bad_alloc.o" evict > "$tmp/self1"; then
 		say "ERROR: the checker accepted an object that calls malloc"; exit 99
 	fi
-	if check_obj "$tmp/bad_thread.o" engine > "$tmp/self2"; then
-		say "ERROR: the checker accepted pthread_create outside engine.c's start-up code"; exit 99
+	if check_obj "$tmp/bad_thread.o" start > "$tmp/self2"; then
+		say "ERROR: the checker accepted pthread_create outside start.c's start-up code"; exit 99
 	fi
-	grep -q 'calls malloc' "$tmp/self1" && grep -q 'engine_pageout_scratch() calls pthread_create' "$tmp/self2" ||
+	grep -q 'calls malloc' "$tmp/self1" && grep -q 'start_scratch() calls pthread_create' "$tmp/self2" ||
 		{ say "ERROR: the checker's self-test failed for the wrong reason:"; cat "$tmp/self1" "$tmp/self2" >&2; exit 99; }
 else
 	say "note: no C compiler ($cc): the checker's self-test is skipped"

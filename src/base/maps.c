@@ -1,10 +1,12 @@
 /*
- * maps.c - a streaming parser of /proc/self/maps.
+ * maps.c - the library's reader of /proc files and parser of
+ * /proc/self/maps.
  *
  * Lines look like
  *   7f1c2a000000-7f1c2a021000 rw-p 00000000 00:00 0          [heap]
- * The file is read in chunks into a prim buffer; a line split across two
- * chunks is carried over. Only what adoption needs is parsed.
+ * A file is read in chunks into a library buffer; a line split across two
+ * chunks is carried over. Only what adoption and attribution need is
+ * parsed.
  */
 #include "config.h"
 #include "base/maps.h"
@@ -20,14 +22,13 @@
 #include "base/prim.h"
 
 #define MAPS_BUF 65536
-#define MAPS_LINE 4096
 
 static char *maps_buf;
 static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int maps_init(void)
 {
-	maps_buf = prim_alloc(MAPS_BUF + MAPS_LINE);
+	maps_buf = prim_alloc(MAPS_BUF);
 	return maps_buf ? 0 : -ENOMEM;
 }
 
@@ -83,6 +84,8 @@ static bool maps_parse_line(const char *p, const char *end, struct maps_vma *v)
 	}
 	size_t plen = (size_t)(end - q);
 	bool no_path = plen == 0;
+	v->path = q;
+	v->path_len = plen;
 	v->heap = plen == 6 && memcmp(q, "[heap]", 6) == 0;
 	bool named_anon = plen > 6 && memcmp(q, "[anon:", 6) == 0;
 	v->special = plen > 2 && q[0] == '[' && q[1] == 'v';
@@ -91,50 +94,102 @@ static bool maps_parse_line(const char *p, const char *end, struct maps_vma *v)
 	return true;
 }
 
+int maps_read_lines(const char *path, char *buf, size_t cap, int (*line)(char *l, void *arg), void *arg)
+{
+	/* Moved up at once (src/base/fdtab.h): the program may dup2 onto a low
+	 * number meanwhile. */
+	int fd = fdtab_open_ro(path, false);
+	size_t have = 0;
+	int rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		long n = syscall(SYS_read, fd, buf + have, cap - 1 - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			rc = -errno;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		buf[have] = '\0';
+		char *p = buf, *nl;
+		while ((nl = memchr(p, '\n', (size_t)(buf + have - p)))) {
+			*nl = '\0';
+			if ((rc = line(p, arg)) != 0)
+				goto out;
+			p = nl + 1;
+		}
+		have = (size_t)(buf + have - p);
+		memmove(buf, p, have);
+		if (have >= cap - 1)
+			have = 0;	/* a line longer than the buffer: dropped */
+	}
+out:
+	fdtab_close_short(fd);
+	return rc;
+}
+
+struct maps_walk_arg {
+	int (*fn)(const struct maps_vma *, void *);
+	void *arg;
+};
+
+static int maps_walk_line(char *l, void *arg)
+{
+	struct maps_walk_arg *w = arg;
+	struct maps_vma v;
+
+	return maps_parse_line(l, l + strlen(l), &v) ? w->fn(&v, w->arg) : 0;
+}
+
 /*
  * Walk the mappings in address order; fn returns 0 to go on, else stops the
  * walk and that value is returned. Returns -ENOENT when fn never stopped it.
  */
 static int maps_walk(int (*fn)(const struct maps_vma *, void *), void *arg)
 {
-	/* Moved up at once (src/base/fdtab.h): the program may dup2 onto a low
-	 * number meanwhile. */
-	int fd = fdtab_open_ro("/proc/self/maps", false);
-	size_t have = 0;
-	int rc = -ENOENT;
+	struct maps_walk_arg w = { fn, arg };
+	int rc = maps_read_lines("/proc/self/maps", maps_buf, MAPS_BUF, maps_walk_line, &w);
 
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		long n = syscall(SYS_read, fd, maps_buf + have, MAPS_BUF - have);
-		if (n < 0 && errno == EINTR)
+	return rc ? rc : -ENOENT;
+}
+
+size_t maps_read(char *buf, size_t cap)
+{
+	int fd = fdtab_open_ro("/proc/self/maps", false);
+	size_t n = 0;
+
+	if (fd < 0 || !cap)
+		return 0;
+	while (n + 1 < cap) {
+		long r = syscall(SYS_read, fd, buf + n, cap - 1 - n);
+		if (r < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (r <= 0)
 			break;
-		have += (size_t)n;
-		char *p = maps_buf, *end = maps_buf + have;
-		for (;;) {
-			char *nl = memchr(p, '\n', (size_t)(end - p));
-			if (!nl)
-				break;
-			struct maps_vma v;
-			if (maps_parse_line(p, nl, &v)) {
-				int r = fn(&v, arg);
-				if (r) {
-					rc = r;
-					goto out;
-				}
-			}
-			p = nl + 1;
-		}
-		have = (size_t)(end - p);
-		memmove(maps_buf, p, have);
-		if (have >= MAPS_BUF)
-			have = 0;	/* an absurd line: drop it */
+		n += (size_t)r;
 	}
-out:
 	fdtab_close_short(fd);
-	return rc;
+	buf[n] = '\0';
+	return n;
+}
+
+int maps_scan(const char *text, int (*fn)(const struct maps_vma *, void *), void *arg)
+{
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		const char *end = nl ? nl : p + strlen(p);
+		struct maps_vma v;
+		if (maps_parse_line(p, end, &v)) {
+			int r = fn(&v, arg);
+			if (r)
+				return r;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return 0;
 }
 
 struct maps_find_arg {

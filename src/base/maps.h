@@ -1,5 +1,6 @@
 /*
- * maps.h - reading /proc/self/maps without malloc or stdio.
+ * maps.h - reading /proc/self/maps without malloc or stdio: the library's
+ * one parser of it.
  *
  * Used when eviction is asked for memory no interposed mmap saw (glibc's heap
  * and arenas, large malloc chunks): the mapping is adopted if it is private
@@ -10,6 +11,7 @@
 #define ZSWAP_MAPS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct maps_vma {
@@ -17,6 +19,8 @@ struct maps_vma {
 	bool anon_rw_private;	/* rw-p, no file, not a stack or special mapping */
 	bool heap;		/* [heap] */
 	bool special;		/* [vvar], [vdso], [vsyscall]...: not the program's memory */
+	const char *path;	/* the line's path ("" for none), path_len bytes, not */
+	size_t path_len;	/* NUL-terminated: valid during the callback only */
 };
 
 int maps_init(void);
@@ -32,6 +36,21 @@ int maps_for_each(int (*fn)(const struct maps_vma *vma, void *arg), void *arg);
 
 /* True if [start, end) is entirely covered by private anonymous rw mappings. */
 bool maps_range_anon_rw(uintptr_t start, uintptr_t end);
+
+/* Read a /proc file line by line into buf (cap bytes, a library buffer the
+ * caller owns): line() gets each line NUL-terminated in place, and stops the
+ * read by returning non-zero, which is returned. 0 at the end, -errno if the
+ * file cannot be read. Lines longer than the buffer are dropped. */
+int maps_read_lines(const char *path, char *buf, size_t cap, int (*line)(char *l, void *arg), void *arg);
+
+/* Lock-free, for a caller with its own buffer (a crash report, the dump's
+ * attribution): the whole of /proc/self/maps read into buf (NUL-terminated;
+ * cut at cap - 1). Returns the length, 0 if unreadable. */
+size_t maps_read(char *buf, size_t cap);
+
+/* Call fn for every mapping of a text maps_read() filled, as
+ * maps_for_each does. */
+int maps_scan(const char *text, int (*fn)(const struct maps_vma *vma, void *arg), void *arg);
 
 /* In a forked child: the lock afresh (its holder may have stayed in the parent). */
 void maps_fork_child(void);

@@ -19,7 +19,7 @@
 
 #include <stddef.h>
 
-#include "core/store.h"
+#include "base/prim.h"
 
 #define COMP_ZSTD_DEFAULT_LEVEL	3	/* the kernel crypto zstd default */
 #define COMP_ZSTD_MAX_LEVEL	19
@@ -32,6 +32,12 @@
 /* LZO1X's worst case for one page (LZO's documented bound: n + n/16 + 64 + 3;
  * the kernel's lzo1x_worst_compress adds 2 more). */
 #define COMP_LZO_BOUND		(ZS_PAGE_SIZE + ZS_PAGE_SIZE / 16 + 64 + 3 + 2)
+
+enum zswap_comp {
+	ZSWAP_COMP_LZ4 = 0,
+	ZSWAP_COMP_ZSTD = 1,
+	ZSWAP_COMP_LZO = 2,	/* LZO1X-1 as the kernel's "lzo" (liblzo2's lzo1x_1_15) */
+};
 
 struct comp_ws {
 	enum zswap_comp comp;

@@ -16,13 +16,8 @@
 #include <stdint.h>
 
 #include "zswap.h"
+#include "core/comp.h"
 #include "core/zsmalloc.h"
-
-enum zswap_comp {
-	ZSWAP_COMP_LZ4 = 0,
-	ZSWAP_COMP_ZSTD = 1,
-	ZSWAP_COMP_LZO = 2,	/* LZO1X-1 as the kernel's "lzo" (liblzo2's lzo1x_1_15) */
-};
 
 enum zswap_entry_type {
 	ZE_NONE = 0,		/* nothing stored */

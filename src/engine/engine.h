@@ -106,50 +106,17 @@ static inline void engine_gate_wait(void)
 void engine_sigblock(sigset_t *old);
 void engine_sigrestore(const sigset_t *old);
 
-/* A fork the C library makes without its atfork handlers (glibc's _Fork,
- * clone without CLONE_VM: src/shim/interpose.c): the library's handlers run
- * around it all the same, but always as the interim (every stored page
- * loaded back first, the child a pass-through): such a child may make no
- * thread before exec, and following it needs some. raw_prepare before the
- * call, raw_parent after it in the parent (failed or not; errno kept),
- * raw_child first thing in the child (fds_shared: it shares the parent's
- * descriptor table, CLONE_FILES, and must close none of them). */
-void engine_fork_raw_prepare(void);
-void engine_fork_raw_parent(void);
-void engine_fork_raw_child(bool fds_shared);
-
 /* The calling program thread is between engine_sigblock and
  * engine_sigrestore: it may hold library locks (a signal that still
  * reaches it, a fault or abort(), must not take them: src/observe/coredump.c). */
 bool engine_in_library(void);
 
+/* Record the data and bss of every shared object loaded now (start-up,
+ * before the engine runs; dl_iterate_phdr). */
+void engine_note_objects(void);
+
 /* True if [start, end) overlaps the data or bss of a shared object loaded at
  * start-up (memory the engine's own code may touch: never to be adopted). */
 bool engine_is_object_data(uintptr_t start, uintptr_t end);
-
-/* The interposed-call back ends (src/shim/interpose.c calls these after the real
- * system call succeeded). */
-void engine_mapped(uintptr_t addr, size_t len, int prot, int flags, int fd);
-void engine_unmapped(uintptr_t addr, size_t len);
-void engine_remapped(uintptr_t old, size_t old_len, uintptr_t new, size_t new_len, int flags);
-int engine_pageout(uintptr_t addr, size_t len);
-long engine_discard(void *addr, size_t len, int advice);
-void engine_cold(uintptr_t addr, size_t len);
-void engine_locking(uintptr_t addr, size_t len);
-/* madvise(MADV_WIPEONFORK / MADV_DONTFORK) is about to be made: a fork child
- * gets that range empty or not at all, while it inherits our table and store.
- * Served from them it would read the parent's stored pages (WIPEONFORK keeps
- * the child's registration), or the table would claim a mapping it makes
- * there later (DONTFORK). So the range leaves management as a locked one
- * does: evicted pages back, unregistered, never evicted again. */
-void engine_fork_advice(uintptr_t addr, size_t len);
-/* pthread_attr_setstack(addr, size) was made: the top of that stack leaves
- * management for good (interpose.c says why). */
-void engine_thread_stack(uintptr_t addr, size_t size);
-/* The same for pthread_attr_setstackaddr(top): the size is not known. */
-void engine_thread_stack_top(uintptr_t top);
-void engine_unlocked(uintptr_t addr, size_t len);
-int engine_mlockall(int flags);
-int engine_munlockall(void);
 
 #endif

@@ -41,7 +41,7 @@
 #include "base/log.h"
 #include "base/maps.h"
 #include "base/prim.h"
-#include "reclaim/reclaim.h"
+#include "engine/policy.h"
 #include "engine/region.h"
 #include "engine/uffd.h"
 
@@ -504,7 +504,7 @@ static void evict_scan(struct evict_stage *st, struct evict_scan *sc, uintptr_t 
 }
 
 /* Claim and move the present pages a scan of one registered region found
- * (sc, in st->vec; in reclaim mode, sel, only those reclaim_select() takes;
+ * (sc, in st->vec; in reclaim mode, sel, only those policy_select() takes;
  * *scanned counts the present pages looked at).
  *
  * Written bits (reclaim.h): with UFFD_FEATURE_WP_ASYNC the regions are
@@ -540,7 +540,7 @@ static int evict_stage_pages(struct evict_stage *st, const struct region_ref *re
 				struct slot *s = &ref->arr->slots[idx + n];
 				uint32_t old = atomic_load(&s->state);
 				if ((old & ~SLOT_COLD) != SLOT_RESIDENT ||
-				    (sel && !reclaim_select(s, old, w, n && n < RECLAIM_CLUSTER)) ||
+				    (sel && !policy_select(s, old, w, n && n < RECLAIM_CLUSTER)) ||
 				    !atomic_compare_exchange_strong(&s->state, &old, SLOT_EVICTING))
 					break;
 				n++;
@@ -673,7 +673,7 @@ size_t evict_help(void)
 static size_t evict_finish(struct evict_stage *st)
 {
 	uint64_t stored = 0;
-	uint32_t stamp = reclaim_evict_stamp();
+	uint32_t stamp = policy_evict_stamp();
 	struct evict_stage *none = NULL;
 	size_t mine = 0;
 	long c;
@@ -709,7 +709,7 @@ static size_t evict_finish(struct evict_stage *st)
 		if (pg->fate == PG_STORED) {
 			/* The eviction clock, for the refault distance (reclaim.h). */
 			atomic_store_explicit(&s->aux,
-					      reclaim_aux_evicted(atomic_load_explicit(&s->aux, memory_order_relaxed),
+					      policy_aux_evicted(atomic_load_explicit(&s->aux, memory_order_relaxed),
 								  stamp + (uint32_t)stored),
 					      memory_order_relaxed);
 			/* Publish, unless an event dropped the page meanwhile. */
@@ -856,7 +856,7 @@ static size_t evict_range_sel(uintptr_t start, uintptr_t end, bool sel, size_t w
 			 * and this thread waits for a handler like any other.
 			 * No fault may be held at the limit meanwhile: the
 			 * reclaimer making room may be this very thread
-			 * (reclaim_throttle). */
+			 * (policy_throttle). */
 			atomic_fetch_add(&eng.evict_touching, 1);
 			for (size_t i = 0; i < st->nbusy; i++)
 				syscall(SYS_madvise, st->busy[i].start, st->busy[i].end - st->busy[i].start,

@@ -21,7 +21,7 @@ int evict_init(void);
 void evict_range(uintptr_t start, uintptr_t end);
 
 /* Reclaim (src/reclaim/reclaim.c): evict the pages of [start, end) that
- * reclaim_select() takes, adopting mappings as evict_range does, until want
+ * policy_select() takes, adopting mappings as evict_range does, until want
  * pages are stored (one batch may overshoot). Returns the pages stored; *stop
  * is where it stopped (end when it went through); *scanned is increased by
  * the present pages looked at. Not counted as an evict_call. */

@@ -34,13 +34,14 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "engine/events.h"
 #include "engine/evict.h"
 #include "engine/fork.h"
 #include "base/hist.h"
 #include "base/log.h"
 #include "base/prim.h"
 #include "engine/readahead.h"
-#include "reclaim/reclaim.h"
+#include "engine/policy.h"
 #include "engine/region.h"
 #include "engine/uffd.h"
 
@@ -64,7 +65,7 @@ struct fault_ctx {
 	struct fault_req *ring;		/* pending faults (handler threads only) */
 	size_t head, tail;		/* ring indices; back to 0 whenever the ring empties */
 	pthread_mutex_t *buf_lock;	/* program-thread contexts share one buffer */
-	bool held;			/* the fault it serves is held at the limit (reclaim_held) */
+	bool held;			/* the fault it serves is held at the limit (policy_held) */
 };
 
 enum { SERVE_DONE, SERVE_AGAIN };
@@ -174,45 +175,13 @@ static void fault_pause(void)
 
 static void fault_event(const struct uffd_msg *m)
 {
-	switch (m->event) {
-	case UFFD_EVENT_UNMAP:
-	case UFFD_EVENT_REMOVE: {
-		uintptr_t start = m->arg.remove.start, end = m->arg.remove.end;
-		bool unmap = m->event == UFFD_EVENT_UNMAP;
-		/* The evictor emptying its staging area raises REMOVE too: library
-		 * memory never holds regions. */
-		if (prim_is_own(start))
-			return;
-		region_drop_range(eng.store, start, end, unmap);
-		if (unmap) {
-			atomic_fetch_add(&eng.ev_gen, 1);
-			atomic_fetch_add(&eng.cnt.events_unmap, 1);
-		} else {
-			atomic_fetch_add(&eng.remove_seq, 1);
-			atomic_fetch_add(&eng.cnt.events_remove, 1);
-		}
-		break;
-	}
-	case UFFD_EVENT_REMAP:
-		region_relocate(eng.store, m->arg.remap.from, m->arg.remap.len, m->arg.remap.to);
-		atomic_fetch_add(&eng.ev_gen, 1);
-		atomic_fetch_add(&eng.cnt.events_remap, 1);
-		break;
-	case UFFD_EVENT_FORK:
-		/* A fork we follow has its FORK read by the fork thread while
-		 * the handlers wait (src/engine/fork.h); one read here has nobody to
-		 * take it. */
+	/* A fork we follow has its FORK read by the fork thread while the
+	 * handlers wait (src/engine/fork.h); one read here has nobody to take
+	 * it. */
+	if (m->event == UFFD_EVENT_FORK)
 		fork_event_unclaimed((int)m->arg.fork.ufd);
-		break;
-	default:
-		break;
-	}
-}
-
-/* Events read by the fork thread while a fork froze the handlers. */
-void fault_apply_event(const struct uffd_msg *m)
-{
-	fault_event(m);
+	else
+		events_apply(m);
 }
 
 /* Start timing afresh: the next window is not timed. */
@@ -362,7 +331,7 @@ static void fault_wait_events(struct fault_ctx *h)
 	pthread_rwlock_rdlock(&eng.ev_lock);
 }
 
-/* The memory limit holds this fault (reclaim_throttle): let go of the read
+/* The memory limit holds this fault (policy_throttle): let go of the read
  * side, help compress the evictor's batch if one is open (evict_help), else
  * wait until the reclaimer reports progress or an event or fault
  * arrives (events must keep being read: the reclaimer's own eviction waits
@@ -372,7 +341,7 @@ static void fault_throttle_wait(struct fault_ctx *h)
 {
 	struct pollfd p[2] = {
 		{ .fd = eng.uffd, .events = POLLIN },
-		{ .fd = reclaim_wait_fd(), .events = POLLIN },
+		{ .fd = policy_wait_fd(), .events = POLLIN },
 	};
 
 	uint64_t p0 = prof_now();
@@ -387,7 +356,7 @@ static void fault_throttle_wait(struct fault_ctx *h)
 	}
 	if (poll(p, 2, 5) > 0) {
 		if (p[1].revents & POLLIN)
-			reclaim_wait_done();
+			policy_wait_done();
 		if (p[0].revents & POLLIN)
 			fault_read(h);
 	}
@@ -396,12 +365,12 @@ static void fault_throttle_wait(struct fault_ctx *h)
 }
 
 /* The fault being served is held at the limit: count it in memory
- * pressure from now until it is served (reclaim_held), then wait. */
+ * pressure from now until it is served (policy_held), then wait. */
 static void fault_hold(struct fault_ctx *h)
 {
 	if (!h->held) {
 		h->held = true;
-		reclaim_held(true);
+		policy_held(true);
 	}
 	fault_throttle_wait(h);
 }
@@ -471,7 +440,7 @@ static int fault_zero_run(struct fault_ctx *h, const struct region_ref *ref, siz
 		max = FAULT_AROUND_MAX;
 	/* First touches are what a program writing fresh memory makes: over
 	 * the memory limit they wait for reclaim (src/reclaim/reclaim.c). */
-	if (h->handler && reclaim_throttle(max)) {
+	if (h->handler && policy_throttle(max)) {
 		fault_hold(h);
 		return SERVE_AGAIN;
 	}
@@ -499,7 +468,7 @@ static int fault_zero_run(struct fault_ctx *h, const struct region_ref *ref, siz
 	/* Filled pages are fresh (no COLD, no ZAP); the others (present
 	 * already: the fill stopped at the first) keep their flags. */
 	done = r > 0 ? (size_t)r >> ZS_PAGE_SHIFT : 0;
-	uint32_t fresh = reclaim_aux_fresh(reclaim_now());
+	uint32_t fresh = policy_aux_fresh(policy_now());
 	for (size_t i = 0; i < n; i++) {
 		_Atomic uint32_t *st = &ref->arr->slots[idx + i].state;
 		uint32_t keep = i < done ? 0 : (SLOT_COLD | SLOT_ZAP);
@@ -654,14 +623,14 @@ static int fault_load(struct fault_ctx *h, const struct region_ref *ref, size_t 
 
 	/* A refault adds a page too (the pool gives back less): held over the
 	 * memory limit like a first touch (counted by eng.cnt.refaults). */
-	if (h->handler && reclaim_throttle(0)) {
+	if (h->handler && policy_throttle(0)) {
 		fault_hold(h);
 		return SERVE_AGAIN;
 	}
 	if (!atomic_compare_exchange_strong(&s->state, &old, SLOT_LOADING | SLOT_INBUF | (old & SLOT_WAITER)))
 		return SERVE_AGAIN;
 	uint64_t t0 = hist_now();	/* statistics (src/base/hist.h) */
-	reclaim_refault(s);	/* refault distance: was it in the working set? */
+	policy_refault(s);	/* refault distance: was it in the working set? */
 	struct zswap_entry e = s->e;
 	zero = zswap_entry_is_zero(&e);
 	uint64_t p0 = prof_now();
@@ -955,7 +924,7 @@ void *fault_thread(void *arg)
 			prof_add(PROF_SERVE, p0);
 			if (h->held) {
 				h->held = false;
-				reclaim_held(false);
+				policy_held(false);
 			}
 		}
 		pthread_rwlock_unlock(&eng.ev_lock);

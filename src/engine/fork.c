@@ -45,6 +45,7 @@
 
 #include "core/comp.h"
 #include "engine/engine.h"
+#include "engine/events.h"
 #include "base/fdtab.h"
 #include "base/log.h"
 #include "base/prim.h"
@@ -410,7 +411,7 @@ static void fork_read_parent(void)
 			} else {
 				/* Cannot happen (each event blocks its thread); never drop one. */
 				zlog("too many userfaultfd events during fork: processing one early");
-				fault_apply_event(&m);
+				events_apply(&m);
 			}
 			break;
 		}
@@ -740,7 +741,7 @@ void fork_parent(void)
 	/* Still under eng.ev_lock (write): the events, in their order, then
 	 * the entries of the pages the parent was given while frozen. */
 	for (size_t i = 0; i < fk.nevents; i++)
-		fault_apply_event(&fk.events[i]);
+		events_apply(&fk.events[i]);
 	for (size_t i = 0; i < fk.nserved; i++) {
 		struct fork_served *sv = &fk.served[i];
 		if (!sv->arr)
@@ -821,38 +822,20 @@ static void fork_um_line(char *l, uintptr_t *s, uintptr_t *e)
 	*e = b;
 }
 
+static int fork_um_each(char *l, void *arg)
+{
+	uintptr_t *se = arg;
+
+	fork_um_line(l, &se[0], &se[1]);
+	return 0;
+}
+
 static void fork_um_load(void)
 {
-	int fd = fdtab_open_ro("/proc/self/smaps", false);
-	uintptr_t s = 0, e = 0;
-	size_t have = 0;
+	uintptr_t se[2] = { 0, 0 };
 
 	fk.num = 0;
-	fk.um_overflow = fd < 0;
-	if (fd < 0)
-		return;
-	for (;;) {
-		long r = syscall(SYS_read, fd, fk.smaps + have, FORK_SMAPS_BUF - 1 - have);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			fk.um_overflow = true;
-		if (r <= 0)
-			break;
-		have += (size_t)r;
-		fk.smaps[have] = '\0';
-		char *l = fk.smaps, *nl;
-		while ((nl = strchr(l, '\n'))) {
-			*nl = '\0';
-			fork_um_line(l, &s, &e);
-			l = nl + 1;
-		}
-		have -= (size_t)(l - fk.smaps);
-		memmove(fk.smaps, l, have);
-		if (have == FORK_SMAPS_BUF - 1)
-			have = 0;	/* a line longer than the buffer: not one we need */
-	}
-	fdtab_close_short(fd);
+	fk.um_overflow = maps_read_lines("/proc/self/smaps", fk.smaps, FORK_SMAPS_BUF, fork_um_each, se) != 0;
 }
 
 /* 1: [start, end) is all registered in the child, 0: none of it, -1: part
@@ -905,13 +888,13 @@ static size_t fork_child_reconcile(const struct uffd_msg *ev, size_t n)
 			uintptr_t to = m->arg.remap.to, end = to + m->arg.remap.len;
 			u = fork_um(to, end);
 			if (u == 1 && !region_lookup(to, &ref, false) && ref.end >= end)
-				fault_apply_event(m);
+				events_apply(m);
 			else if (u == -2)
 				unsure++;
 		} else if (m->event == UFFD_EVENT_UNMAP) {
 			u = fork_um(m->arg.remove.start, m->arg.remove.end);
 			if (u == 0)
-				fault_apply_event(m);
+				events_apply(m);
 			else if (u == -2)
 				unsure++;
 		}
@@ -1009,7 +992,7 @@ bool fork_child_finish(int fd, bool go_on)
 	 * have at all, then the pages filled. */
 	size_t unsure = fork_child_reconcile(fk.events, d.npev);
 	for (size_t i = 0; i < d.nev; i++)
-		fault_apply_event(&fk.cevents[i]);
+		events_apply(&fk.cevents[i]);
 	fork_child_forget_absent();
 	fork_child_fixup(fk.addrs, d.n);
 	if (unsure || d.unsettled) {

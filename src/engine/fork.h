@@ -113,8 +113,4 @@ void fork_gate_close(void);
 void fork_gate_open(void);
 void fork_gate_reset(void);
 
-/* Defined in fault.c: process one UNMAP/REMAP/REMOVE message as a handler
- * would (caller holds eng.ev_lock for writing). */
-void fault_apply_event(const struct uffd_msg *m);
-
 #endif

@@ -67,7 +67,7 @@
 
 struct slot {
 	_Atomic uint32_t state;
-	/* Reclaim's word (src/reclaim/reclaim.h): while the page is resident, when it
+	/* Reclaim's word (src/engine/policy.h): while the page is resident, when it
 	 * last came in and how long it stays protected; while stored, the
 	 * eviction clock at its eviction (refault distance). Relaxed: a hint. */
 	_Atomic uint32_t aux;

@@ -164,96 +164,50 @@ static uintptr_t attrib_site_of(uintptr_t addr)
 
 /* ---- naming a code address ------------------------------------------- */
 
-static size_t attrib_read_maps(char *buf, size_t cap)
-{
-	int fd = fdtab_open_ro("/proc/self/maps", false);
-	size_t n = 0;
+/* The mapping holding an address, from a maps text (maps_scan). */
+struct attrib_hit {
+	uintptr_t addr, start, end;
+	char *path;
+	size_t len;
+	bool found;
+};
 
-	if (fd < 0)
+static int attrib_hit_fn(const struct maps_vma *v, void *arg)
+{
+	struct attrib_hit *h = arg;
+
+	if (h->addr < v->start || h->addr >= v->end)
 		return 0;
-	while (n + 1 < cap) {
-		long r = syscall(SYS_read, fd, buf + n, cap - 1 - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
+	h->start = v->start;
+	h->end = v->end;
+	h->found = true;
+	if (h->path && h->len) {
+		size_t n = v->path_len < h->len - 1 ? v->path_len : h->len - 1;
+		memcpy(h->path, v->path, n);
+		h->path[n] = '\0';
 	}
-	fdtab_close_short(fd);
-	buf[n] = '\0';
-	return n;
-}
-
-static uintptr_t attrib_hex(const char **p)
-{
-	uintptr_t v = 0;
-
-	for (;; (*p)++) {
-		char c = **p;
-		if (c >= '0' && c <= '9')
-			v = v * 16 + (uintptr_t)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v = v * 16 + (uintptr_t)(c - 'a' + 10);
-		else
-			return v;
-	}
+	return 1;
 }
 
 /* The path of the mapping holding pc, from a maps text; "-" when none. */
 static void attrib_object(const char *maps, uintptr_t pc, char *out, size_t len)
 {
+	struct attrib_hit h = { .addr = pc, .path = out, .len = len };
+
 	log_snprintf(out, len, "-");
-	for (const char *p = maps; *p;) {
-		const char *line = p, *eol = strchr(p, '\n');
-		if (!eol)
-			eol = p + strlen(p);
-		p = *eol ? eol + 1 : eol;
-		uintptr_t a = attrib_hex(&line);
-		if (*line != '-')
-			continue;
-		line++;
-		uintptr_t b = attrib_hex(&line);
-		if (pc < a || pc >= b)
-			continue;
-		/* After the range: perms, offset, dev, inode, then the path. */
-		for (int f = 0; f < 4 && line < eol; f++) {
-			while (line < eol && *line == ' ')
-				line++;
-			while (line < eol && *line != ' ')
-				line++;
-		}
-		while (line < eol && *line == ' ')
-			line++;
-		size_t n = (size_t)(eol - line);
-		if (n && len) {
-			if (n >= len)
-				n = len - 1;
-			memcpy(out, line, n);
-			out[n] = '\0';
-		}
-		return;
-	}
+	maps_scan(maps, attrib_hit_fn, &h);
 }
 
 bool attrib_mapping_of(uintptr_t addr, char *buf, size_t cap, uintptr_t *start, uintptr_t *end)
 {
-	if (!attrib_read_maps(buf, cap))
+	struct attrib_hit h = { .addr = addr };
+
+	if (!maps_read(buf, cap))
 		return false;
-	for (const char *p = buf; *p;) {
-		const char *line = p, *eol = strchr(p, '\n');
-		p = eol ? eol + 1 : p + strlen(p);
-		uintptr_t a = attrib_hex(&line);
-		if (*line != '-')
-			continue;
-		line++;
-		uintptr_t b = attrib_hex(&line);
-		if (a <= addr && addr < b) {
-			*start = a;
-			*end = b;
-			return true;
-		}
-	}
-	return false;
+	maps_scan(buf, attrib_hit_fn, &h);
+	*start = h.start;
+	*end = h.end;
+	return h.found;
 }
 
 void attrib_name(uintptr_t pc, char *func, size_t func_len, char *object, size_t object_len,
@@ -276,7 +230,7 @@ void attrib_name(uintptr_t pc, char *func, size_t func_len, char *object, size_t
 #else
 	log_snprintf(func, func_len, "unavailable");
 #endif
-	if (maps_buf && attrib_read_maps(maps_buf, maps_cap))
+	if (maps_buf && maps_read(maps_buf, maps_cap))
 		attrib_object(maps_buf, pc, object, object_len);
 	else
 		log_snprintf(object, object_len, "-");
@@ -317,7 +271,7 @@ static void attrib_count(const struct region_ref *ref, struct attrib_row *row)
 
 static void attrib_kind(const struct region_ref *ref, struct attrib_row *row)
 {
-	struct maps_vma v = { 0, 0, false, false, false };
+	struct maps_vma v = { 0 };
 
 	if (!(ref->flags & (REGION_ADOPTED | REGION_LIBC))) {
 		log_snprintf(row->kind, sizeof(row->kind), "mmap");
@@ -375,7 +329,7 @@ size_t attrib_collect(struct attrib_row *rows, size_t max, size_t *total)
 	}
 	/* Name the listed ones' call sites, after every lock is dropped:
 	 * libunwind reads object files and may allocate. */
-	bool maps_read = false;
+	bool have_maps = false;
 	for (size_t i = 0; i < out; i++) {
 		struct attrib_row *r = &rows[i];
 		r->site = attrib_site_of(r->start);
@@ -384,10 +338,10 @@ size_t attrib_collect(struct attrib_row *rows, size_t max, size_t *total)
 			log_snprintf(r->object, sizeof(r->object), "-");
 			continue;
 		}
-		if (!maps_read)
-			maps_read = attrib_read_maps(attrib_maps, ATTRIB_MAPS_CAP) > 0;
+		if (!have_maps)
+			have_maps = maps_read(attrib_maps, ATTRIB_MAPS_CAP) > 0;
 		attrib_name(r->site, r->func, sizeof(r->func), r->object, sizeof(r->object), NULL, 0);
-		if (maps_read)
+		if (have_maps)
 			attrib_object(attrib_maps, r->site, r->object, sizeof(r->object));
 	}
 	return out;

@@ -13,7 +13,7 @@
  * Each of these is compared with what was registered last (brk_seen, a
  * small table of heaps), and only growth takes the slow path: insert a
  * region (adopted: the C library's memory) and register it, the way an
- * interposed mmap does (engine_mapped), with evict_register_new.
+ * interposed mmap does (entry_mapped), with evict_register_new.
  *
  * The forwarding. Which malloc serves the program is decided by symbol
  * lookup: with libzswap preloaded, ours comes first, and it must pass each
@@ -48,13 +48,14 @@
 
 #include "base/elfsym.h"
 #include "engine/engine.h"
+#include "engine/entry.h"
 #include "engine/evict.h"
 #include "base/log.h"
 #include "base/prim.h"
-#include "reclaim/reclaim.h"
+#include "engine/policy.h"
 #include "engine/region.h"
 
-#define ZSWAP_EXPORT __attribute__((visibility("default")))
+#include "base/export.h"
 
 /* glibc's exported entry points behind malloc, calloc and realloc, and its
  * cached program break (all GLIBC_2.2.5). */
@@ -116,7 +117,7 @@ static bool growth_here(void)
  * limit's throttle as a handler does before it fills pages. Over the limit
  * the allocating thread waits here, after glibc let go of its arena lock
  * and before it has the pointer, until the reclaimer has made room (or has
- * found nothing left to take: reclaim_throttle then lets it go, counted in
+ * found nothing left to take: policy_throttle then lets it go, counted in
  * memory_events_max); the pages are then counted in the charge's estimate
  * until the next reading. The charge is RssAnon: the touches themselves
  * need not fault.
@@ -125,10 +126,10 @@ static void growth_hold(size_t npages)
 {
 	if (!npages || !growth_here())
 		return;
-	while (reclaim_throttle(npages)) {
-		struct pollfd p = { .fd = reclaim_wait_fd(), .events = POLLIN };
+	while (policy_throttle(npages)) {
+		struct pollfd p = { .fd = policy_wait_fd(), .events = POLLIN };
 		if (poll(&p, 1, 5) > 0 && (p.revents & POLLIN))
-			reclaim_wait_done();
+			policy_wait_done();
 	}
 }
 
@@ -149,7 +150,7 @@ static bool growth_covered(uintptr_t lo, uintptr_t hi)
 
 /*
  * Insert regions for the parts of [lo, hi) no region covers and register
- * every unregistered managed region there, as engine_mapped does for a new
+ * every unregistered managed region there, as entry_mapped does for a new
  * mapping, so that the program's first touches fault and are held there.
  * evict_register checks with the kernel and with the library's own ranges
  * first (a stale or foreign range is forgotten, not registered).
@@ -163,7 +164,7 @@ static void growth_register(uintptr_t lo, uintptr_t hi)
 	if (lo >= hi || !growth_here() || atomic_load(&eng.lock_future))
 		return;
 	engine_sigblock(&old);
-	/* Under the event lock, as engine_mapped: an UNMAP event of what was
+	/* Under the event lock, as entry_mapped: an UNMAP event of what was
 	 * mapped here before is processed before the table is looked at. */
 	pthread_rwlock_rdlock(&eng.ev_lock);
 	if (!growth_covered(lo, hi) && region_insert(lo, hi, REGION_ADOPTED) == 0) {
@@ -367,7 +368,7 @@ void growth_start(void)
 	/* A fork child starts afresh: its own pid; the parent's brk_seen and
 	 * heap table describe the same (copied) address space. */
 	gr.pid = syscall(SYS_getpid);
-	if (!reclaim_limit_set() || growth_mode() != GROWTH_GLIBC)
+	if (!policy_limit_set() || growth_mode() != GROWTH_GLIBC)
 		return;
 	/* Registered from this size on: ZSWAP_MIN_REGION, as the program's own
 	 * mmaps, but never more than limit/64: reclaim_init() keeps the room

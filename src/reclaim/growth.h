@@ -14,7 +14,7 @@
  * what glibc's chunk header says about where the chunk came from, and if
  * that memory grew since it last looked:
  *   - a small step (the heap's usual 132 KiB) is held right there, on the
- *     allocating thread, by the limit's throttle (reclaim_throttle), as a
+ *     allocating thread, by the limit's throttle (policy_throttle), as a
  *     handler holds a first touch;
  *   - a large one (a chunk mapped for itself, a large step) is registered,
  *     as an interposed mmap is, and its first touches fault and are held.

@@ -1,47 +1,8 @@
 /*
- * reclaim.h - automatic reclaim: the memory limit, cold pages, proactive
- * reclaim (ZSWAP_MEMORY_LIMIT, ZSWAP_COLD_AGE).
- *
- * One reclaimer thread, modelled on kswapd: it reads the charge (the
- * process's resident anonymous memory, which includes the pool, from
- * /proc/self/statm) and, above the high watermark, evicts pages until the
- * charge is below the low one. Handler threads call reclaim_throttle() before
- * they fill a never-populated page or load a stored one: above the limit the
- * fault is held (direct reclaim's place) until the reclaimer has brought the
- * charge down, or has found nothing left to take.
- *
- * Which pages: a CLOCK hand over the managed memory in address order. Each
- * resident page carries a word (struct slot's aux):
- *
- *   resident: bits 12..31 the second (since start-up, modulo 2^20) it
- *             last came in, bits 10..11 its level (how often it came back
- *             quickly), bits 1..9 protection: clock passes it survives,
- *             bit 0 set
- *   stored:   bits 3..31 the eviction clock (pages evicted so far) when it
- *             left, bits 1..2 its level, bit 0 clear
- *
- * A page that refaults within fewer evictions than half the program's pages
- * resident outside the pool (the kernel's refault distance against its
- * active list, mm/workingset.c) was in the working set: it comes back
- * protected. MADV_COLD pages (SLOT_COLD) go first. A step
- * that has looked at 16 pages per page it wants takes protected pages too:
- * a working set larger than memory, where every page refaults quickly,
- * costs a bounded scan.
- *
- * The referenced bit: written since the hand last passed (kernel 6.7+,
- * UFFD_FEATURE_WP_ASYNC; regions registered MISSING|WP). The scan that
- * finds the present pages (PAGEMAP_SCAN with PM_SCAN_WP_MATCHING) reads the
- * bit and write-protects the page, and the kernel clears the protection at
- * the next write without telling us. A page found written is passed over
- * (pgactivate) and keeps at least RECLAIM_WRITTEN_PASSES passes of
- * protection: one step may sweep the whole clock in a millisecond when
- * every page is fresh (a fill), and a second look so soon says nothing.
- * Written pages passed over have a budget of their own, 256 per page wanted
- * (their bit is cleared as the hand passes, so a rotation ends them); one
- * also protected by refault feedback counts in the 16 and loses a pass, as
- * before, but is kept. Reads are not seen: a page only read is kept by
- * refault feedback alone. Without WP_ASYNC (or built with
- * -DRECLAIM_WRITTEN=0, uffd.h): the clock as above, unchanged.
+ * reclaim.h - the reclaimer thread, modelled on kswapd: it reads the charge
+ * and, above the high watermark, evicts pages until the charge is below the
+ * low one; with ZSWAP_COLD_AGE it also stores pages untouched that long.
+ * Which pages, and when faults wait for it: src/engine/policy.h.
  */
 #ifndef ZSWAP_RECLAIM_H
 #define ZSWAP_RECLAIM_H
@@ -50,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/region.h"
+#include "engine/policy.h"
 #include "core/store.h"
 #include "core/options.h"
 #include "zswap.h"
@@ -71,71 +32,5 @@ void *reclaim_thread(void *arg);
  * and clock for the child. Returns 1 if reclaim_thread must be started in
  * the child, 0 if no limit or cold age is set, -errno on failure. */
 int reclaim_fork_child(void);
-
-/* Whether a memory limit is set: then regions are registered with
- * userfaultfd when they are created, so first touches fault and are counted. */
-bool reclaim_limit_set(void);
-
-/*
- * A handler is about to zero-fill npages pages, or (npages 0) to load a
- * stored page (loads are counted through eng.cnt.refaults, readahead's
- * included). Returns false to go ahead (the pages are counted), true when
- * the charge is at the limit and the fault should be held: the caller lets
- * go of eng.ev_lock, polls reclaim_wait_fd() with the userfaultfd (calling
- * reclaim_wait_done() if it was readable) and serves the fault again.
- */
-bool reclaim_throttle(size_t npages);
-
-/* A handler's fault is held at the limit from now (true), or was held and
- * is served now (false): memory pressure's "some" time, the wall time
- * during which at least one fault was held. */
-void reclaim_held(bool start);
-
-/* A descriptor that becomes readable when the reclaimer has made progress
- * (poll it with the userfaultfd), and what to call once it polled readable. */
-int reclaim_wait_fd(void);
-void reclaim_wait_done(void);
-
-/* Per-page hooks. The caller owns the slot (LOADING or EVICTING). */
-static inline uint32_t reclaim_aux_fresh(uint32_t now_s)
-{
-	return (now_s << 12) | 1u;
-}
-uint32_t reclaim_now(void);			/* seconds since start-up, for aux */
-void reclaim_refault(struct slot *s);		/* fault_load: aux from the refault distance */
-uint32_t reclaim_evict_stamp(void);		/* evict: the eviction clock now */
-/* evict: the stored word of a page evicted at clock (its level kept). */
-uint32_t reclaim_aux_evicted(uint32_t resident_aux, uint32_t clock);
-
-/* Eviction's question in reclaim mode: take this resident page now?
- * written: it was written since the last scan (its referenced bit).
- * follows: the page just before it was taken, in a run shorter than
- * RECLAIM_CLUSTER. (May lower its protection instead.)
- *
- * A page that follows a taken one goes with it when it was not written
- * since the last scan, whatever its protection (never in a cold-age pass,
- * which takes only pages idle that long): one UFFDIO_MOVE (one TLB flush,
- * an IPI to the program's CPU, and one hold of ev_lock that handlers queue
- * behind) for the run instead of one for each page. Uniform access took
- * one resident page in seven, mostly one to a call; refaults were unchanged
- * in every benchmark (docs/DESIGN.md, "Speed under the limit", session 6).
- * 1 turns it off. */
-#ifndef RECLAIM_CLUSTER
-#define RECLAIM_CLUSTER 8
-#endif
-
-/* MADV_COLD ranges waiting for the clock (reclaim_cold_hint). */
-#define RECLAIM_COLD_HINTS 16
-bool reclaim_select(struct slot *s, uint32_t state, bool written, bool follows);
-
-/* madvise(MADV_COLD) marked [start, end)'s resident pages SLOT_COLD: the
- * clock visits that range first, before going on where its hand was (the
- * kernel puts such pages at the tail of the inactive list). Up to
- * RECLAIM_COLD_HINTS ranges wait; more are marked all the same and taken
- * when the hand reaches them. */
-void reclaim_cold_hint(uintptr_t start, uintptr_t end);
-
-/* Statistics: the fields reclaim owns in struct zswap_stats. */
-void reclaim_stats(struct zswap_stats *st);
 
 #endif

@@ -23,13 +23,15 @@
 
 #include "observe/attrib.h"
 #include "engine/engine.h"
+#include "engine/entry.h"
+#include "shim/start.h"
 #include "base/fdtab.h"
 #include "engine/fork.h"
 #include "reclaim/growth.h"
 #include "base/sigchain.h"
 #include "observe/stats.h"
 
-#define ZSWAP_EXPORT __attribute__((visibility("default")))
+#include "base/export.h"
 
 /* The mapping's call site is the return address of the exported entry
  * point, so both entry points pass their own (inlined: no frame between). */
@@ -42,7 +44,7 @@ static inline __attribute__((always_inline)) void *interpose_mmap(void *addr, si
 	if (r == -1)
 		return MAP_FAILED;
 	if (engine_running()) {
-		engine_mapped((uintptr_t)r, len, prot, flags, fd);
+		entry_mapped((uintptr_t)r, len, prot, flags, fd);
 		if ((flags & MAP_ANONYMOUS) && len >= eng.opt.min_region)
 			attrib_mapped((uintptr_t)r, len, caller);
 	}
@@ -67,7 +69,7 @@ ZSWAP_EXPORT int munmap(void *addr, size_t len)
 	long r = syscall(SYS_munmap, addr, len);
 
 	if (r == 0 && engine_running()) {
-		engine_unmapped((uintptr_t)addr, len);
+		entry_unmapped((uintptr_t)addr, len);
 		attrib_unmapped((uintptr_t)addr, len);
 	}
 	fork_gate_exit();
@@ -88,7 +90,7 @@ ZSWAP_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, 
 	fork_gate_enter();
 	r = syscall(SYS_mremap, old, old_len, new_len, flags, new_addr);
 	if (r != -1 && engine_running()) {
-		engine_remapped((uintptr_t)old, old_len, (uintptr_t)r, new_len, flags);
+		entry_remapped((uintptr_t)old, old_len, (uintptr_t)r, new_len, flags);
 		attrib_remapped((uintptr_t)old, old_len, (uintptr_t)r, new_len);
 	}
 	fork_gate_exit();
@@ -109,19 +111,19 @@ ZSWAP_EXPORT int madvise(void *addr, size_t len, int advice)
 		/* Managed pages go to the pool; then the kernel sees the whole
 		 * call, for its errors and for the parts we do not manage. */
 		if (advice == MADV_PAGEOUT)
-			engine_pageout((uintptr_t)addr, len);
+			entry_pageout((uintptr_t)addr, len);
 		else if (advice == MADV_COLD && !((uintptr_t)addr & (ZS_PAGE_SIZE - 1)))
-			engine_cold((uintptr_t)addr, len);
+			entry_cold((uintptr_t)addr, len);
 		else if (advice == MADV_WIPEONFORK || advice == MADV_DONTFORK)
 			/* Before the call: from its return on a fork must find
 			 * the range resident and unregistered (engine.h).
 			 * MADV_KEEPONFORK and MADV_DOFORK need nothing: the
 			 * range merely stays unmanaged, which is always safe. */
-			engine_fork_advice((uintptr_t)addr, len);
+			entry_fork_advice((uintptr_t)addr, len);
 		else if (advice == MADV_DONTNEED || advice == MADV_DONTNEED_LOCKED || advice == MADV_FREE ||
 			 advice == MADV_REMOVE) {
 			fork_gate_enter();
-			long r = engine_discard(addr, len, advice);
+			long r = entry_discard(addr, len, advice);
 			fork_gate_exit();
 			return (int)r;
 		}
@@ -161,7 +163,7 @@ static void *interpose_next(_Atomic(void *) *slot, const char *name)
  * library's included, and so is its clone() without CLONE_VM: the child
  * would read every stored page as zeros. So they fork as fork() does when
  * it cannot follow the child: every page loaded back first
- * (engine_fork_raw_*). The real ones are the next definitions (_Fork also
+ * (start_fork_raw_*). The real ones are the next definitions (_Fork also
  * resets the C library's state in the child). clone's child starts in the
  * program's function, so a trampoline runs the child's half first; what it
  * needs is on this thread's stack, which the child has a copy of.
@@ -177,12 +179,12 @@ ZSWAP_EXPORT pid_t _Fork(void)
 		errno = ENOSYS;
 		return -1;
 	}
-	engine_fork_raw_prepare();
+	start_fork_raw_prepare();
 	pid_t pid = f();
 	if (pid == 0)
-		engine_fork_raw_child(false);
+		start_fork_raw_child(false);
 	else
-		engine_fork_raw_parent();
+		start_fork_raw_parent();
 	return pid;
 }
 
@@ -198,7 +200,7 @@ static int interpose_clone_child(void *p)
 {
 	const struct interpose_clone *c = p;
 
-	engine_fork_raw_child(c->fds_shared);
+	start_fork_raw_child(c->fds_shared);
 	return c->fn(c->arg);
 }
 
@@ -226,9 +228,9 @@ ZSWAP_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...
 	if (flags & (CLONE_VM | CLONE_SETTLS))
 		return f(fn, stack, flags, arg, ptid, tls, ctid);
 	struct interpose_clone c = { fn, arg, (flags & CLONE_FILES) != 0 };
-	engine_fork_raw_prepare();
+	start_fork_raw_prepare();
 	int pid = f(interpose_clone_child, stack, flags, &c, ptid, tls, ctid);
-	engine_fork_raw_parent();
+	start_fork_raw_parent();
 	return pid;
 }
 
@@ -244,7 +246,7 @@ ZSWAP_EXPORT int pthread_attr_setstack(pthread_attr_t *attr, void *stack, size_t
 		return ENOSYS;
 	int r = f(attr, stack, size);
 	if (r == 0 && engine_running())
-		engine_thread_stack((uintptr_t)stack, size);
+		entry_thread_stack((uintptr_t)stack, size);
 	return r;
 }
 
@@ -259,21 +261,21 @@ ZSWAP_EXPORT int pthread_attr_setstackaddr(pthread_attr_t *attr, void *top)
 	/* Its size is not known here (pthread_attr_setstacksize may come
 	 * before or after): the top is all that must stay out. */
 	if (r == 0 && engine_running())
-		engine_thread_stack_top((uintptr_t)top);
+		entry_thread_stack_top((uintptr_t)top);
 	return r;
 }
 
 ZSWAP_EXPORT int mlock(const void *addr, size_t len)
 {
 	if (engine_running())
-		engine_locking((uintptr_t)addr, len);
+		entry_locking((uintptr_t)addr, len);
 	return (int)syscall(SYS_mlock, addr, len);
 }
 
 ZSWAP_EXPORT int mlock2(const void *addr, size_t len, unsigned int flags)
 {
 	if (engine_running())
-		engine_locking((uintptr_t)addr, len);
+		entry_locking((uintptr_t)addr, len);
 	return (int)syscall(SYS_mlock2, addr, len, flags);
 }
 
@@ -282,21 +284,21 @@ ZSWAP_EXPORT int munlock(const void *addr, size_t len)
 	long r = syscall(SYS_munlock, addr, len);
 
 	if (r == 0 && engine_running())
-		engine_unlocked((uintptr_t)addr, len);
+		entry_unlocked((uintptr_t)addr, len);
 	return (int)r;
 }
 
 ZSWAP_EXPORT int mlockall(int flags)
 {
 	if (engine_running())
-		return engine_mlockall(flags);
+		return entry_mlockall(flags);
 	return (int)syscall(SYS_mlockall, flags);
 }
 
 ZSWAP_EXPORT int munlockall(void)
 {
 	if (engine_running())
-		return engine_munlockall();
+		return entry_munlockall();
 	return (int)syscall(SYS_munlockall);
 }
 

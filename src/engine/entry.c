@@ -1,0 +1,355 @@
+/*
+ * entry.c - the engine's entry points (entry.h): what the interposed calls
+ * (src/shim/interpose.c) do after the real system call succeeded, and the
+ * counters' snapshot behind zswap_stats().
+ */
+#include "config.h"
+#include "engine/entry.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/maps.h"
+#include "base/prim.h"
+#include "engine/engine.h"
+#include "engine/evict.h"
+#include "engine/fault.h"
+#include "engine/policy.h"
+#include "engine/region.h"
+#include "engine/uffd.h"
+
+void entry_mapped(uintptr_t addr, size_t len, int prot, int flags, int fd)
+{
+	sigset_t old;
+
+	if ((flags & MAP_TYPE) != MAP_PRIVATE || !(flags & MAP_ANONYMOUS) ||
+	    (prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) != (PROT_READ | PROT_WRITE) ||
+	    (flags & (MAP_LOCKED | MAP_HUGETLB | MAP_STACK | MAP_GROWSDOWN)) ||
+	    len < eng.opt.min_region || atomic_load(&eng.lock_future))
+		return;
+	(void)fd;
+	len = (len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
+	engine_sigblock(&old);
+	/* Under the event lock: an UNMAP event read before this mapping existed
+	 * is processed before the region goes in (see engine.h). */
+	pthread_rwlock_rdlock(&eng.ev_lock);
+	region_forget_unregistered(addr, addr + len);
+	region_insert(addr, addr + len, 0);
+	/* Under a memory limit first touches must fault (to be counted and
+	 * held): register now rather than at the first eviction. */
+	if (policy_limit_set())
+		evict_register_new(addr);
+	pthread_rwlock_unlock(&eng.ev_lock);
+	engine_sigrestore(&old);
+}
+
+void entry_unmapped(uintptr_t addr, size_t len)
+{
+	sigset_t old;
+
+	len = (len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
+	engine_sigblock(&old);
+	region_forget_unregistered(addr, addr + len);
+	engine_sigrestore(&old);
+}
+
+void entry_remapped(uintptr_t old_addr, size_t old_len, uintptr_t new_addr, size_t new_len, int flags)
+{
+	struct region_ref ref;
+	sigset_t old;
+	bool managed;
+
+	old_len = (old_len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
+	new_len = (new_len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
+	engine_sigblock(&old);
+	pthread_rwlock_rdlock(&eng.ev_lock);
+	/* A range left unmanaged (mlock, MADV_WIPEONFORK/DONTFORK: flags the
+	 * kernel moves with the mapping; mremap moves one mapping) stays so
+	 * at its new address, whatever its length. */
+	bool keep_out = region_lookup(old_addr, &ref, false) && (ref.flags & REGION_UNMANAGEABLE);
+	uint32_t keep_flags = REGION_UNMANAGEABLE | (keep_out ? ref.flags & REGION_KEEPOUT : 0);
+	/* Registered regions were moved by their REMAP event already; the
+	 * others the kernel told nobody about. */
+	managed = region_lookup(new_addr, &ref, false);
+	if (!(flags & MREMAP_DONTUNMAP) || new_addr == old_addr)
+		managed |= region_forget_unregistered(old_addr, old_addr + old_len);
+	else
+		managed |= region_lookup(old_addr, &ref, false);
+	if (keep_out)
+		region_insert(new_addr, new_addr + new_len, keep_flags);
+	else if (managed && new_len >= eng.opt.min_region && !atomic_load(&eng.lock_future))
+		region_insert(new_addr, new_addr + new_len, 0);
+	pthread_rwlock_unlock(&eng.ev_lock);
+	engine_sigrestore(&old);
+}
+
+int entry_pageout(uintptr_t addr, size_t len)
+{
+	sigset_t old;
+
+	if (addr & ~ZS_PAGE_MASK || addr + len < addr)
+		return -EINVAL;
+	len = (len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
+	if (!len)
+		return 0;
+	engine_sigblock(&old);
+	evict_range(addr, addr + len);
+	engine_sigrestore(&old);
+	return 0;
+}
+
+/*
+ * madvise(MADV_DONTNEED / _LOCKED / FREE / REMOVE) from the program: the
+ * kernel raises REMOVE, waits for it to be read, then zaps; in between an
+ * eviction could move the doomed page out and so keep its old contents. The
+ * event therefore marks the range's resident slots ZAP (never evicted), and
+ * once this call returns its zap is done: the marks can go, provided no
+ * other REMOVE was processed meanwhile (its zap may still be due). Otherwise
+ * they stay until each page is filled again by a fault: safe, and costs only
+ * the eviction of pages MADV_FREE left in place. Calls the interposer never
+ * sees (raw syscalls, glibc's internal ones) leave the marks the same way.
+ */
+long entry_discard(void *addr, size_t len, int advice)
+{
+	uint64_t seq = atomic_load(&eng.remove_seq);
+	long r = syscall(SYS_madvise, addr, len, advice);
+	sigset_t old;
+
+	if (r != 0 || !len)
+		return r;
+	engine_sigblock(&old);
+	/* The read side orders this after our own event's processing (read
+	 * before madvise returned, processed under the write side). */
+	pthread_rwlock_rdlock(&eng.ev_lock);
+	if (atomic_load(&eng.remove_seq) - seq == 1) {
+		uintptr_t start = (uintptr_t)addr & ZS_PAGE_MASK;
+		region_clear_zap(start, ((uintptr_t)addr + len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK);
+	}
+	pthread_rwlock_unlock(&eng.ev_lock);
+	engine_sigrestore(&old);
+	return r;
+}
+
+void entry_cold(uintptr_t addr, size_t len)
+{
+	struct region_ref refs[32];
+	uintptr_t end = addr + ((len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK), cursor = addr;
+	sigset_t old;
+
+	engine_sigblock(&old);
+	while (cursor < end) {
+		size_t n = region_collect(addr, end, &cursor, refs, 32);
+		for (size_t k = 0; k < n; k++) {
+			uintptr_t a = refs[k].start > addr ? refs[k].start : addr;
+			uintptr_t b = refs[k].end < end ? refs[k].end : end;
+			size_t idx = refs[k].first + ((a - refs[k].start) >> ZS_PAGE_SHIFT);
+			for (uintptr_t p = a; p < b; p += ZS_PAGE_SIZE, idx++) {
+				struct slot *s = &refs[k].arr->slots[idx];
+				uint32_t o = atomic_load(&s->state);
+				while ((o & SLOT_STATE) == SLOT_RESIDENT && !(o & SLOT_COLD) &&
+				       !atomic_compare_exchange_weak(&s->state, &o, o | SLOT_COLD))
+					;
+			}
+			region_arr_put(refs[k].arr);
+			policy_cold_hint(a, b);
+		}
+	}
+	engine_sigrestore(&old);
+}
+
+/* A range is about to be locked: it leaves management. Its evicted pages are
+ * loaded back, its registration removed, and it is marked so adoption will
+ * not take it back. */
+static void entry_unmanage(uintptr_t start, uintptr_t end, bool cover_gaps, uint32_t extra)
+{
+	struct region_ref refs[32];
+	uintptr_t cursor = start;
+	sigset_t old;
+
+	engine_sigblock(&old);
+	pthread_rwlock_wrlock(&eng.evict_gate);
+	fault_load_all(start, end);
+	while (cursor < end) {
+		size_t n = region_collect(start, end, &cursor, refs, 32);
+		for (size_t k = 0; k < n; k++) {
+			uintptr_t a = refs[k].start > start ? refs[k].start : start;
+			uintptr_t b = refs[k].end < end ? refs[k].end : end;
+			uf_unregister(eng.uffd, a, b - a);
+			region_arr_put(refs[k].arr);
+		}
+	}
+	region_set_unmanageable(start, end, cover_gaps, extra);
+	pthread_rwlock_unlock(&eng.evict_gate);
+	engine_sigrestore(&old);
+}
+
+/* entry_unmanage over the pages [addr, addr + len) touches, gaps covered. */
+static void entry_unmanage_range(uintptr_t addr, size_t len, uint32_t extra)
+{
+	uintptr_t start = addr & ZS_PAGE_MASK;
+	uintptr_t end = (addr + len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
+
+	if (end > start)
+		entry_unmanage(start, end, true, extra);
+}
+
+void entry_locking(uintptr_t addr, size_t len)
+{
+	entry_unmanage_range(addr, len, 0);
+}
+
+/* The same leaving (engine.h says why), for good: a munlock over the range
+ * later must not make it manageable again (REGION_KEEPOUT), since the
+ * kernel still wipes it, or leaves it out, at every fork. */
+void entry_fork_advice(uintptr_t addr, size_t len)
+{
+	entry_unmanage_range(addr, len, REGION_KEEPOUT);
+}
+
+/* What glibc keeps at the top of a stack given to a thread: its descriptor
+ * (struct pthread, ~2.3 KiB: the thread ID, the robust futex list head,
+ * the rseq area) over the static TLS. Four pages cover the descriptor
+ * wherever the alignment puts it, and most TLS. */
+#define ENTRY_STACK_TOP_KEEP	(16u << 10)
+
+void entry_thread_stack(uintptr_t addr, size_t size)
+{
+	uintptr_t end = (addr + size + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
+	uintptr_t start = end - ENTRY_STACK_TOP_KEEP;
+
+	if (size < ENTRY_STACK_TOP_KEEP || addr + size < addr)
+		start = addr & ZS_PAGE_MASK;
+	if (end <= start || prim_overlaps(start, end))
+		return;	/* our own threads' stacks: library memory, never managed */
+	entry_unmanage(start, end, true, REGION_KEEPOUT);
+}
+
+void entry_thread_stack_top(uintptr_t top)
+{
+	if (top > ENTRY_STACK_TOP_KEEP)
+		entry_thread_stack(top - ENTRY_STACK_TOP_KEEP, ENTRY_STACK_TOP_KEEP);
+}
+
+void entry_unlocked(uintptr_t addr, size_t len)
+{
+	uintptr_t start = addr & ZS_PAGE_MASK;
+	uintptr_t end = (addr + len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
+	sigset_t old;
+
+	engine_sigblock(&old);
+	region_forget_unmanageable(start, end);
+	engine_sigrestore(&old);
+}
+
+static int entry_mlock_fn(const struct maps_vma *v, void *arg)
+{
+	(void)arg;
+	if (v->special || prim_overlaps(v->start, v->end))
+		return 0;
+	if (syscall(SYS_mlock, v->start, v->end - v->start) == 0)
+		return 0;
+	/* ENOMEM is also how mlock says it could not populate a PROT_NONE
+	 * mapping (a shared library's gap, a guard page), after locking it;
+	 * the kernel's mlockall ignores that. Told apart from RLIMIT_MEMLOCK
+	 * by asking again without populating: the limit fails that too. */
+	if (errno == ENOMEM && syscall(SYS_mlock2, v->start, v->end - v->start, MLOCK_ONFAULT) == 0)
+		return 0;
+	return -errno;
+}
+
+/*
+ * mlockall(MCL_CURRENT) would lock and populate the library's own
+ * reservations too (the pool's address space is large and reserved, not
+ * committed): the program would be charged for them against RLIMIT_MEMLOCK
+ * and could be made to commit gigabytes. So the current mappings are locked
+ * one by one, the library's left out; MCL_FUTURE and MCL_ONFAULT (which
+ * populate nothing) go to the kernel as they are.
+ */
+int entry_mlockall(int flags)
+{
+	if (flags & MCL_FUTURE)
+		atomic_store(&eng.lock_future, true);
+	if (flags & MCL_CURRENT)
+		entry_unmanage(0, UINTPTR_MAX & ZS_PAGE_MASK, false, 0);
+	if (!(flags & MCL_CURRENT) || (flags & MCL_ONFAULT))
+		return (int)syscall(SYS_mlockall, flags);
+	if ((flags & MCL_FUTURE) && syscall(SYS_mlockall, flags & ~MCL_CURRENT) != 0)
+		return -1;
+	sigset_t old;
+	engine_sigblock(&old);
+	pthread_rwlock_rdlock(&eng.evict_gate);	/* maps_lock never held across fork */
+	int rc = maps_for_each(entry_mlock_fn, NULL);
+	pthread_rwlock_unlock(&eng.evict_gate);
+	engine_sigrestore(&old);
+	if (rc < 0) {
+		syscall(SYS_munlockall);
+		errno = -rc == EPERM || -rc == EAGAIN ? -rc : ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+int entry_munlockall(void)
+{
+	sigset_t old;
+	long r = syscall(SYS_munlockall);
+
+	if (r == 0) {
+		atomic_store(&eng.lock_future, false);
+		engine_sigblock(&old);
+		region_forget_unmanageable(0, UINTPTR_MAX & ZS_PAGE_MASK);
+		engine_sigrestore(&old);
+	}
+	return (int)r;
+}
+
+
+int entry_stats(struct zswap_stats *st, size_t size)
+{
+	struct zswap_stats full;
+
+	if (!st || size < sizeof(st->size)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!eng.store) {
+		errno = ENOSYS;
+		return -1;
+	}
+	memset(&full, 0, sizeof(full));
+	/* munmap returns once its UNMAP event was read, perhaps before it was
+	 * processed: the read side orders this snapshot after that processing. */
+	bool running = engine_running();
+	sigset_t old;
+	if (running) {
+		engine_sigblock(&old);
+		pthread_rwlock_rdlock(&eng.ev_lock);
+	}
+	zswap_store_stats(eng.store, &full);
+	region_counts(&full.regions, &full.managed_bytes);
+	full.faults = atomic_load(&eng.cnt.faults);
+	full.refaults = atomic_load(&eng.cnt.refaults);
+	full.zero_fill_pages = atomic_load(&eng.cnt.zero_fill_pages);
+	full.poisoned_pages = atomic_load(&eng.cnt.poisoned_pages);
+	full.evict_calls = atomic_load(&eng.cnt.evict_calls);
+	full.evicted_pages = atomic_load(&eng.cnt.evicted_pages);
+	full.evict_skipped_pages = atomic_load(&eng.cnt.evict_skipped_pages);
+	full.events_unmap = atomic_load(&eng.cnt.events_unmap);
+	full.events_remap = atomic_load(&eng.cnt.events_remap);
+	full.events_remove = atomic_load(&eng.cnt.events_remove);
+	full.readahead_hits = atomic_load(&eng.cnt.readahead_hits);
+	full.readahead_misses = atomic_load(&eng.cnt.readahead_misses);
+	policy_stats(&full);
+	if (running) {
+		pthread_rwlock_unlock(&eng.ev_lock);
+		engine_sigrestore(&old);
+	}
+	full.size = size < sizeof(full) ? size : sizeof(full);
+	memcpy(st, &full, full.size);
+	return 0;
+}

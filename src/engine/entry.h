@@ -1,0 +1,41 @@
+/*
+ * entry.h - the engine's entry points: what the interposed calls
+ * (src/shim/interpose.c) do after the real system call succeeded, and the
+ * counters' snapshot. Each blocks signals around the library locks it takes.
+ */
+#ifndef ZSWAP_ENTRY_H
+#define ZSWAP_ENTRY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zswap.h"
+
+void entry_mapped(uintptr_t addr, size_t len, int prot, int flags, int fd);
+void entry_unmapped(uintptr_t addr, size_t len);
+void entry_remapped(uintptr_t old, size_t old_len, uintptr_t new, size_t new_len, int flags);
+int entry_pageout(uintptr_t addr, size_t len);
+long entry_discard(void *addr, size_t len, int advice);
+void entry_cold(uintptr_t addr, size_t len);
+void entry_locking(uintptr_t addr, size_t len);
+/* madvise(MADV_WIPEONFORK / MADV_DONTFORK) is about to be made: a fork child
+ * gets that range empty or not at all, while it inherits our table and store.
+ * Served from them it would read the parent's stored pages (WIPEONFORK keeps
+ * the child's registration), or the table would claim a mapping it makes
+ * there later (DONTFORK). So the range leaves management as a locked one
+ * does: evicted pages back, unregistered, never evicted again. */
+void entry_fork_advice(uintptr_t addr, size_t len);
+/* pthread_attr_setstack(addr, size) was made: the top of that stack leaves
+ * management for good (interpose.c says why). */
+void entry_thread_stack(uintptr_t addr, size_t size);
+/* The same for pthread_attr_setstackaddr(top): the size is not known. */
+void entry_thread_stack_top(uintptr_t top);
+void entry_unlocked(uintptr_t addr, size_t len);
+int entry_mlockall(int flags);
+int entry_munlockall(void);
+
+/* zswap_stats(): every counter, consistent with the mappings the program
+ * has (the event lock's read side). 0, or -1 with errno. */
+int entry_stats(struct zswap_stats *st, size_t size);
+
+#endif

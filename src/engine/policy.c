@@ -1,0 +1,419 @@
+/*
+ * policy.c - the aging and limit policy fault and evict consult (policy.h):
+ * the per-page word and refault distance, page selection, the charge and
+ * the throttle that holds faults at the limit. The reclaimer thread
+ * (src/reclaim/reclaim.c) shares its state (policy_state.h).
+ *
+ * The charge. memcg charges a cgroup's anonymous pages and zswap's pool to
+ * the cgroup; here the whole process is the cgroup, and the pool is the
+ * library's own anonymous memory, so one number covers both: RssAnon, read
+ * from /proc/self/statm (resident minus file-backed and shmem pages; the
+ * kernel's counter, exact to its per-CPU batches). It is read by the
+ * reclaimer every RECLAIM_POLL_MS, and after every eviction step; between
+ * two readings the handlers add the pages they fill or load (pol.filled),
+ * so the throttle on the fault path never makes a system call.
+ *
+ * The throttle. policy_throttle() runs in a handler thread before it fills
+ * or loads pages. Above the limit it says "hold": the handler lets go of
+ * eng.ev_lock and polls the userfaultfd together with pol.wait_fd (an
+ * eventfd the reclaimer writes after each step), so events keep being read
+ * while it waits. The program thread stays blocked in its fault all the
+ * while: a program writing fresh memory at full speed is held like one
+ * that refaults.
+ */
+#include "config.h"
+#include "engine/policy.h"
+#include "engine/policy_state.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/hist.h"
+#include "base/prim.h"
+#include "core/zsmalloc.h"
+#include "engine/engine.h"
+#include "engine/region.h"
+
+struct policy_state pol = { .statm_fd = -1, .status_fd = -1, .wait_fd = -1, .cold_lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* --- time and the per-page word ---------------------------------------- */
+
+uint32_t policy_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+	return (uint32_t)(t.tv_sec - pol.t0.tv_sec) & AUX_TIME_MASK;
+}
+
+uint32_t policy_evict_stamp(void)
+{
+	return (uint32_t)atomic_load_explicit(&eng.cnt.evicted_pages, memory_order_relaxed);
+}
+
+uint32_t policy_aux_evicted(uint32_t resident_aux, uint32_t clock)
+{
+	uint32_t level = (resident_aux & AUX_RESIDENT) ? AUX_LEVEL(resident_aux) : 0;
+
+	return (clock << 3) | (level << 1);
+}
+
+/*
+ * Refault feedback (fault_load, the slot LOADING): the kernel's workingset
+ * test. The page left when the eviction clock read `then`; if fewer pages
+ * have been evicted since than the yardstick (pol.workingset: half the
+ * program's pages resident outside the pool, as the kernel's active list),
+ * it would have stayed with a little more memory: it is part of the working
+ * set, and comes back
+ * protected for 4^(level+1) - 1 clock passes, the level rising with each
+ * quick refault (15, 63, 255 passes). A late refault starts again at level
+ * 0. Protection is a preference, not a pin: when a step finds nothing
+ * unprotected, it takes protected pages too (reclaim_to).
+ */
+void policy_refault(struct slot *s)
+{
+	uint32_t a = atomic_load_explicit(&s->aux, memory_order_relaxed);
+	uint32_t now_clock = policy_evict_stamp() & AUX_CLOCK_MASK;
+	uint32_t dist = (now_clock - (a >> 3)) & AUX_CLOCK_MASK;
+	uint64_t yardstick = atomic_load_explicit(&pol.workingset, memory_order_relaxed);
+	uint32_t level = (a >> 1) & 3u, w = policy_aux_fresh(policy_now());
+
+	if (RECLAIM_REFAULT_FEEDBACK && pol.on && !(a & AUX_RESIDENT) && dist < yardstick) {
+		if (level < 3)
+			level++;
+		w |= (level << 10) | (((4u << (2 * level)) - 1) * AUX_PROT_ONE);
+		atomic_fetch_add_explicit(&pol.activate, 1, memory_order_relaxed);
+	}
+	atomic_store_explicit(&s->aux, w, memory_order_relaxed);
+}
+
+/*
+ * The clock's question. written: the page was written since the last scan
+ * (evict_stage_pages; always false without UFFD_FEATURE_WP_ASYNC), CLOCK's
+ * referenced bit: it is passed over (pgactivate) with at least
+ * RECLAIM_WRITTEN_PASSES passes of protection, while the step is within its
+ * budget of written pages; past it, it is judged as if unwritten. A page
+ * refault feedback protects for longer uses up a pass and counts in the scan
+ * budget as an unwritten one does (without that, random access over a heap
+ * larger than the limit scanned 11.3 pages per page stolen against 7.8:
+ * tests/test_eng_reclaim_thrash.sh allows 12), but is kept. A cold-age pass
+ * counts a write as an access: the page's age starts again.
+ */
+bool policy_select(struct slot *s, uint32_t state, bool written, bool follows)
+{
+	uint32_t a = atomic_load_explicit(&s->aux, memory_order_relaxed);
+
+	if (state & SLOT_COLD)
+		return true;	/* MADV_COLD: first in line */
+	if (!(a & AUX_RESIDENT)) {
+		/* Came in without reclaim's hooks (read ahead, or first touched
+		 * before its region was registered): unprotected, age unknown.
+		 * A cold-age pass starts its clock now. */
+		if (!pol.proactive)
+			return true;
+		atomic_compare_exchange_strong_explicit(&s->aux, &a, policy_aux_fresh(pol.now_s),
+							memory_order_relaxed, memory_order_relaxed);
+		return false;
+	}
+	if (written && pol.proactive) {
+		atomic_compare_exchange_strong_explicit(&s->aux, &a, (a & ~(AUX_TIME_MASK << 12)) | (pol.now_s << 12),
+							memory_order_relaxed, memory_order_relaxed);
+		atomic_fetch_add_explicit(&pol.pgactivate, 1, memory_order_relaxed);
+		return false;
+	}
+	if (written && !pol.force && ++pol.wlooked <= pol.wbudget) {
+		uint32_t prot = a & AUX_PROT_MASK;
+		if (prot > RECLAIM_WRITTEN_PASSES * AUX_PROT_ONE) {
+			/* Protected by refault feedback as well: this look is
+			 * one of its passes, and counts in the scan budget as
+			 * before (written pages are kept past it all the same). */
+			pol.looked++;
+			prot -= AUX_PROT_ONE;
+		} else {
+			prot = RECLAIM_WRITTEN_PASSES * AUX_PROT_ONE;
+		}
+		atomic_compare_exchange_strong_explicit(&s->aux, &a, (a & ~AUX_PROT_MASK) | prot,
+							memory_order_relaxed, memory_order_relaxed);
+		atomic_fetch_add_explicit(&pol.pgactivate, 1, memory_order_relaxed);
+		return false;
+	}
+	if (!pol.proactive)
+		pol.looked++;
+	if (a & AUX_PROT_MASK) {
+		/* A protected page survives this pass (one fewer left). */
+		atomic_compare_exchange_strong_explicit(&s->aux, &a, a - AUX_PROT_ONE, memory_order_relaxed,
+							memory_order_relaxed);
+		/* Past the step's scan budget: protection is a preference.
+		 * Following a taken page, unwritten: it goes with it (one
+		 * MOVE for the run, reclaim.h). */
+		if (!pol.force && (pol.proactive || pol.looked <= pol.budget) &&
+		    (pol.proactive || !follows))
+			return false;
+	}
+	if (pol.proactive) {
+		uint32_t t = AUX_TIME(a);
+		/* A time ahead of the clock: not a resident word yet (a page
+		 * read ahead keeps its stored word): young. */
+		if (t > pol.now_s || pol.now_s - t < pol.cold_age)
+			return false;
+	}
+	return true;
+}
+
+/* --- the charge --------------------------------------------------------- */
+
+/*
+ * The charge is what memcg would charge the process: its anonymous pages
+ * and the pool's (RssAnon holds both), plus its page tables (VmPTE; memcg
+ * charges them, ~1.6 MiB at 512 MiB managed), less the library's own
+ * bookkeeping: the slot arrays (16 bytes a managed page; the kernel's
+ * zswap_entry and xarray, which memcg does not charge) and zsmalloc's
+ * metadata (handle tables, zspage descriptors: slab in the kernel, not
+ * charged either, and not in zram's mem_used_total). The kernel side of the
+ * benchmark is held to exactly that; until session 11 the bookkeeping was
+ * charged here and the page tables not, ~2 MiB less room for the working
+ * set at 320 MiB (docs/DESIGN.md, "The charge and the limit"). So VmHWM
+ * may pass the limit by the bookkeeping less the page tables (and by the
+ * file pages, as it always could).
+ */
+#ifndef RECLAIM_ACCOUNT_MEMCG
+#define RECLAIM_ACCOUNT_MEMCG	1
+#endif
+#define RECLAIM_ACCOUNT_MS	100
+
+/* Resident bytes of the slot arrays (mincore: an array's pages are touched
+ * only where its region's pages were managed). An array two regions share
+ * (a split region) is counted once if they are near in the table. */
+static uint64_t reclaim_slot_bytes(void)
+{
+	static unsigned char vec[4096];
+	const struct slot_array *seen[8] = { 0 };
+	struct region_ref refs[32];
+	uintptr_t cursor = 0;
+	uint64_t bytes = 0;
+	unsigned int nseen = 0;
+
+	while (cursor < UINTPTR_MAX) {
+		size_t n = region_collect(0, UINTPTR_MAX, &cursor, refs, 32);
+		if (!n)
+			break;
+		for (size_t k = 0; k < n; k++) {
+			const struct slot_array *arr = refs[k].arr;
+			bool dup = false;
+			for (unsigned int i = 0; i < 8 && !dup; i++)
+				dup = seen[i] == arr;
+			if (!dup) {
+				seen[nseen++ % 8] = arr;
+				for (size_t off = 0; off < arr->bytes; off += sizeof(vec) << ZS_PAGE_SHIFT) {
+					size_t len = arr->bytes - off;
+					if (len > sizeof(vec) << ZS_PAGE_SHIFT)
+						len = sizeof(vec) << ZS_PAGE_SHIFT;
+					if (syscall(SYS_mincore, (char *)arr + off, len, vec) != 0)
+						break;
+					for (size_t i = 0; i < (len + ZS_PAGE_SIZE - 1) >> ZS_PAGE_SHIFT; i++)
+						bytes += (vec[i] & 1) ? ZS_PAGE_SIZE : 0;
+				}
+			}
+			region_arr_put(refs[k].arr);
+		}
+	}
+	return bytes;
+}
+
+/* VmPTE in bytes from /proc/self/status, 0 if unreadable. */
+static uint64_t reclaim_pte_bytes(void)
+{
+	char buf[2048];
+	long n = pol.status_fd < 0 ? -1 : syscall(SYS_pread64, pol.status_fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	const char *p = NULL;
+	uint64_t kb = 0;
+	for (long i = 0; i + 7 <= n && !p; i++)
+		if (memcmp(buf + i, "\nVmPTE:", 7) == 0)
+			p = buf + i + 7;
+	if (!p)
+		return 0;
+	for (; *p == ' ' || *p == '\t'; p++)
+		;
+	for (; *p >= '0' && *p <= '9'; p++)
+		kb = kb * 10 + (uint64_t)(*p - '0');
+	return kb << 10;
+}
+
+/* Every RECLAIM_ACCOUNT_MS, or a hundred times as long as the last look
+ * took (a mincore per slot array: thousands of regions must not make it
+ * more than ~1 % of the reclaimer's time). */
+static void reclaim_account_refresh(void)
+{
+	struct timespec now, done;
+
+	if (!RECLAIM_ACCOUNT_MEMCG)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (pol.adjust_at.tv_sec && policy_ns_between(&pol.adjust_at, &now) / 1000000 < pol.adjust_every_ms)
+		return;
+	pol.adjust_at = now;
+	uint64_t book = reclaim_slot_bytes();
+	for (unsigned int i = 0; i < zswap_store_nr_pools(eng.store); i++)
+		book += zs_get_metadata_bytes(zswap_store_pool(eng.store, i));
+	atomic_store_explicit(&pol.adjust, (int64_t)reclaim_pte_bytes() - (int64_t)book, memory_order_relaxed);
+	clock_gettime(CLOCK_MONOTONIC, &done);
+	long took_us = (long)(policy_ns_between(&now, &done) / 1000);
+	pol.adjust_every_ms = took_us / 10 > RECLAIM_ACCOUNT_MS ? took_us / 10 : RECLAIM_ACCOUNT_MS;
+}
+
+/* The charge in bytes: RssAnon from /proc/self/statm ("size resident
+ * shared ..." in pages; shared = file-backed + shmem) with memcg's
+ * adjustment above, or the last value if unreadable. */
+uint64_t policy_read_charge(void)
+{
+	char buf[128];
+	uint64_t f[3] = { 0, 0, 0 };
+	int k = 0;
+
+	/* Pages filled from here on are in both the reading and pol.filled:
+	 * counted twice until the next reading rather than not at all. */
+	atomic_store_explicit(&pol.filled, 0, memory_order_relaxed);
+	atomic_store_explicit(&pol.refaults_seen, atomic_load_explicit(&eng.cnt.refaults, memory_order_relaxed),
+			      memory_order_relaxed);
+	long n = syscall(SYS_pread64, pol.statm_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return atomic_load(&pol.charge);
+	for (long i = 0; i < n && k < 3; i++) {
+		if (buf[i] >= '0' && buf[i] <= '9')
+			f[k] = f[k] * 10 + (uint64_t)(buf[i] - '0');
+		else if (buf[i] == ' ')
+			k++;
+	}
+	uint64_t anon = f[1] > f[2] ? (f[1] - f[2]) << ZS_PAGE_SHIFT : 0;
+	reclaim_account_refresh();
+	int64_t adj = atomic_load_explicit(&pol.adjust, memory_order_relaxed);
+	anon = adj >= 0 ? anon + (uint64_t)adj : anon > (uint64_t)-adj ? anon - (uint64_t)-adj : 0;
+	atomic_store_explicit(&pol.charge, anon, memory_order_relaxed);
+	return anon;
+}
+
+static void reclaim_kick(void)
+{
+	if (atomic_load_explicit(&pol.sleeping, memory_order_relaxed)) {
+		atomic_fetch_add(&pol.kick, 1);
+		syscall(SYS_futex, &pol.kick, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	}
+}
+
+/* Tell handlers holding faults to look again. */
+void policy_progress(void)
+{
+	if (atomic_exchange(&pol.waiters, 0)) {
+		uint64_t two = 2;	/* one read each for up to two waiting handlers */
+		(void)!write(pol.wait_fd, &two, sizeof(two));
+	}
+}
+
+bool policy_limit_set(void)
+{
+	return pol.limit != 0;
+}
+
+void policy_held(bool start)
+{
+	if (start) {
+		if (atomic_fetch_add(&pol.held_now, 1) == 0)
+			atomic_store(&pol.some_start, hist_now());
+	} else if (atomic_fetch_sub(&pol.held_now, 1) == 1) {
+		/* A hold starting meanwhile may have moved some_start on: that
+		 * stretch is lost, not counted twice. */
+		uint64_t t0 = atomic_load(&pol.some_start), t1 = hist_now();
+		if (t1 > t0)
+			atomic_fetch_add(&pol.some_total, t1 - t0);
+	}
+}
+
+bool policy_throttle(size_t npages)
+{
+	if (!pol.limit || !pol.on)
+		return false;
+	/* Pages in since the reading: zero fills, and loads (readahead's
+	 * included) counted as whole pages though the pool gives some back. */
+	uint64_t filled = atomic_load_explicit(&pol.filled, memory_order_relaxed) + npages +
+			  atomic_load_explicit(&eng.cnt.refaults, memory_order_relaxed) -
+			  atomic_load_explicit(&pol.refaults_seen, memory_order_relaxed);
+	uint64_t est = atomic_load_explicit(&pol.charge, memory_order_relaxed) + (filled << ZS_PAGE_SHIFT);
+
+	if (est > atomic_load_explicit(&pol.wake, memory_order_relaxed))
+		reclaim_kick();
+	if (est > pol.hold) {
+		/* A forked child that kept its pages has no reclaimer: nobody
+		 * would ever make room. Its faults are not held. Nor while the
+		 * evictor populates shared pages: the fault may be its own
+		 * (evict.c), and held it would wait for itself. */
+		if (syscall(SYS_getpid) != pol.pid || atomic_load_explicit(&eng.evict_touching, memory_order_relaxed))
+			return false;
+		if (!atomic_load_explicit(&pol.stuck, memory_order_relaxed)) {
+			atomic_store(&pol.waiters, 1);
+			/* More than background reclaim leaves room for (a step
+			 * of malloc's growth): ask for the whole band. */
+			if ((npages << ZS_PAGE_SHIFT) > (pol.hold - pol.low_bg) / 2)
+				atomic_store(&pol.deep, 1);
+			atomic_fetch_add_explicit(&pol.allocstall, 1, memory_order_relaxed);
+			reclaim_kick();
+			return true;
+		}
+		atomic_fetch_add_explicit(&pol.events_max, 1, memory_order_relaxed);
+	}
+	atomic_fetch_add_explicit(&pol.filled, npages, memory_order_relaxed);
+	return false;
+}
+
+int policy_wait_fd(void)
+{
+	return pol.wait_fd;
+}
+
+void policy_wait_done(void)
+{
+	uint64_t v;
+
+	(void)!read(pol.wait_fd, &v, sizeof(v));
+}
+
+
+void policy_cold_hint(uintptr_t start, uintptr_t end)
+{
+	if ((!pol.limit && !pol.cold_age) || end <= start)
+		return;
+	pthread_mutex_lock(&pol.cold_lock);
+	if (pol.ncold < RECLAIM_COLD_HINTS) {
+		pol.cold[pol.ncold].start = start;
+		pol.cold[pol.ncold++].end = end;
+	}
+	pthread_mutex_unlock(&pol.cold_lock);
+}
+
+void policy_stats(struct zswap_stats *st)
+{
+	st->memory_max = pol.limit;
+	st->memory_current = pol.on ? atomic_load(&pol.charge) : 0;
+	st->pgscan = atomic_load(&pol.pgscan);
+	st->pgsteal = atomic_load(&pol.pgsteal);
+	st->pgsteal_proactive = atomic_load(&pol.pgsteal_proactive);
+	st->workingset_activate = atomic_load(&pol.activate);
+	st->allocstall = atomic_load(&pol.allocstall);
+	st->watermark_boost = pol.limit ? pol.high - atomic_load(&pol.wake) : 0;
+	st->memory_events_max = atomic_load(&pol.events_max);
+	st->reclaim_backoff = atomic_load(&pol.backoff);
+	st->pgactivate = atomic_load(&pol.pgactivate);
+	uint64_t some = atomic_load(&pol.some_total), t0 = atomic_load(&pol.some_start), t1 = hist_now();
+	if (atomic_load(&pol.held_now) > 0 && t1 > t0)
+		some += t1 - t0;	/* the stretch under way */
+	st->memory_pressure_some_us = some / 1000;
+	st->thrashing_windows = atomic_load(&pol.thrash_windows);
+}
+

@@ -1,0 +1,211 @@
+/*
+ * policy_state.h - the state the aging and limit policy (policy.c) and the
+ * reclaimer thread (src/reclaim/reclaim.c) share, and their tunables. Only
+ * those two include it; everything else goes through policy.h.
+ */
+#ifndef ZSWAP_POLICY_STATE_H
+#define ZSWAP_POLICY_STATE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "engine/region.h"
+
+/* MADV_COLD ranges waiting for the clock (policy_cold_hint). */
+#define RECLAIM_COLD_HINTS 16
+
+#define RECLAIM_POLL_MS		10	/* charge read this often under a limit */
+/* Pages per eviction step, then the charge is read again and held faults
+ * are told (policy_progress): one staging batch (evict.c's EVICT_BATCH).
+ * With 2048, a step took ~30 ms under load and a held fault waited for all
+ * of it (docs/DESIGN.md, "Speed under the limit"). */
+#ifndef RECLAIM_STEP_MAX
+#define RECLAIM_STEP_MAX	512
+#endif
+#ifndef RECLAIM_STEP_MIN
+#define RECLAIM_STEP_MIN	128
+#endif
+#define RECLAIM_TARGETS		1024	/* mappings one rotation walks */
+#define RECLAIM_MAX_PASSES	2	/* rotations one step may take before it gives up */
+/* A step looks at most this many resident pages per page it wants before it
+ * takes protected pages too (the kernel's scan priority, bounded): without
+ * it, a working set larger than memory, every page of it protected by its
+ * quick refaults, made every step sweep two whole rotations (docs/DESIGN.md,
+ * "Known bad case"). */
+#define RECLAIM_SCAN_RATIO	16
+#define RECLAIM_PAUSE_MAX_MS	100	/* longest back-off */
+/* The hold line sits a margin m below the limit; background reclaim runs
+ * below it (RECLAIM_BG_WAKE, below). m is limit/96, but at least what the
+ * charge rises above the hold line while faults are being held (a batch in
+ * the pool before its staging area is emptied, pages filled between two
+ * readings: 2.3-2.9 MiB measured at 320 MiB) unless the limit is small
+ * (then limit/64) (docs/DESIGN.md, "The charge and the limit"). */
+#ifndef RECLAIM_MARGIN_DIV
+#define RECLAIM_MARGIN_DIV	96
+#endif
+#ifndef RECLAIM_MARGIN_MIN
+#define RECLAIM_MARGIN_MIN	(3ull << 20)
+#endif
+/* Background reclaim wakes RECLAIM_BG_WAKE sixteenths of the band below
+ * the hold line and stops RECLAIM_BG_STOP sixteenths below it; a held step
+ * of growth takes the charge down to the whole band. Session 9 narrowed it
+ * from 8..16 to 1..2 (~1.2 % fewer refaults, the charge higher); session 13
+ * widened it to 4..8 on a machine where page-table work is dear: steps of
+ * ~400 pages instead of ~130 took 14-15 % off hot/cold's wall time for
+ * 0.1 % more refaults there and 0.6 % more under uniform access, whose wall
+ * time moved 1-4 % (docs/DESIGN.md "The charge and the limit"). */
+#ifndef RECLAIM_BG_WAKE
+#define RECLAIM_BG_WAKE		4
+#endif
+#ifndef RECLAIM_BG_STOP
+#define RECLAIM_BG_STOP		8
+#endif
+/* Watermark boost (reclaim_boost): on (1) or off (0), its step and its
+ * largest value as fractions of the band. */
+#ifndef RECLAIM_BOOST
+#define RECLAIM_BOOST		1
+#endif
+#ifndef RECLAIM_BOOST_STEP
+#define RECLAIM_BOOST_STEP	16
+#endif
+#ifndef RECLAIM_BOOST_MAX
+#define RECLAIM_BOOST_MAX	2
+#endif
+/* What each calm look gives back: 1/RECLAIM_BOOST_DECAY of the boost. */
+#ifndef RECLAIM_BOOST_DECAY
+#define RECLAIM_BOOST_DECAY	8
+#endif
+/* Compaction before eviction (reclaim_compact): on (1) or off (0), and the
+ * fewest pages it must be able to free. */
+#ifndef RECLAIM_COMPACT
+#define RECLAIM_COMPACT		1
+#endif
+#define RECLAIM_COMPACT_MIN	64
+#define RECLAIM_COMPACT_ROUND	256	/* pages freed under one hold of ev_lock */
+/* A page found written (its referenced bit) is passed over and keeps at
+ * least this many passes of protection: a step that sweeps the whole clock
+ * twice in a millisecond (every page fresh, in a fill) must not take a hot
+ * page on its second look. 0 for plain second chance; 1, 2, 3 measured:
+ * docs/DESIGN.md "Which pages". */
+#ifndef RECLAIM_WRITTEN_PASSES
+#define RECLAIM_WRITTEN_PASSES 2
+#endif
+/* Written pages a step passes over have a budget of their own, this many
+ * per page it wants (8 ms of scanning for a step of 512): within
+ * RECLAIM_SCAN_RATIO's, the budget took hot pages whenever most pages were
+ * fresh (a fill: all written once). A written page's bit is cleared as the
+ * hand passes, so a rotation ends them anyway; this bounds a step's scan on a
+ * large limit. */
+#define RECLAIM_WRITTEN_RATIO	256
+/* A refault is quick (the page comes back protected) when fewer pages were
+ * evicted since it left than 1/RECLAIM_WORKINGSET_DIV of the program's pages
+ * resident outside the pool: the kernel compares the distance with its
+ * active anon list (mm/workingset.c), which its balance keeps at about half
+ * the anon LRU below 1 GiB. 0 compares with the whole charge, the pool
+ * included (sessions 3-6): under hot/cold access half the cold refaults then
+ * passed as quick, their protection filled the clock, and steps past their
+ * scan budget took hot pages instead (docs/DESIGN.md "Which pages",
+ * session 7). */
+#ifndef RECLAIM_WORKINGSET_DIV
+#define RECLAIM_WORKINGSET_DIV 2
+#endif
+/* Refault feedback on (1) or off (0: a plain CLOCK in address order), for
+ * the comparison in docs/DESIGN.md. */
+#ifndef RECLAIM_REFAULT_FEEDBACK
+#define RECLAIM_REFAULT_FEEDBACK 1
+#endif
+
+/* The resident word: [31:12] second it came in, [11:10] level, [9:1]
+ * protection, [0] 1. The stored word: [31:3] eviction clock, [2:1] level,
+ * [0] 0. A resident page whose word is still a stored one came in without
+ * reclaim's hooks (read ahead): unprotected, age unknown. */
+#define AUX_RESIDENT	1u
+#define AUX_PROT_MASK	0x3feu
+#define AUX_PROT_ONE	2u
+#define AUX_LEVEL(a)	(((a) >> 10) & 3u)
+#define AUX_TIME(a)	((a) >> 12)
+#define AUX_TIME_MASK	0xfffffu
+#define AUX_CLOCK_MASK	0x1fffffffu
+
+struct policy_state {
+	uint64_t limit, hold, high, low_bg, low;	/* bytes; 0 limit = none */
+	uint64_t band;			/* hold - low */
+	/* Watermark boost (reclaim_boost): how much lower than high and low_bg
+	 * background reclaim wakes and stops while faults keep being held, and
+	 * allocstall when last looked at. The reclaimer's alone; wake (high -
+	 * boost) is what handlers compare with. */
+	uint64_t boost, boost_stalls;
+	_Atomic uint64_t wake;
+	unsigned int cold_age;		/* seconds; 0 = no proactive reclaim */
+	_Atomic bool on;		/* the thread runs */
+	long pid;			/* in this process (not in a forked child) */
+	int statm_fd;
+	int status_fd;			/* /proc/self/status, for VmPTE */
+	int wait_fd;
+	/* What memcg charges and RssAnon does not say apart (policy_read_charge):
+	 * the page tables less the library's bookkeeping, in bytes; refreshed
+	 * by the reclaimer (reclaim_account_refresh). */
+	_Atomic int64_t adjust;
+	struct timespec adjust_at;
+	long adjust_every_ms;
+	struct timespec t0;
+
+	_Atomic uint64_t charge;	/* bytes, at the last reading */
+	_Atomic uint64_t workingset;	/* pages: refault distances below this are quick */
+	_Atomic uint64_t filled;	/* pages handlers zero-filled since */
+	_Atomic uint64_t refaults_seen;	/* eng.cnt.refaults at that reading */
+	_Atomic int stuck;
+	int stuck_why;			/* RECLAIM_STUCK_*: the reclaimer's, for reclaim_say_stuck */
+	struct timespec stuck_since;	/* over the limit and stuck since (0: not) */
+	_Atomic int waiters;		/* a handler holds a fault */
+	/* Memory pressure (policy_held): handlers holding a fault now, since
+	 * when at least one has, and the total of such time (ns). */
+	_Atomic int held_now;
+	_Atomic uint64_t some_start, some_total;
+	_Atomic int deep;		/* one held needs more room than background reclaim leaves */
+	_Atomic uint32_t kick;		/* futex word: bumped to wake the thread */
+	_Atomic int sleeping;
+
+	_Atomic uint64_t pgscan, pgsteal, pgsteal_proactive, activate, allocstall, events_max, backoff;
+	_Atomic uint64_t pgactivate;	/* written pages given a second chance */
+	_Atomic uint64_t thrash_windows;	/* reclaim_watch_thrash */
+	struct timespec thrash_t0;	/* the window under way: its start, and the counters then */
+	uint64_t thrash_quick0, thrash_refaults0;
+
+	/* The clock: the reclaimer thread's alone. */
+	bool proactive;			/* the current sweep is a cold-age one */
+	bool force;			/* the current sweep takes protected pages too */
+	unsigned int pause_ms;		/* back-off, doubled while nothing can be taken */
+	uint32_t now_s;			/* its clock, for policy_select */
+	size_t looked, budget;		/* this step: resident pages looked at, and how many before forcing */
+	size_t wlooked, wbudget;	/* written pages passed over, and how many it may pass */
+	uintptr_t hand;
+	size_t ntargets, next;
+	struct { uintptr_t start, end; } *targets;
+
+	/* MADV_COLD's ranges, for the clock to visit first (policy_cold_hint):
+	 * written by program threads in the interposed madvise, taken by the
+	 * reclaimer at the start of a sweep. The lock guards only the copy. */
+	pthread_mutex_t cold_lock;
+	size_t ncold;
+	struct { uintptr_t start, end; } cold[RECLAIM_COLD_HINTS];
+};
+
+extern struct policy_state pol;
+
+/* Nanoseconds from a to b. */
+static inline int64_t policy_ns_between(const struct timespec *a, const struct timespec *b)
+{
+	return (int64_t)(b->tv_sec - a->tv_sec) * 1000000000 + (b->tv_nsec - a->tv_nsec);
+}
+
+/* The charge read again (/proc/self/statm, memcg's adjustment): bytes. */
+uint64_t policy_read_charge(void);
+
+/* Tell handlers holding faults to look again. */
+void policy_progress(void);
+
+#endif

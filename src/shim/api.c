@@ -1,0 +1,42 @@
+/*
+ * api.c - the public API (include/zswap.h, zswap(3)).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdint.h>
+
+#include "base/export.h"
+#include "engine/engine.h"
+#include "engine/entry.h"
+#include "zswap.h"
+
+ZSWAP_EXPORT int zswap_pageout(void *addr, size_t len)
+{
+	if (!engine_running()) {
+		errno = ENOSYS;
+		return -1;
+	}
+	int rc = entry_pageout((uintptr_t)addr, len);
+	if (rc < 0) {
+		errno = -rc;
+		return -1;
+	}
+	return 0;
+}
+
+ZSWAP_EXPORT int zswap_stats(struct zswap_stats *st, size_t size)
+{
+	return entry_stats(st, size);
+}
+
+ZSWAP_EXPORT int zswap_active(void)
+{
+	return engine_running();
+}
+
+ZSWAP_EXPORT const char *zswap_version(void)
+{
+	return ZSWAP_VERSION;
+}
+

@@ -1,0 +1,408 @@
+/*
+ * start.c - start-up inside someone else's process, and fork: the one place
+ * that starts the subsystems and every library thread (start.h).
+ *
+ * The constructor reads the options once, opens userfaultfd and starts the
+ * handler threads; anything that fails leaves one "libzswap:" line and a
+ * program that runs exactly as without the library. There is no destructor:
+ * later destructors, atexit handlers and other threads may still touch
+ * evicted pages, so faults are served until the process ends.
+ *
+ * fork: with UFFD_FEATURE_EVENT_FORK the child is followed (src/engine/fork.h): the
+ * state is frozen while the kernel copies it, the child is served from it
+ * until it holds its own userfaultfd, then runs its own handler threads.
+ * Otherwise (the interim) the prepare handler loads every evicted page back
+ * and the child runs as a pass-through (its descriptors closed).
+ */
+#include "config.h"
+#include "shim/start.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/auxv.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/elfsym.h"
+#include "base/fdtab.h"
+#include "base/log.h"
+#include "base/maps.h"
+#include "base/prim.h"
+#include "base/sigchain.h"
+#include "engine/engine.h"
+#include "engine/evict.h"
+#include "engine/fault.h"
+#include "engine/fork.h"
+#include "engine/policy.h"
+#include "engine/region.h"
+#include "engine/uffd.h"
+#include "observe/stats.h"
+#include "reclaim/reclaim.h"
+
+static __thread sigset_t start_fork_mask;	/* the forking thread's mask, blocked across fork */
+
+/* --- fork --------------------------------------------------------------- */
+
+static int start_handlers(unsigned int nthreads);
+static void start_reclaimer(int rc);
+static void start_stats(int rc);
+
+/* This fork is followed (fork.c holds the state frozen), or the interim. */
+static bool start_fork_followed;
+
+/* A clone() child that shares the parent's descriptor table (CLONE_FILES
+ * without CLONE_VM): its descriptors are the parent's, never to close.
+ * Set only in such a child's own copy of memory. */
+static bool start_fork_fds_shared;
+
+/* The pid start_fork_prepare saw running (the child compares it with the
+ * state's: a fork from a process whose engine is not its own does nothing). */
+static pid_t start_fork_pid;
+
+/* interim: every page loaded back, the child left without the library
+ * (engine_fork_raw); else followed when fork.c can (fork_prepare). */
+static void start_fork_prepare_as(bool interim)
+{
+	start_fork_pid = 0;
+	if (!engine_running())
+		return;
+	start_fork_pid = eng.pid;
+	engine_sigblock(&start_fork_mask);
+	/* First, while the handlers still process events: no munmap, mremap
+	 * or discard of the program's in flight across the copy (fork.h). */
+	fork_gate_close();
+	pthread_rwlock_wrlock(&eng.evict_gate);	/* no page in flight, none to come */
+	start_fork_followed = interim ? fork_prepare_interim() : fork_prepare();
+	if (start_fork_followed)
+		return;
+	fault_load_all(0, UINTPTR_MAX);
+	/* Wait out fault services still installing a page. */
+	pthread_rwlock_wrlock(&eng.ev_lock);
+	pthread_rwlock_unlock(&eng.ev_lock);
+}
+
+static void start_fork_prepare(void)
+{
+	start_fork_prepare_as(false);
+}
+
+static void start_fork_parent(void)
+{
+	if (!start_fork_pid)
+		return;
+	if (start_fork_followed)
+		fork_parent();
+	fork_gate_open();
+	pthread_rwlock_unlock(&eng.evict_gate);
+	engine_sigrestore(&start_fork_mask);
+}
+
+static void start_fork_child(void)
+{
+	fork_gate_reset();	/* the calls it held back were the parent's threads */
+	sigchain_fork_child();	/* its own copy of the signal records */
+	if (atomic_load(&eng.state) != ENGINE_RUNNING || start_fork_pid != eng.pid)
+		return;
+	eng.pid = (pid_t)syscall(SYS_getpid);
+	int fd = start_fork_followed ? fork_child_take() : -1;
+	if (fd >= 0) {
+		/* Our own userfaultfd and copy of everything: serve it, and
+		 * reclaim and dump for this process. The threads are made
+		 * while the parent still serves this child's faults (fork.h:
+		 * pthread_create may fault on the evicted heap) and wait at the
+		 * gate until the handover is applied. The reclaimer's new
+		 * eventfd comes first: the handlers poll it. */
+		atomic_store(&eng.start_gate, 1);
+		int rrc = reclaim_fork_child();
+		int rc = start_handlers(eng.opt.fault_threads);
+		if (rc > 0) {
+			start_reclaimer(rrc);
+			start_stats(stats_fork_child());
+		}
+		if (fork_child_finish(fd, rc > 0)) {
+			atomic_store_explicit(&eng.start_gate, 0, memory_order_release);
+			syscall(SYS_futex, &eng.start_gate, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+			engine_sigrestore(&start_fork_mask);
+			return;
+		}
+		/* The threads that did start stay parked at the gate. */
+		zlog("fork: cannot start the child's handler threads (%d): its evicted pages are lost", rc);
+	}
+	/* The interim (every page was loaded back), or a child that could not
+	 * take over: a pass-through. Closing its userfaultfd drops its
+	 * registrations (the kernel then fills missing pages with zeros). */
+	atomic_store(&eng.state, ENGINE_OFF);
+	stats_fork_child_off();
+	if (!start_fork_fds_shared)
+		fdtab_close_all();
+	eng.uffd = eng.pagemap_fd = -1;
+	engine_sigrestore(&start_fork_mask);
+}
+
+void start_fork_raw_prepare(void)
+{
+	start_fork_prepare_as(true);
+}
+
+void start_fork_raw_parent(void)
+{
+	int err = errno;
+
+	start_fork_parent();
+	errno = err;
+}
+
+void start_fork_raw_child(bool fds_shared)
+{
+	start_fork_fds_shared = fds_shared;
+	start_fork_child();
+}
+
+
+/* --- start-up ----------------------------------------------------------- */
+
+static const char *start_errname(int e)
+{
+	switch (e) {
+	case EPERM: return "EPERM";
+	case EACCES: return "EACCES";
+	case ENOSYS: return "ENOSYS";
+	case EINVAL: return "EINVAL";
+	case ENOTSUP: return "ENOTSUP";
+	case EMFILE: return "EMFILE";
+	case ENOMEM: return "ENOMEM";
+	default: return "error";
+	}
+}
+
+#define START_THREAD_STACK (256 * 1024)
+
+#define START_HANDLERS_MAX 16	/* ZSWAP_FAULT_THREADS's own maximum */
+
+/*
+ * The CPUs handlers are pinned to, one each, for ZSWAP_FAULT_THREADS=0: the
+ * CPUs this process may run on now (taskset, cpusets), so a fault on any of
+ * them has a handler on its own CPU (see fault_pin()). Returns how many
+ * (cpus[] filled), or 0 when there is no such answer (no affinity call,
+ * more CPUs than a cpu_set_t holds, or more allowed CPUs than
+ * START_HANDLERS_MAX: every handler is woken by every fault, so a handler
+ * per CPU would cost too much there); the caller then starts unpinned
+ * threads. Never fails start-up.
+ */
+static unsigned int start_handler_cpus(int cpus[START_HANDLERS_MAX])
+{
+	cpu_set_t set;
+	unsigned int n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return 0;
+	if (CPU_COUNT(&set) > START_HANDLERS_MAX)
+		return 0;
+	for (int c = 0; c < CPU_SETSIZE && n < START_HANDLERS_MAX; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	return n;
+}
+
+/*
+ * Library threads do not keep the process alive. glibc ends the process
+ * with exit(0) when the count of live threads it keeps (__nptl_nthreads)
+ * drops to zero as a thread ends: with ours counted, a program whose last
+ * thread returns or calls pthread_exit() would never end. So each of ours
+ * is taken off that count once created, and put back just before it ends
+ * (glibc then takes it off again): the count is the program's threads, and
+ * the last of them runs exit(0) as without us (atexit handlers, stdio
+ * flushed). The count is a GLIBC_PRIVATE symbol of libc.so (glibc 2.34 and
+ * later), found at start-up; NULL when this C library has none (then a
+ * program whose last thread ends lingers: said at start-up).
+ */
+static unsigned int *start_nthreads;
+
+struct start_record {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void start_find_nthreads(void)
+{
+	start_nthreads = elfsym_any("__nptl_nthreads");
+	if (!start_nthreads)
+		zlog("this C library has no thread count libzswap can find (__nptl_nthreads): a program whose"
+		     " last thread ends with pthread_exit() does not end");
+}
+
+static void *start_thread_main(void *p)
+{
+	struct start_record st = *(struct start_record *)p;
+	void *r = st.fn(st.arg);
+
+	if (start_nthreads)
+		__atomic_fetch_add(start_nthreads, 1, __ATOMIC_SEQ_CST);
+	return r;
+}
+
+/* Start fn(arg) on a library stack of stack_size bytes (never the program's
+ * memory: its start record sits at the stack's low end), detached, off
+ * glibc's thread count, with every signal blocked (it inherits the mask):
+ * no program signal handler ever runs on it. Returns 0 or -errno. */
+static int start_thread(void *(*fn)(void *), void *arg, size_t stack_size)
+{
+	struct start_record *st = prim_alloc(stack_size);
+	pthread_attr_t attr;
+	pthread_t t;
+	sigset_t old;
+	int rc;
+
+	if (!st)
+		return -ENOMEM;
+	st->fn = fn;
+	st->arg = arg;
+	engine_sigblock(&old);
+	pthread_attr_init(&attr);
+	pthread_attr_setstack(&attr, st, stack_size);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	rc = -pthread_create(&t, &attr, start_thread_main, st);
+	pthread_attr_destroy(&attr);
+	if (rc == 0 && start_nthreads)
+		__atomic_fetch_sub(start_nthreads, 1, __ATOMIC_SEQ_CST);
+	engine_sigrestore(&old);
+	if (rc < 0)
+		prim_free(st, stack_size);
+	return rc;
+}
+
+/* Start the fault handler threads: nthreads unpinned, or 0 for one pinned to
+ * each allowed CPU (start_handler_cpus); then the fork thread (fork.c),
+ * which reads userfaultfd while a fork freezes the handlers (without it
+ * forks take the interim). Returns how many handlers were started, or
+ * -errno. */
+static int start_handlers(unsigned int nthreads)
+{
+	int cpus[START_HANDLERS_MAX];
+	unsigned int ncpus = 0;
+	int rc = fault_init();
+
+	if (rc < 0)
+		return rc;
+	if (!nthreads) {
+		ncpus = start_handler_cpus(cpus);
+		nthreads = ncpus ? ncpus : START_HANDLERS_MAX;
+	}
+	unsigned int i;
+	for (i = 0; i < nthreads && rc == 0; i++) {
+		void *ctx = fault_ctx_create(i < ncpus ? cpus[i] : -1);
+		rc = ctx ? start_thread(fault_thread, ctx, START_THREAD_STACK) : -ENOMEM;
+	}
+	if (rc == 0 && fork_enabled())
+		rc = start_thread(fork_thread, NULL, START_THREAD_STACK);
+	return rc < 0 ? rc : (int)i;
+}
+
+/* The reclaimer (ZSWAP_MEMORY_LIMIT, ZSWAP_COLD_AGE), given what
+ * reclaim_init or reclaim_fork_child answered. */
+static void start_reclaimer(int rc)
+{
+	if (rc > 0)
+		rc = start_thread(reclaim_thread, NULL, START_THREAD_STACK);
+	if (rc < 0)
+		zlog("cannot start the reclaimer (%s): ZSWAP_MEMORY_LIMIT and ZSWAP_COLD_AGE are not enforced",
+		     start_errname(-rc));
+}
+
+/* The statistics thread (src/observe/stats.c), given what stats_init or
+ * stats_fork_child answered (0: start it). */
+static void start_stats(int rc)
+{
+	if (rc == 0 && (rc = start_thread(stats_thread, NULL, STATS_STACK_SIZE)) < 0)
+		zlog("cannot start the statistics thread (%s): no statistics dumps", start_errname(-rc));
+}
+
+static void start_init(void)
+{
+	int expected = ENGINE_UNINIT;
+	struct uf_info info;
+	struct zswap_store_config cfg;
+	pthread_rwlockattr_t attr;
+	int rc;
+
+	if (!atomic_compare_exchange_strong(&eng.state, &expected, ENGINE_STARTING))
+		return;
+	opt_load(&eng.opt, NULL);
+	if (!eng.opt.enabled || getauxval(AT_SECURE))
+		goto off;
+	engine_note_objects();
+	start_find_nthreads();
+
+	/* Kept high, out of the program's way (src/base/fdtab.h). */
+	eng.uffd = fdtab_keep(uf_open(&info));
+	if (eng.uffd < 0) {
+		zlog("userfaultfd unavailable: %s (%s); running without libzswap. Fix: %s",
+		     info.cause, start_errname(info.err), info.fix);
+		goto off;
+	}
+	eng.features = info.features;
+	if (!(eng.features & UFFD_FEATURE_POISON))
+		zlog("the kernel has no UFFDIO_POISON: a page that fails to decompress will abort the program");
+	eng.pagemap_fd = fdtab_open_ro("/proc/self/pagemap", true);
+
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&eng.ev_lock, &attr);
+	pthread_rwlock_init(&eng.evict_gate, &attr);
+	pthread_rwlockattr_destroy(&attr);
+
+	opt_store_config(&eng.opt, &cfg);
+	reclaim_store_config(&eng.opt, &cfg);	/* ZSWAP_MAX_POOL_PERCENT, accept threshold */
+	eng.store = zswap_store_create(&cfg);
+	if (!eng.store) {
+		zlog("cannot create the compressed store (%s); running without libzswap",
+		     start_errname(errno));
+		goto off_fd;
+	}
+	if ((rc = region_init()) < 0 || (rc = maps_init()) < 0 || (rc = evict_init()) < 0) {
+		zlog("cannot start (%s); running without libzswap", start_errname(-rc));
+		goto off_fd;
+	}
+	if (!fork_init() && (eng.features & UFFD_FEATURE_EVENT_FORK) && eng.opt.verbose)
+		zlog("fork: children are not followed (pool-lock mode or no memory): fork loads the pool back");
+	if ((rc = start_handlers(eng.opt.fault_threads)) < 0) {
+		/* Threads already started block in poll(); nothing is ever
+		 * registered, so they are never woken. */
+		zlog("cannot start the fault handler threads (%s); running without libzswap",
+		     start_errname(-rc));
+		goto off_fd;
+	}
+	/* The reclaimer (ZSWAP_MEMORY_LIMIT, ZSWAP_COLD_AGE), on a library
+	 * stack with every signal blocked, like the handlers. */
+	start_reclaimer(reclaim_init());
+	/* Test hook (ZSWAP_INJECT_DECOMPRESS_FAIL): tests/test_eng_poison.sh. */
+	if (eng.opt.inject_decompress_fail)
+		zswap_store_inject_decompress_fail(eng.store, eng.opt.inject_decompress_fail);
+	pthread_atfork(start_fork_prepare, start_fork_parent, start_fork_child);
+	eng.pid = (pid_t)syscall(SYS_getpid);
+	atomic_store_explicit(&eng.state, ENGINE_RUNNING, memory_order_release);
+	/* The statistics thread (src/observe/stats.c), started like the handlers. */
+	start_stats(stats_init());
+	if (eng.opt.verbose)
+		zlog("active: %d fault thread(s)%s, min region %llu bytes, fault-around %u pages",
+		     rc, eng.opt.fault_threads ? "" : " (one per CPU)",
+		     (unsigned long long)eng.opt.min_region, eng.opt.fault_around);
+	return;
+
+off_fd:
+	fdtab_close(eng.uffd);
+	fdtab_close(eng.pagemap_fd);
+	eng.uffd = eng.pagemap_fd = -1;
+off:
+	atomic_store(&eng.state, ENGINE_OFF);
+}
+
+__attribute__((constructor)) static void start_ctor(void)
+{
+	start_init();
+}
+
