@@ -6,7 +6,7 @@
 # and a buffer each thread grows by realloc, which glibc moves with mremap),
 # writes every block at once and checks every byte at the end
 # (same stdout as without the library); the peak RSS it reads back (VmHWM)
-# stays within limit x 1.10 + 8 MiB (issue 5's bound), the fill included,
+# stays within limit x 1.10 + 8 MiB, the fill included,
 # and the counters show reclaim and refaults (both printed at exit by
 # tests/prog_reclaim_stats.so, preloaded after the library).
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/..}/tests/eng_lib.sh"

@@ -5,8 +5,7 @@
 # (mincore) just before their access must be rare: every hot page has
 # refaulted by then and is protected, and the cold refaults must not pass as
 # quick ones. Comparing the refault distance with the whole charge (the
-# library before session 7, -DRECLAIM_WORKINGSET_DIV=0) let half the cold
-# refaults in protected; their protection filled the clock and the steps
+# pool included) lets half the cold refaults in protected; their protection filled the clock and the steps
 # past their scan budget took hot pages: 1,083 misses of 180,147 hot
 # accesses measured, against 318-376 now (docs/DESIGN.md "Which pages").
 # Counters only; data checked as always.

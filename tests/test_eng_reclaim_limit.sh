@@ -115,8 +115,8 @@ fi
 # library's bookkeeping (slot arrays, 16 bytes a page; the pool's
 # metadata). Calm after a fill of 192 MiB under 64M, the library's
 # memory_current must be that, read from /proc/self/status beside it.
-# Measured: 63,212 kB against 63,216 computed; RssAnon alone (the rule
-# before session 11) is 976 kB off. Bound: 256 kB.
+# Measured: 63,212 kB against 63,216 computed; RssAnon alone would be
+# 976 kB off. Bound: 256 kB.
 check_run account account 192
 if [ "$ENG_LABEL" = account ] && [ "$ENG_RC" = 0 ]; then
 	aline=$(last_line 'account ')

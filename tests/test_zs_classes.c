@@ -1,11 +1,11 @@
 /*
- * test_zs_classes.c - the size-class table against the kernel's (seed 004).
+ * test_zs_classes.c - the size-class table against the kernel's.
  *
- * The rows below are copied from seed 004 (the "configurable zspage size"
- * series, patch 1/6), as the kernel's debugfs "classes" file printed them for
- * an empty pool. The seed's copy lost one leading space, and its kernel had
- * no objs_per_zspage column: our rows must start with " " + the seed row and
- * go on with that column. Each seed table is also contiguous (the rows
+ * The rows below are copied from the kernel's "zsmalloc/zram: configurable
+ * zspage size" series (patch 1/6), as its debugfs "classes" file
+ * printed them for an empty pool. That copy lost one leading space, and its
+ * kernel had no objs_per_zspage column: our rows must start with " " + the
+ * kernel's row and go on with that column. Each table is also contiguous (the rows
  * between its first and last are all the unmerged classes in that range), so
  * the set of unmerged classes in each range is checked too.
  *
@@ -36,14 +36,14 @@ static int failures;
 	} \
 } while (0)
 
-struct seed_table {
+struct kernel_table {
 	unsigned int order;
 	unsigned int first, last;	/* the contiguous range the rows cover */
 	const char *rows[24];
 };
 
-/* Seed 004, verbatim (first 9 columns, one leading space lost). */
-static const struct seed_table seed_tables[] = {
+/* The kernel's, verbatim (first 9 columns, one leading space lost). */
+static const struct kernel_table kernel_tables[] = {
 	{ 2, 94, 100, {
 "   94  1536           0            0             0          0          0                3        0",
 "  100  1632           0            0             0          0          0                2        0",
@@ -95,11 +95,11 @@ static void format_row(char *buf, size_t cap, const struct zs_class_stat *st)
 		 (int)st->objs_per_zspage);
 }
 
-static void check_seed_rows(void)
+static void check_kernel_rows(void)
 {
-	for (size_t t = 0; t < sizeof(seed_tables) / sizeof(seed_tables[0]); t++) {
-		const struct seed_table *tab = &seed_tables[t];
-		struct zs_pool *pool = zs_create_pool("seed", tab->order, ZS_LOCK_CLASS);
+	for (size_t t = 0; t < sizeof(kernel_tables) / sizeof(kernel_tables[0]); t++) {
+		const struct kernel_table *tab = &kernel_tables[t];
+		struct zs_pool *pool = zs_create_pool("kernel", tab->order, ZS_LOCK_CLASS);
 		unsigned int nrows = 0, kept = 0;
 
 		CHECK(pool, "zs_create_pool(order %u): %s", tab->order, strerror(errno));
@@ -112,7 +112,7 @@ static void check_seed_rows(void)
 			size_t n;
 
 			if (!zs_class_stat(pool, idx, &st)) {
-				CHECK(0, "order %u: class %u is merged, the seed lists it", tab->order, idx);
+				CHECK(0, "order %u: class %u is merged, the kernel lists it", tab->order, idx);
 				continue;
 			}
 			format_row(row, sizeof(row), &st);
@@ -126,7 +126,7 @@ static void check_seed_rows(void)
 
 			kept += zs_class_stat(pool, i, &st);
 		}
-		CHECK(kept == nrows, "order %u: %u unmerged classes in %u..%u, the seed shows %u",
+		CHECK(kept == nrows, "order %u: %u unmerged classes in %u..%u, the kernel shows %u",
 		      tab->order, kept, tab->first, tab->last, nrows);
 		zs_destroy_pool(pool);
 	}
@@ -137,7 +137,7 @@ static void check_geometry(void)
 	struct zs_class_stat st;
 
 	CHECK(ZS_SIZE_CLASSES == 255, "ZS_SIZE_CLASSES %d", (int)ZS_SIZE_CLASSES);
-	/* Seed 004's trace of class 96 (1568 bytes): 2 pages at order 2, 5 at order 3. */
+	/* The series' trace of class 96 (1568 bytes): 2 pages at order 2, 5 at order 3. */
 	CHECK(zs_pages_per_zspage(1568, 2) == 2, "%u", zs_pages_per_zspage(1568, 2));
 	CHECK(zs_pages_per_zspage(1568, 3) == 5, "%u", zs_pages_per_zspage(1568, 3));
 	/* 3/8 of a page: 3 pages hold 8 objects exactly (the kernel's comment). */
@@ -319,7 +319,7 @@ int main(int argc, char **argv)
 {
 	(void)argc;
 	check_geometry();
-	check_seed_rows();
+	check_kernel_rows();
 	check_zswapctl(argv[0]);
 	if (failures) {
 		fprintf(stderr, "test_zs_classes: %d check(s) failed\n", failures);

@@ -1,5 +1,5 @@
 /*
- * bench_engine.c - the preload engine against the kernel's own zswap (issue 3).
+ * bench_engine.c - the preload engine against the kernel's own zswap.
  *
  * One program, run twice by tools/bench_engine.sh: once plain, with the
  * kernel's zswap in front of a swapfile (scripts/kernel-zswap.sh), and once

@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench_engine.sh - libzswap's preload engine and the kernel's own zswap, side
-# by side, in one invocation (issue 3). A benchmark, not a test: it prints
+# by side, in one invocation. A benchmark, not a test: it prints
 # figures and judges none.
 #
 # Each run does, in this order, with the same data (text pages, fixed seed):

@@ -1,5 +1,5 @@
 /*
- * bench_fork.c - what fork() costs a program with evicted memory (issue 4).
+ * bench_fork.c - what fork() costs a program with evicted memory.
  *
  * One run measures both sides: for each size (default 0, 256 MiB, 1 GiB) it
  * starts this program twice as a worker, once with LD_PRELOAD=libzswap.so

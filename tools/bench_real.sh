@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench_real.sh - real programs (nobody here wrote them) under a memory limit
 # L, libzswap against the kernel's zswap in a memory cgroup, side by side in
-# one invocation (issue 5). A benchmark, not a test: it prints figures and
+# one invocation. A benchmark, not a test: it prints figures and
 # judges none (but says when an output differs from the unlimited run's).
 #
 # Workloads (each several times more live data than a 64M limit):

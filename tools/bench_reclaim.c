@@ -1,5 +1,5 @@
 /*
- * bench_reclaim.c - a working set larger than its memory limit (issue 5).
+ * bench_reclaim.c - a working set larger than its memory limit.
  *
  * One program, run by tools/bench_reclaim.sh on both sides with the same
  * arguments: under LD_PRELOAD=libzswap.so with ZSWAP_MEMORY_LIMIT=L, and

@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench_reclaim.sh - a working set W larger than its memory limit L, libzswap
-# against the kernel's zswap, side by side in one invocation (issue 5).
+# against the kernel's zswap, side by side in one invocation.
 # A benchmark, not a test: it prints figures and judges none.
 #
 # For each pattern (uniform, hotcold, seq) and thread count (1, 2), each run:
@@ -63,7 +63,7 @@
 # invocation, both sides, and puts the old value back at exit: this
 # machine boots with 0 (an idle vCPU halts at once, and waking it costs a
 # host round trip), the driver's own default is 200000 (docs/DESIGN.md
-# "Speed under the limit", session 6).
+# "Speed under the limit").
 set -u
 
 here=$(cd "$(dirname "$0")/.." && pwd)

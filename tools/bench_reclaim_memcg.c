@@ -1,7 +1,7 @@
 /*
  * bench_reclaim_memcg.c - cgroup v2's charging of zswap's pool, emulated on
  * a cgroup v1 memory controller, for the kernel side of tools/bench_reclaim.sh
- * (issue 5; docs/bench/reclaim.md, "Emulating cgroup v2").
+ * (docs/BENCHMARKS.md, "Emulating cgroup v2").
  *
  * Why: ZSWAP_MEMORY_LIMIT=L holds the program's resident memory plus its
  * pool under L, as cgroup v2's memory.max does (zswap charges each stored

@@ -1,7 +1,7 @@
 /*
  * bench_text.h - text-like page contents for the benchmarks.
  *
- * Issue 3 asks for the same data on every side of a comparison: real text
+ * Every side of a comparison gets the same data: real text
  * (English prose from /usr/share, C from /usr/include), chosen with a fixed
  * seed. The corpus is read in a fixed order (directories walked with sorted
  * names) and each page is a 4 KiB slice starting at a seeded offset, so a

@@ -288,7 +288,7 @@ static void bench_threads(const char *name, const struct sp_set *set)
 	static const struct { const char *name; enum zs_lock_mode lock; unsigned int pools; } modes[] = {
 		{ "class locks", ZS_LOCK_CLASS, 1 },
 		{ "pool lock", ZS_LOCK_POOL, 1 },
-		{ "32 pools (pool lock each, seed 001)", ZS_LOCK_POOL, 32 },
+		{ "32 pools (pool lock each)", ZS_LOCK_POOL, 32 },
 		{ "32 pools, class locks", ZS_LOCK_CLASS, 32 },
 	};
 	static const unsigned int threads[] = { 1, 2, 4, 8 };

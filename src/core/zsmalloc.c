@@ -94,7 +94,8 @@
  * object is still there it is pinned (compaction's 0 -> -1 exchange fails on
  * a pinned zspage, and such a zspage is skipped as a source). In
  * ZS_LOCK_CLASS mode this takes no lock at all; in ZS_LOCK_POOL mode it runs
- * under the pool lock, as the kernel's zs_map_object did after seed 003.
+ * under the pool lock, as the kernel's zs_map_object does when one lock
+ * guards the whole pool.
  * zs_unmap_object only decrements.
  */
 #include "config.h"
@@ -229,7 +230,7 @@ struct zs_pool {
 /* ---- geometry ---------------------------------------------------------- */
 
 /*
- * The kernel's get_pages_per_zspage() with patches 1-5 of seed 004: the
+ * The kernel's get_pages_per_zspage() with the configurable zspage order: the
  * number of pages (1 .. 2^order) whose zspage wastes the smallest share of
  * its bytes, the first one to reach the best used percentage, stopping at a
  * perfect fit.

@@ -37,7 +37,8 @@
 				 / ZS_SIZE_CLASS_DELTA + 1)
 
 /* How the pool serialises: one lock per size class (the kernel since 6.11,
- * seed 000), or one lock for the whole pool (the consolidation of seed 003). */
+ * one lock per class), or one lock for the whole pool (the kernel's
+ * consolidation of zsmalloc's locks into the pool's). */
 enum zs_lock_mode {
 	ZS_LOCK_CLASS = 0,
 	ZS_LOCK_POOL = 1,

@@ -45,16 +45,9 @@
 #include "engine/region.h"
 #include "engine/uffd.h"
 
-#ifndef EVICT_BATCH
 #define EVICT_BATCH 512			/* pages per batch: 2 MiB of staging */
-#endif
 #define EVICT_STAGES 4
 #define EVICT_BUSY 64			/* runs of shared pages per batch given a second chance */
-
-/* 1: scan a range before taking ev_lock (evict_range_sel); 0 for an A/B. */
-#ifndef EVICT_SCAN_EARLY
-#define EVICT_SCAN_EARLY 1
-#endif
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -782,7 +775,7 @@ static size_t evict_range_sel(uintptr_t start, uintptr_t end, bool sel, size_t w
 
 		/*
 		 * The scan before the lock. PAGEMAP_SCAN (with the written bits:
-		 * ~32 us a call) under ev_lock's read side held up every handler
+		 * tens of microseconds a call) under ev_lock's read side holds up every handler
 		 * reading a message, whose write side waits behind it. What it
 		 * reports is a hint even under the lock: the program writes, the
 		 * kernel zaps (MADV_DONTNEED, whose REMOVE takes the write side
@@ -809,7 +802,7 @@ static size_t evict_range_sel(uintptr_t start, uintptr_t end, bool sel, size_t w
 		struct region_ref pref;
 		uint64_t pgen = atomic_load(&eng.ev_gen);
 		uint64_t p0 = prof_now();	/* an instrumented build only (hist.h) */
-		if (EVICT_SCAN_EARLY && region_lookup(cur, &pref, false) && pref.arr &&
+		if (region_lookup(cur, &pref, false) && pref.arr &&
 		    !(pref.flags & REGION_UNMANAGEABLE))
 			evict_scan(st, &pre, cur, evict_batch_end(st, &pref, cur, end), sel);
 		prof_add(PROF_EV_SCAN, p0);

@@ -47,9 +47,6 @@
 
 #define FAULT_READ_BATCH 32
 #define FAULT_RING 65536		/* pending faults per thread: one per blocked program thread */
-#ifndef FAULT_SPIN_NS
-#define FAULT_SPIN_NS 0		/* see fault_wait_readable() */
-#endif
 
 struct fault_req {
 	uint64_t addr;
@@ -70,22 +67,17 @@ struct fault_ctx {
 
 enum { SERVE_DONE, SERVE_AGAIN };
 
-/* How a write fault on a never-populated run is filled: 1 = UFFDIO_COPY from
- * a zero buffer (pages allocated now, the write then takes no further fault),
- * 0 = UFFDIO_ZEROPAGE (the shared zero page; each write then takes a
- * copy-on-write fault in the kernel). Read faults always get ZEROPAGE. */
-#ifndef FAULT_FILL_COPY
-#define FAULT_FILL_COPY 1
-#endif
+/* A write fault on a never-populated run is filled by UFFDIO_COPY from a
+ * zero buffer (pages allocated now, the write then takes no further fault),
+ * not UFFDIO_ZEROPAGE (the shared zero page: each write would then take a
+ * copy-on-write fault in the kernel). Read faults get ZEROPAGE. */
 static const char *fault_zero_buf;	/* FAULT_AROUND_MAX pages, never written */
 #define FAULT_AROUND_MAX 512
 
 /* Pinned handlers (ZSWAP_FAULT_THREADS=0): the CPU of the handler that last
  * read a fault, and how long another handler leaves a pending fault to it
  * (see fault_defer()). */
-#ifndef FAULT_DEFER_NS
 #define FAULT_DEFER_NS 20000
-#endif
 static _Atomic int fault_last_cpu = -1;
 
 /*
@@ -95,11 +87,9 @@ static _Atomic int fault_last_cpu = -1;
  * wakes every handler (all poll the one descriptor), they take ev_lock for
  * writing in turn to read, and fault_defer()'s one last CPU sends the other
  * handler into a spin for faults it should have served. One unpinned
- * handler, which the scheduler wakes beside whichever thread faulted, was
- * faster there (ZSWAP_FAULT_THREADS=1 against 0, tools/bench_reclaim under a
- * 320M limit: uniform 2 threads -12..-17 %, 4 threads -24 %, sequential
- * 2 and 4 threads -6..-23 %) and slower with one thread (uniform +10 %,
- * hot/cold +13 %): docs/bench/reclaim.md, "Session 14".
+ * handler, which the scheduler wakes beside whichever thread faulted, is
+ * faster there and slower with one thread faulting (ZSWAP_FAULT_THREADS=1
+ * against 0 under tools/bench_reclaim: docs/BENCHMARKS.md).
  *
  * So, with pinned handlers, the readers count how often the faulting thread
  * changes from one fault to the next (the message's thread id) over each
@@ -108,11 +98,8 @@ static _Atomic int fault_last_cpu = -1;
  * fault_shared; under FAULT_SHARED_OFF they come back and it pins itself
  * again. Two threads faulting evenly change about every other fault, one
  * thread never. Only speed depends on it: any handler serves any fault, and
- * the first one never stops reading. -DFAULT_SHARED=0 builds without.
+ * the first one never stops reading.
  */
-#ifndef FAULT_SHARED
-#define FAULT_SHARED 1
-#endif
 #define FAULT_SHARED_WINDOW	256
 #define FAULT_SHARED_ON		64
 #define FAULT_SHARED_OFF	32
@@ -125,10 +112,9 @@ static bool fault_busy;			/* several threads fault at once: a shared spell */
 
 /*
  * Timed spells. With one thread faulting, which serves it faster depends on
- * the machine: the pinned handlers (a KVM guest: one unpinned handler was
- * 10-13 % slower there, docs/bench/reclaim.md "Session 14") or one handler
- * left to the scheduler, as in a shared spell (a PVM guest, where waking a
- * vCPU and the IPI of a TLB flush are dear: 5-25 % faster, "Session 15").
+ * the machine: the pinned handlers, or one handler left to the scheduler as
+ * in a shared spell (faster where waking a vCPU and the IPI of a TLB flush
+ * are dear; docs/BENCHMARKS.md).
  * So the readers time both. Every so often, while no thread-count spell
  * runs, a trial: FAULT_TIMED_RUN windows in the mode in use, as many in the
  * other, as many in the first again. The window is FAULT_SHARED_WINDOW
@@ -141,11 +127,8 @@ static bool fault_busy;			/* several threads fault at once: a shared spell */
  * count. The first window after each change of mode settles untimed. A
  * lost trial doubles the gap to the next, up to FAULT_TIMED_GAP_MAX
  * windows; a change resets it. Only speed depends on it, as for every
- * spell. -DFAULT_TIMED=0 builds without.
+ * spell.
  */
-#ifndef FAULT_TIMED
-#define FAULT_TIMED 1
-#endif
 #define FAULT_TIMED_RUN		8
 #define FAULT_TIMED_MARGIN	16
 #define FAULT_TIMED_GAP		32
@@ -264,7 +247,7 @@ static bool fault_timed_window(void)
  * held for writing. */
 static void fault_count_thread(uint32_t tid)
 {
-	if (!FAULT_SHARED || !fault_shared_able || !tid)
+	if (!fault_shared_able || !tid)
 		return;
 	fault_win_changes += tid != fault_tid_last;
 	fault_tid_last = tid;
@@ -278,7 +261,7 @@ static void fault_count_thread(uint32_t tid)
 		fault_timed_reset();	/* no timing during a spell, afresh after it */
 	fault_busy = busy;
 	uint32_t was = atomic_load_explicit(&fault_shared, memory_order_relaxed);
-	uint32_t now = busy || (FAULT_TIMED && fault_timed_window());
+	uint32_t now = busy || fault_timed_window();
 	atomic_store_explicit(&eng.cnt.fault_mode_shared, now && !busy, memory_order_relaxed);
 	if (now == was)
 		return;
@@ -416,10 +399,10 @@ static int fault_zero_unmanaged(struct fault_ctx *h, uintptr_t addr)
 }
 
 /* Zeros into [addr, addr + len) without waking: a COPY of zeros for a write
- * (FAULT_FILL_COPY), else the zero page. */
+ * (see fault_zero_buf), else the zero page. */
 static long fault_fill_zeros(uintptr_t addr, size_t len, bool write)
 {
-	return (FAULT_FILL_COPY && write) ? uf_copy(eng.uffd, addr, fault_zero_buf, len, UF_DONTWAKE)
+	return write ? uf_copy(eng.uffd, addr, fault_zero_buf, len, UF_DONTWAKE)
 					  : uf_zeropage(eng.uffd, addr, len, UF_DONTWAKE);
 }
 
@@ -672,9 +655,9 @@ static int fault_load(struct fault_ctx *h, const struct region_ref *ref, size_t 
 		gen = atomic_load(&eng.ev_gen);
 	}
 	/* Claim to installed, before the wake: the thread woken on this
-	 * CPU preempts the handler, and timing past the wake counted the
-	 * program's run until its next fault (uniform under a limit: p50
-	 * 10-14 us that way, 6 us claim to installed). */
+	 * CPU preempts the handler, and timing past the wake would count the
+	 * program's run until its next fault (about double the p50 under
+	 * uniform access). */
 	if (installed && h->handler)
 		hist_record(&hist_refault, hist_now() - t0);
 	prof_add(PROF_INSTALL, p0);
@@ -784,20 +767,10 @@ static void fault_lost_uffd(void)
 static void fault_wait_readable(void)
 {
 	struct pollfd p = { .fd = eng.uffd, .events = POLLIN };
-	struct timespec t0, t;
 
-	/* Optionally poll without sleeping for a moment after a fault. Measured
-	 * on the 2-core VM (prog_smoke refault, 5 runs each): p50 5.0-5.4 us
-	 * with no spinning and with 100 us of it alike (the scheduler hands the
-	 * fault to the handler on the faulting CPU), so no CPU is burnt. */
-	if (FAULT_SPIN_NS > 0) {
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		do {
-			if (poll(&p, 1, 0) > 0)
-				return;
-			clock_gettime(CLOCK_MONOTONIC, &t);
-		} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < FAULT_SPIN_NS);
-	}
+	/* No spinning before the sleep: the refault p50 is the same with 100 us
+	 * of it (the scheduler hands the fault to the handler on the faulting
+	 * CPU), and the spin would burn a CPU. */
 	while (poll(&p, 1, -1) <= 0)
 		;
 	if (p.revents & POLLNVAL)
@@ -808,8 +781,8 @@ static void fault_wait_readable(void)
  * Keep the calling handler thread on its CPU. A faulting thread sleeps in the
  * kernel until its page is installed; the handler woken on the same CPU runs
  * at once (the faulting thread just gave the CPU up), while one on another
- * CPU that sleeps must first be woken there: 77-100 us a refault against
- * 9 us on this VM (docs/bench/engine.md). With one handler per CPU of the
+ * CPU that sleeps must first be woken there: about ten times as long a
+ * refault (docs/BENCHMARKS.md). With one handler per CPU of the
  * allowed set, every fault has a handler beside it; the others are woken too
  * (all poll the one descriptor), find nothing and go back to sleep inside
  * poll(). A refused pin (a cpuset changed since start-up) leaves the thread
@@ -832,8 +805,8 @@ static void fault_pin(int cpu)
  * first (the faulting thread just gave it the CPU). One on another CPU that
  * wakes while a fault is still pending most likely found the next fault of
  * a thread that runs beside another handler: taking it would make this CPU
- * serve it and wake the faulting thread across CPUs (~100 us when that CPU
- * has gone idle, against ~8 us beside it). So a handler that was not the
+ * serve it and wake the faulting thread across CPUs (about ten times as
+ * long when that CPU has gone idle as beside it). So a handler that was not the
  * last to read a fault leaves the descriptor to the others for up to
  * FAULT_DEFER_NS, and reads only what is still pending then (a thread that
  * moved to this CPU: paid once, then this handler is the last reader).
@@ -869,7 +842,7 @@ static bool fault_follow_spell(struct fault_ctx *h)
 {
 	bool shared = atomic_load_explicit(&fault_shared, memory_order_relaxed);
 
-	if (!FAULT_SHARED || h->cpu < 0)
+	if (h->cpu < 0)
 		return false;
 	if (!h->first) {
 		if (!shared)

@@ -81,6 +81,7 @@ struct fork_done {		/* fork thread -> child, after its acknowledgement */
 	uint64_t unsettled;	/* an event was still in flight when the freeze ended */
 };
 
+/* Following forks: the fork thread's buffers and the freeze under way. */
 static struct {
 	bool ok;
 	int sv[2];			/* the socketpair of the fork in progress */
@@ -104,11 +105,11 @@ static struct {
 	size_t num;
 	bool um_overflow;
 	_Atomic int interim;		/* interim forks whose FORK message is still due */
-} fk = { .sv = { -1, -1 }, .child_fd = -1 };
+} follow = { .sv = { -1, -1 }, .child_fd = -1 };
 
 bool fork_enabled(void)
 {
-	return fk.ok;
+	return follow.ok;
 }
 
 bool fork_init(void)
@@ -122,28 +123,28 @@ bool fork_init(void)
 		return false;	/* zs_map_object would take the pool lock while the kernel copies it */
 	size_t wsz = comp_ws_size(cfg.comp, cfg.level);
 	void *ws = wsz ? prim_alloc(wsz) : NULL;
-	fk.buf = prim_alloc(ZS_PAGE_SIZE);
-	fk.events = prim_alloc(FORK_MSGS * sizeof(*fk.events));
-	fk.cevents = prim_alloc(FORK_MSGS * sizeof(*fk.cevents));
-	fk.pfaults = prim_alloc(FORK_MSGS * sizeof(*fk.pfaults));
-	fk.cfaults = prim_alloc(FORK_MSGS * sizeof(*fk.cfaults));
-	fk.served = prim_alloc(FORK_SERVED * sizeof(*fk.served));
-	fk.addrs = prim_alloc(FORK_SERVED * sizeof(*fk.addrs));
-	fk.smaps = prim_alloc(FORK_SMAPS_BUF);
-	fk.um = prim_alloc(FORK_UM * sizeof(*fk.um));
-	if (!ws || !fk.buf || !fk.events || !fk.cevents || !fk.pfaults || !fk.cfaults || !fk.served || !fk.addrs ||
-	    !fk.smaps || !fk.um || comp_ws_init(&fk.ws, cfg.comp, cfg.level, ws, wsz) < 0)
+	follow.buf = prim_alloc(ZS_PAGE_SIZE);
+	follow.events = prim_alloc(FORK_MSGS * sizeof(*follow.events));
+	follow.cevents = prim_alloc(FORK_MSGS * sizeof(*follow.cevents));
+	follow.pfaults = prim_alloc(FORK_MSGS * sizeof(*follow.pfaults));
+	follow.cfaults = prim_alloc(FORK_MSGS * sizeof(*follow.cfaults));
+	follow.served = prim_alloc(FORK_SERVED * sizeof(*follow.served));
+	follow.addrs = prim_alloc(FORK_SERVED * sizeof(*follow.addrs));
+	follow.smaps = prim_alloc(FORK_SMAPS_BUF);
+	follow.um = prim_alloc(FORK_UM * sizeof(*follow.um));
+	if (!ws || !follow.buf || !follow.events || !follow.cevents || !follow.pfaults || !follow.cfaults || !follow.served || !follow.addrs ||
+	    !follow.smaps || !follow.um || comp_ws_init(&follow.ws, cfg.comp, cfg.level, ws, wsz) < 0)
 		return false;
 	/* The probe page: present, so a fill there answers EEXIST, or EAGAIN
 	 * while an UNMAP/REMAP/REMOVE is prepared and not yet read. Without it
 	 * a freeze ends without waiting for events in flight. */
-	fk.probe = prim_alloc(ZS_PAGE_SIZE);
-	if (fk.probe) {
-		*(volatile char *)fk.probe = 1;
-		if (uf_register(eng.uffd, (uintptr_t)fk.probe, ZS_PAGE_SIZE, 0) != 0)
-			fk.probe = NULL;
+	follow.probe = prim_alloc(ZS_PAGE_SIZE);
+	if (follow.probe) {
+		*(volatile char *)follow.probe = 1;
+		if (uf_register(eng.uffd, (uintptr_t)follow.probe, ZS_PAGE_SIZE, 0) != 0)
+			follow.probe = NULL;
 	}
-	fk.ok = true;
+	follow.ok = true;
 	return true;
 }
 
@@ -154,7 +155,7 @@ static void fork_futex_wait(_Atomic uint32_t *w, uint32_t val)
 	syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
 }
 
-/* Every waiter: fk.phase has two (the fork thread, the forking thread). */
+/* Every waiter: follow.phase has two (the fork thread, the forking thread). */
 static void fork_futex_wake(_Atomic uint32_t *w)
 {
 	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
@@ -245,20 +246,20 @@ static int fork_peek(const struct zswap_entry *e, void *dst)
 	if (t == ZE_RAW)
 		memcpy(dst, obj, ZS_PAGE_SIZE);
 	else
-		rc = comp_decompress(&fk.ws, obj, zswap_entry_length(e), dst);
+		rc = comp_decompress(&follow.ws, obj, zswap_entry_length(e), dst);
 	zs_unmap_object(pool, handle);
 	return rc;
 }
 
 static void fork_note_served(uintptr_t addr, struct slot_array *arr, size_t idx)
 {
-	if (fk.nserved == FORK_SERVED) {
-		fk.overflow = true;
+	if (follow.nserved == FORK_SERVED) {
+		follow.overflow = true;
 		return;
 	}
 	if (arr)
 		region_arr_get(arr);
-	fk.served[fk.nserved++] = (struct fork_served){ addr, arr, idx };
+	follow.served[follow.nserved++] = (struct fork_served){ addr, arr, idx };
 }
 
 /* Serve the fault at addr on fd (eng.uffd for the parent, the child's
@@ -284,9 +285,9 @@ static int fork_serve(int fd, uintptr_t addr, uintptr_t from, bool parent)
 			if (zswap_entry_is_zero(&s->e)) {
 				r = uf_zeropage(fd, addr, ZS_PAGE_SIZE, 0);
 			} else {
-				if (fork_peek(&s->e, fk.buf) < 0)
+				if (fork_peek(&s->e, follow.buf) < 0)
 					return -EAGAIN;
-				r = uf_copy(fd, addr, fk.buf, ZS_PAGE_SIZE, 0);
+				r = uf_copy(fd, addr, follow.buf, ZS_PAGE_SIZE, 0);
 			}
 			if (r > 0) {
 				fork_note_served(addr, parent ? ref.arr : NULL, idx);
@@ -311,8 +312,8 @@ static int fork_serve(int fd, uintptr_t addr, uintptr_t from, bool parent)
 /* True if an event kept for later covers addr: the table is stale there. */
 static bool fork_event_covers(uintptr_t addr)
 {
-	for (size_t i = 0; i < fk.nevents; i++) {
-		const struct uffd_msg *m = &fk.events[i];
+	for (size_t i = 0; i < follow.nevents; i++) {
+		const struct uffd_msg *m = &follow.events[i];
 		if (m->event == UFFD_EVENT_REMAP) {
 			if ((addr >= m->arg.remap.from && addr - m->arg.remap.from < m->arg.remap.len) ||
 			    (addr >= m->arg.remap.to && addr - m->arg.remap.to < m->arg.remap.len))
@@ -330,8 +331,8 @@ static bool fork_event_covers(uintptr_t addr)
  * this fault (it was not blocked then), so the latest one counts. */
 static uintptr_t fork_child_source(uintptr_t addr)
 {
-	for (size_t i = fk.ncevents; i-- > 0;) {
-		const struct uffd_msg *m = &fk.cevents[i];
+	for (size_t i = follow.ncevents; i-- > 0;) {
+		const struct uffd_msg *m = &follow.cevents[i];
 		if (m->event == UFFD_EVENT_REMAP) {
 			if (addr >= m->arg.remap.to && addr - m->arg.remap.to < m->arg.remap.len)
 				return m->arg.remap.from + (addr - m->arg.remap.to);
@@ -352,8 +353,8 @@ static uintptr_t fork_parent_source(uintptr_t addr)
 {
 	struct region_ref ref;
 
-	for (size_t i = fk.nevents; addr && i-- > 0;) {
-		const struct uffd_msg *m = &fk.events[i];
+	for (size_t i = follow.nevents; addr && i-- > 0;) {
+		const struct uffd_msg *m = &follow.events[i];
 		if (m->event == UFFD_EVENT_REMAP && addr >= m->arg.remap.to &&
 		    addr - m->arg.remap.to < m->arg.remap.len && !region_lookup_locked(addr, &ref, false))
 			addr = m->arg.remap.from + (addr - m->arg.remap.to);
@@ -366,7 +367,7 @@ static uintptr_t fork_parent_source(uintptr_t addr)
  * the copy while its message comes after the freeze. */
 static bool fork_changing(void)
 {
-	return fk.probe && uf_zeropage(eng.uffd, (uintptr_t)fk.probe, ZS_PAGE_SIZE, UF_DONTWAKE) == -EAGAIN;
+	return follow.probe && uf_zeropage(eng.uffd, (uintptr_t)follow.probe, ZS_PAGE_SIZE, UF_DONTWAKE) == -EAGAIN;
 }
 
 /* Serve what can be served of a queue of faults; the rest stays queued. */
@@ -391,14 +392,14 @@ static void fork_read_parent(void)
 	while (syscall(SYS_read, eng.uffd, &m, sizeof(m)) == (long)sizeof(m)) {
 		switch (m.event) {
 		case UFFD_EVENT_PAGEFAULT:
-			if (fk.npfaults < FORK_MSGS)
-				fk.pfaults[fk.npfaults++] = m;
+			if (follow.npfaults < FORK_MSGS)
+				follow.pfaults[follow.npfaults++] = m;
 			else
 				uf_wake(eng.uffd, m.arg.pagefault.address & ZS_PAGE_MASK, ZS_PAGE_SIZE);
 			break;
 		case UFFD_EVENT_FORK:
-			if (fk.child_fd < 0 && fork_send(fk.sv[0], "F", 1, (int)m.arg.fork.ufd) == 0) {
-				fk.child_fd = fdtab_keep((int)m.arg.fork.ufd);
+			if (follow.child_fd < 0 && fork_send(follow.sv[0], "F", 1, (int)m.arg.fork.ufd) == 0) {
+				follow.child_fd = fdtab_keep((int)m.arg.fork.ufd);
 			} else {
 				/* A second child (a raw clone racing ours) or no child
 				 * left to take it: see fork_event_unclaimed. */
@@ -406,8 +407,8 @@ static void fork_read_parent(void)
 			}
 			break;
 		default:
-			if (fk.nevents < FORK_MSGS) {
-				fk.events[fk.nevents++] = m;
+			if (follow.nevents < FORK_MSGS) {
+				follow.events[follow.nevents++] = m;
 			} else {
 				/* Cannot happen (each event blocks its thread); never drop one. */
 				zlog("too many userfaultfd events during fork: processing one early");
@@ -422,21 +423,21 @@ static void fork_read_child(void)
 {
 	struct uffd_msg m;
 
-	while (syscall(SYS_read, fk.child_fd, &m, sizeof(m)) == (long)sizeof(m)) {
+	while (syscall(SYS_read, follow.child_fd, &m, sizeof(m)) == (long)sizeof(m)) {
 		if (m.event != UFFD_EVENT_PAGEFAULT) {
 			/* Its one thread, still inside fork(), changed its own
 			 * mappings (glibc freeing thread stacks): the child
 			 * processes that itself once it runs its engine. */
 			if (m.event == UFFD_EVENT_FORK)
 				fdtab_close_short((int)m.arg.fork.ufd);
-			else if (fk.ncevents < FORK_MSGS)
-				fk.cevents[fk.ncevents++] = m;
+			else if (follow.ncevents < FORK_MSGS)
+				follow.cevents[follow.ncevents++] = m;
 			continue;
 		}
-		if (fk.ncfaults < FORK_MSGS)
-			fk.cfaults[fk.ncfaults++] = m;
+		if (follow.ncfaults < FORK_MSGS)
+			follow.cfaults[follow.ncfaults++] = m;
 		else
-			uf_wake(fk.child_fd, m.arg.pagefault.address & ZS_PAGE_MASK, ZS_PAGE_SIZE);
+			uf_wake(follow.child_fd, m.arg.pagefault.address & ZS_PAGE_MASK, ZS_PAGE_SIZE);
 	}
 }
 
@@ -444,7 +445,7 @@ static void fork_read_child(void)
  * bypassed the gate (glibc's own munmap/mremap, a raw system call) may have
  * preceded the kernel's copy while its message is not read yet: wait until
  * none is in flight, reading (and keeping) what comes, serving faults
- * meanwhile, so every such event is in fk.events for the child to judge.
+ * meanwhile, so every such event is in follow.events for the child to judge.
  * Bounded: a program that keeps changing its mappings behind the gate
  * could keep one in flight; false then (the child is told, and counts it). */
 static bool fork_settle(void)
@@ -454,9 +455,9 @@ static bool fork_settle(void)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (fork_changing()) {
 		fork_read_parent();
-		fork_serve_queue(eng.uffd, fk.pfaults, &fk.npfaults, true);
+		fork_serve_queue(eng.uffd, follow.pfaults, &follow.npfaults, true);
 		fork_read_child();
-		fork_serve_queue(fk.child_fd, fk.cfaults, &fk.ncfaults, false);
+		fork_serve_queue(follow.child_fd, follow.cfaults, &follow.ncfaults, false);
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > FORK_SETTLE_NS)
 			return false;
@@ -474,13 +475,13 @@ static void fork_run(void)
 
 	for (;;) {
 		fork_read_parent();
-		fork_serve_queue(eng.uffd, fk.pfaults, &fk.npfaults, true);
-		if (fk.child_fd >= 0) {
+		fork_serve_queue(eng.uffd, follow.pfaults, &follow.npfaults, true);
+		if (follow.child_fd >= 0) {
 			fork_read_child();
-			fork_serve_queue(fk.child_fd, fk.cfaults, &fk.ncfaults, false);
+			fork_serve_queue(follow.child_fd, follow.cfaults, &follow.ncfaults, false);
 		}
 		char c;
-		long r = syscall(SYS_recvfrom, fk.sv[0], &c, 1, MSG_DONTWAIT, NULL, NULL);
+		long r = syscall(SYS_recvfrom, follow.sv[0], &c, 1, MSG_DONTWAIT, NULL, NULL);
 		if (r == 1) {
 			acked = true;	/* the child holds its descriptor */
 			unsettled = !fork_settle();
@@ -490,36 +491,36 @@ static void fork_run(void)
 			break;		/* no child (fork failed), or it died */
 		struct pollfd p[3] = {
 			{ .fd = eng.uffd, .events = POLLIN },
-			{ .fd = fk.sv[0], .events = POLLIN },
-			{ .fd = fk.child_fd, .events = POLLIN },
+			{ .fd = follow.sv[0], .events = POLLIN },
+			{ .fd = follow.child_fd, .events = POLLIN },
 		};
 		/* Faults that wait for an event's turn or for the kernel's copy
 		 * (EAGAIN while mmap_changing) are tried again shortly. */
-		poll(p, fk.child_fd >= 0 ? 3 : 2, fk.npfaults || fk.ncfaults ? 1 : -1);
+		poll(p, follow.child_fd >= 0 ? 3 : 2, follow.npfaults || follow.ncfaults ? 1 : -1);
 	}
-	if (fk.child_fd >= 0) {
+	if (follow.child_fd >= 0) {
 		/* Last messages of the child's single thread: wake them, its own
 		 * handlers serve them again. */
 		fork_read_child();
-		for (size_t i = 0; i < fk.ncfaults; i++)
-			uf_wake(fk.child_fd, fk.cfaults[i].arg.pagefault.address & ZS_PAGE_MASK, ZS_PAGE_SIZE);
-		fk.ncfaults = 0;
+		for (size_t i = 0; i < follow.ncfaults; i++)
+			uf_wake(follow.child_fd, follow.cfaults[i].arg.pagefault.address & ZS_PAGE_MASK, ZS_PAGE_SIZE);
+		follow.ncfaults = 0;
 		if (acked) {
-			struct fork_done d = { FORK_DONE_MAGIC, 0, fk.overflow, fk.ncevents, fk.nevents, unsettled };
-			for (size_t i = 0; i < fk.nserved; i++)
-				fk.addrs[d.n++] = fk.served[i].addr;
-			if (fork_send(fk.sv[0], &d, sizeof(d), -1) == 0 && d.n)
-				fork_send(fk.sv[0], fk.addrs, d.n * sizeof(*fk.addrs), -1);
+			struct fork_done d = { FORK_DONE_MAGIC, 0, follow.overflow, follow.ncevents, follow.nevents, unsettled };
+			for (size_t i = 0; i < follow.nserved; i++)
+				follow.addrs[d.n++] = follow.served[i].addr;
+			if (fork_send(follow.sv[0], &d, sizeof(d), -1) == 0 && d.n)
+				fork_send(follow.sv[0], follow.addrs, d.n * sizeof(*follow.addrs), -1);
 			if (d.nev)
-				fork_send(fk.sv[0], fk.cevents, d.nev * sizeof(*fk.cevents), -1);
+				fork_send(follow.sv[0], follow.cevents, d.nev * sizeof(*follow.cevents), -1);
 			if (d.npev)
-				fork_send(fk.sv[0], fk.events, d.npev * sizeof(*fk.events), -1);
+				fork_send(follow.sv[0], follow.events, d.npev * sizeof(*follow.events), -1);
 		}
-		fdtab_close(fk.child_fd);
-		fk.child_fd = -1;
+		fdtab_close(follow.child_fd);
+		follow.child_fd = -1;
 	}
-	atomic_store(&fk.phase, FORK_OVER);
-	fork_futex_wake(&fk.phase);
+	atomic_store(&follow.phase, FORK_OVER);
+	fork_futex_wake(&follow.phase);
 }
 
 void *fork_thread(void *arg)
@@ -528,11 +529,11 @@ void *fork_thread(void *arg)
 	prctl(PR_SET_NAME, "zswap-fork", 0, 0, 0);
 	engine_gate_wait();
 	for (;;) {
-		uint32_t ph = atomic_load(&fk.phase);
+		uint32_t ph = atomic_load(&follow.phase);
 		if (ph == FORK_FROZEN)
 			fork_run();	/* leaves FORK_OVER */
 		else
-			fork_futex_wait(&fk.phase, ph);
+			fork_futex_wait(&follow.phase, ph);
 	}
 	return NULL;
 }
@@ -543,30 +544,30 @@ static struct {
 	_Atomic uint32_t closed;	/* forks preparing or frozen (two threads may fork at once); a futex word */
 	_Atomic uint32_t inside;	/* calls holding it; a futex word the closer waits on */
 	pid_t pid;			/* the process that closed it */
-} fg;
-static __thread unsigned int fg_depth;	/* nesting in this thread */
-static __thread bool fg_counted;	/* this thread's outermost call is counted in inside */
+} gate;
+static __thread unsigned int gate_depth;	/* nesting in this thread */
+static __thread bool gate_counted;	/* this thread's outermost call is counted in inside */
 static __thread bool fg_closer;		/* this thread closed it (its fork is in progress) */
 
 static void fork_gate_leave(void)
 {
-	atomic_fetch_sub(&fg.inside, 1);
-	if (atomic_load(&fg.closed))	/* the closer waits for the count to fall */
-		syscall(SYS_futex, &fg.inside, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+	atomic_fetch_sub(&gate.inside, 1);
+	if (atomic_load(&gate.closed))	/* the closer waits for the count to fall */
+		syscall(SYS_futex, &gate.inside, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
 }
 
 void fork_gate_enter(void)
 {
 	uint32_t c;
 
-	if (fg_depth) {
-		fg_depth++;	/* a signal handler inside a call of this thread */
+	if (gate_depth) {
+		gate_depth++;	/* a signal handler inside a call of this thread */
 		return;
 	}
-	atomic_fetch_add(&fg.inside, 1);
-	fg_counted = true;
-	fg_depth = 1;
-	if (!atomic_load(&fg.closed))
+	atomic_fetch_add(&gate.inside, 1);
+	gate_counted = true;
+	gate_depth = 1;
+	if (!atomic_load(&gate.closed))
 		return;
 	/* A fork is being prepared or its state is frozen: wait, signals
 	 * blocked (a handler's own call would pass as nested, unseen). */
@@ -574,18 +575,18 @@ void fork_gate_enter(void)
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (;;) {
-		fg_counted = false;
+		gate_counted = false;
 		fork_gate_leave();
-		if (fg_closer || fg.pid != (pid_t)syscall(SYS_getpid))
+		if (fg_closer || gate.pid != (pid_t)syscall(SYS_getpid))
 			break;	/* the forking thread itself (another atfork handler),
 				 * or a child whose copy is closed (an atfork child
 				 * handler before ours, a raw clone made meanwhile):
 				 * nobody would open it; pass uncounted */
-		while ((c = atomic_load(&fg.closed)) != 0)
-			syscall(SYS_futex, &fg.closed, FUTEX_WAIT_PRIVATE, c, NULL, NULL, 0);
-		atomic_fetch_add(&fg.inside, 1);
-		fg_counted = true;
-		if (!atomic_load(&fg.closed))
+		while ((c = atomic_load(&gate.closed)) != 0)
+			syscall(SYS_futex, &gate.closed, FUTEX_WAIT_PRIVATE, c, NULL, NULL, 0);
+		atomic_fetch_add(&gate.inside, 1);
+		gate_counted = true;
+		if (!atomic_load(&gate.closed))
 			break;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -595,11 +596,11 @@ void fork_gate_exit(void)
 {
 	int e = errno;	/* the call's */
 
-	if (--fg_depth)
+	if (--gate_depth)
 		return;
-	if (fg_counted)
+	if (gate_counted)
 		fork_gate_leave();
-	fg_counted = false;
+	gate_counted = false;
 	errno = e;
 }
 
@@ -610,20 +611,20 @@ void fork_gate_exit(void)
  * allowed for. */
 void fork_gate_close(void)
 {
-	uint32_t self = fg_depth && fg_counted ? 1 : 0, n;
+	uint32_t self = gate_depth && gate_counted ? 1 : 0, n;
 
-	fg.pid = (pid_t)syscall(SYS_getpid);
+	gate.pid = (pid_t)syscall(SYS_getpid);
 	fg_closer = true;
-	atomic_fetch_add(&fg.closed, 1);
-	while ((n = atomic_load(&fg.inside)) > self)
-		syscall(SYS_futex, &fg.inside, FUTEX_WAIT_PRIVATE, n, NULL, NULL, 0);
+	atomic_fetch_add(&gate.closed, 1);
+	while ((n = atomic_load(&gate.inside)) > self)
+		syscall(SYS_futex, &gate.inside, FUTEX_WAIT_PRIVATE, n, NULL, NULL, 0);
 }
 
 void fork_gate_open(void)
 {
 	fg_closer = false;
-	if (atomic_fetch_sub(&fg.closed, 1) == 1)
-		syscall(SYS_futex, &fg.closed, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+	if (atomic_fetch_sub(&gate.closed, 1) == 1)
+		syscall(SYS_futex, &gate.closed, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
 }
 
 /* The child: the calls in progress or waiting were the parent's threads,
@@ -631,8 +632,8 @@ void fork_gate_open(void)
 void fork_gate_reset(void)
 {
 	fg_closer = false;
-	atomic_store(&fg.inside, fg_depth && fg_counted ? 1 : 0);
-	atomic_store(&fg.closed, 0);
+	atomic_store(&gate.inside, gate_depth && gate_counted ? 1 : 0);
+	atomic_store(&gate.closed, 0);
 }
 
 /* --- the atfork halves ---------------------------------------------------- */
@@ -667,7 +668,7 @@ static bool fork_inflight(void)
 bool fork_prepare_interim(void)
 {
 	if (eng.features & UFFD_FEATURE_EVENT_FORK)
-		atomic_fetch_add(&fk.interim, 1);
+		atomic_fetch_add(&follow.interim, 1);
 	return false;
 }
 
@@ -688,7 +689,7 @@ bool fork_prepare(void)
 {
 	int sv[2];
 
-	if (!fk.ok)
+	if (!follow.ok)
 		return fork_prepare_interim();
 	fork_stack_touch();
 	for (;;) {
@@ -708,14 +709,14 @@ bool fork_prepare(void)
 	}
 	/* Kept high for the fork's span (src/base/fdtab.h): the program's other
 	 * threads run meanwhile, and a child's inherit the numbers. */
-	fk.sv[0] = fdtab_keep(sv[0]);
-	fk.sv[1] = fdtab_keep(sv[1]);
-	fk.child_fd = -1;
-	fk.nevents = fk.ncevents = fk.npfaults = fk.ncfaults = fk.nserved = 0;
-	fk.overflow = false;
+	follow.sv[0] = fdtab_keep(sv[0]);
+	follow.sv[1] = fdtab_keep(sv[1]);
+	follow.child_fd = -1;
+	follow.nevents = follow.ncevents = follow.npfaults = follow.ncfaults = follow.nserved = 0;
+	follow.overflow = false;
 	region_rdlock();	/* table writers outside ev_lock (munmap of unregistered memory) wait too */
-	atomic_store(&fk.phase, FORK_FROZEN);
-	fork_futex_wake(&fk.phase);
+	atomic_store(&follow.phase, FORK_FROZEN);
+	fork_futex_wake(&follow.phase);
 	/* Faults a handler read and queued but has not served stay unserved
 	 * while it waits for eng.ev_lock; one of those threads may hold a
 	 * malloc arena lock that glibc's fork takes next. Wake every waiter:
@@ -731,19 +732,19 @@ void fork_parent(void)
 {
 	uint32_t ph;
 
-	fdtab_close(fk.sv[1]);	/* the child holds its own copy: EOF means no child */
-	fk.sv[1] = -1;
-	while ((ph = atomic_load(&fk.phase)) != FORK_OVER)
-		fork_futex_wait(&fk.phase, ph);
-	fdtab_close(fk.sv[0]);
-	fk.sv[0] = -1;
+	fdtab_close(follow.sv[1]);	/* the child holds its own copy: EOF means no child */
+	follow.sv[1] = -1;
+	while ((ph = atomic_load(&follow.phase)) != FORK_OVER)
+		fork_futex_wait(&follow.phase, ph);
+	fdtab_close(follow.sv[0]);
+	follow.sv[0] = -1;
 	region_unlock();
 	/* Still under eng.ev_lock (write): the events, in their order, then
 	 * the entries of the pages the parent was given while frozen. */
-	for (size_t i = 0; i < fk.nevents; i++)
-		events_apply(&fk.events[i]);
-	for (size_t i = 0; i < fk.nserved; i++) {
-		struct fork_served *sv = &fk.served[i];
+	for (size_t i = 0; i < follow.nevents; i++)
+		events_apply(&follow.events[i]);
+	for (size_t i = 0; i < follow.nserved; i++) {
+		struct fork_served *sv = &follow.served[i];
 		if (!sv->arr)
 			continue;
 		struct slot *s = &sv->arr->slots[sv->idx];
@@ -754,13 +755,13 @@ void fork_parent(void)
 		}
 		region_arr_put(sv->arr);
 	}
-	fk.nevents = fk.nserved = 0;
+	follow.nevents = follow.nserved = 0;
 	pthread_rwlock_unlock(&eng.ev_lock);
 	/* Faults kept for later fault again and reach the handlers. */
-	for (size_t i = 0; i < fk.npfaults; i++)
-		uf_wake(eng.uffd, fk.pfaults[i].arg.pagefault.address & ZS_PAGE_MASK, ZS_PAGE_SIZE);
-	fk.npfaults = 0;
-	atomic_store(&fk.phase, FORK_IDLE);
+	for (size_t i = 0; i < follow.npfaults; i++)
+		uf_wake(eng.uffd, follow.pfaults[i].arg.pagefault.address & ZS_PAGE_MASK, ZS_PAGE_SIZE);
+	follow.npfaults = 0;
+	atomic_store(&follow.phase, FORK_IDLE);
 }
 
 /* In the child: drop the entries of pages the fork thread filled and that
@@ -800,12 +801,12 @@ static void fork_um_line(char *l, uintptr_t *s, uintptr_t *e)
 				um = true;
 		if (!um || *e <= *s)
 			return;
-		if (fk.num && fk.um[fk.num - 1][1] == *s)
-			fk.um[fk.num - 1][1] = *e;	/* adjacent: one range */
-		else if (fk.num < FORK_UM)
-			fk.um[fk.num][0] = *s, fk.um[fk.num++][1] = *e;
+		if (follow.num && follow.um[follow.num - 1][1] == *s)
+			follow.um[follow.num - 1][1] = *e;	/* adjacent: one range */
+		else if (follow.num < FORK_UM)
+			follow.um[follow.num][0] = *s, follow.um[follow.num++][1] = *e;
 		else
-			fk.um_overflow = true;
+			follow.um_overflow = true;
 		return;
 	}
 	if (!((l[0] >= '0' && l[0] <= '9') || (l[0] >= 'a' && l[0] <= 'f')))
@@ -834,8 +835,8 @@ static void fork_um_load(void)
 {
 	uintptr_t se[2] = { 0, 0 };
 
-	fk.num = 0;
-	fk.um_overflow = maps_read_lines("/proc/self/smaps", fk.smaps, FORK_SMAPS_BUF, fork_um_each, se) != 0;
+	follow.num = 0;
+	follow.um_overflow = maps_read_lines("/proc/self/smaps", follow.smaps, FORK_SMAPS_BUF, fork_um_each, se) != 0;
 }
 
 /* 1: [start, end) is all registered in the child, 0: none of it, -1: part
@@ -845,14 +846,14 @@ static int fork_um(uintptr_t start, uintptr_t end)
 	uintptr_t pos = start;
 	bool any = false;
 
-	if (fk.um_overflow)
+	if (follow.um_overflow)
 		return -2;
-	for (size_t i = 0; i < fk.num; i++) {
-		if (fk.um[i][1] <= start || fk.um[i][0] >= end)
+	for (size_t i = 0; i < follow.num; i++) {
+		if (follow.um[i][1] <= start || follow.um[i][0] >= end)
 			continue;
 		any = true;
-		if (fk.um[i][0] <= pos && fk.um[i][1] > pos)
-			pos = fk.um[i][1];
+		if (follow.um[i][0] <= pos && follow.um[i][1] > pos)
+			pos = follow.um[i][1];
 	}
 	return pos >= end ? 1 : any ? -1 : 0;
 }
@@ -947,13 +948,13 @@ int fork_child_take(void)
 	region_fork_child();
 	maps_fork_child();
 	prim_fork_child();
-	fdtab_close(fk.sv[0]);
-	fk.sv[0] = -1;
-	if (fork_recv(fk.sv[1], &c, 1, &fd) < 0 || fd < 0 || c != 'F') {
+	fdtab_close(follow.sv[0]);
+	follow.sv[0] = -1;
+	if (fork_recv(follow.sv[1], &c, 1, &fd) < 0 || fd < 0 || c != 'F') {
 		zlog("fork: this child did not get its userfaultfd from the parent: its evicted pages are lost");
 		fdtab_close_short(fd);
-		fdtab_close(fk.sv[1]);
-		fk.sv[1] = -1;
+		fdtab_close(follow.sv[1]);
+		follow.sv[1] = -1;
 		return -1;
 	}
 	return fdtab_keep(fd);
@@ -966,23 +967,23 @@ bool fork_child_finish(int fd, bool go_on)
 	if (!go_on) {
 		/* The parent sees the socket's end and ends its freeze. */
 		fdtab_close(fd);
-		fdtab_close(fk.sv[1]);
-		fk.sv[1] = -1;
+		fdtab_close(follow.sv[1]);
+		follow.sv[1] = -1;
 		return false;
 	}
-	if (fork_send(fk.sv[1], "A", 1, -1) < 0 ||
-	    fork_recv(fk.sv[1], &d, sizeof(d), NULL) < 0 || d.magic != FORK_DONE_MAGIC ||
-	    d.n > FORK_SERVED || (d.n && fork_recv(fk.sv[1], fk.addrs, d.n * sizeof(*fk.addrs), NULL) < 0) ||
-	    d.nev > FORK_MSGS || (d.nev && fork_recv(fk.sv[1], fk.cevents, d.nev * sizeof(*fk.cevents), NULL) < 0) ||
-	    d.npev > FORK_MSGS || (d.npev && fork_recv(fk.sv[1], fk.events, d.npev * sizeof(*fk.events), NULL) < 0)) {
+	if (fork_send(follow.sv[1], "A", 1, -1) < 0 ||
+	    fork_recv(follow.sv[1], &d, sizeof(d), NULL) < 0 || d.magic != FORK_DONE_MAGIC ||
+	    d.n > FORK_SERVED || (d.n && fork_recv(follow.sv[1], follow.addrs, d.n * sizeof(*follow.addrs), NULL) < 0) ||
+	    d.nev > FORK_MSGS || (d.nev && fork_recv(follow.sv[1], follow.cevents, d.nev * sizeof(*follow.cevents), NULL) < 0) ||
+	    d.npev > FORK_MSGS || (d.npev && fork_recv(follow.sv[1], follow.events, d.npev * sizeof(*follow.events), NULL) < 0)) {
 		/* The parent ended after handing over the descriptor: go on with
 		 * it and the table as copied (pages it filled keep their entries,
 		 * events of the window are unknown). */
 		zlog("fork: the parent ended during the handover: this child goes on with its table as copied");
 		d = (struct fork_done){ FORK_DONE_MAGIC, 0, 1, 0, 0, 0 };
 	}
-	fdtab_close(fk.sv[1]);
-	fk.sv[1] = -1;
+	fdtab_close(follow.sv[1]);
+	follow.sv[1] = -1;
 	fdtab_close(eng.uffd);		/* the parent's */
 	eng.uffd = fd;
 	fdtab_close(eng.pagemap_fd);	/* it reads the parent's page table */
@@ -990,11 +991,11 @@ bool fork_child_finish(int fd, bool go_on)
 	/* Alone here: no lock needed. The parent's changes that preceded the
 	 * copy, then the child's own (after it), then what the child does not
 	 * have at all, then the pages filled. */
-	size_t unsure = fork_child_reconcile(fk.events, d.npev);
+	size_t unsure = fork_child_reconcile(follow.events, d.npev);
 	for (size_t i = 0; i < d.nev; i++)
-		events_apply(&fk.cevents[i]);
+		events_apply(&follow.cevents[i]);
 	fork_child_forget_absent();
-	fork_child_fixup(fk.addrs, d.n);
+	fork_child_fixup(follow.addrs, d.n);
 	if (unsure || d.unsettled) {
 		static _Atomic int said;
 		if (!atomic_exchange(&said, 1) || eng.opt.verbose)
@@ -1004,22 +1005,22 @@ bool fork_child_finish(int fd, bool go_on)
 	}
 	if (d.overflow && eng.opt.verbose)
 		zlog("fork: more than %d pages were filled during fork; some stay stored while present", FORK_SERVED);
-	/* The parent's references in fk.served were copied mid-update (the
+	/* The parent's references in follow.served were copied mid-update (the
 	 * kernel copies page by page while the fork thread writes): leave
 	 * them, a slot array kept too long is the only cost. */
-	fk.nevents = fk.ncevents = fk.npfaults = fk.ncfaults = fk.nserved = 0;
-	fk.child_fd = -1;
-	atomic_store(&fk.phase, FORK_IDLE);
+	follow.nevents = follow.ncevents = follow.npfaults = follow.ncfaults = follow.nserved = 0;
+	follow.child_fd = -1;
+	atomic_store(&follow.phase, FORK_IDLE);
 	return true;
 }
 
 void fork_event_unclaimed(int ufd)
 {
 	static _Atomic int said;
-	int n = atomic_load(&fk.interim);
+	int n = atomic_load(&follow.interim);
 
 	fdtab_close_short(ufd);
-	while (n > 0 && !atomic_compare_exchange_weak(&fk.interim, &n, n - 1))
+	while (n > 0 && !atomic_compare_exchange_weak(&follow.interim, &n, n - 1))
 		;
 	if (n <= 0 && !atomic_exchange(&said, 1))
 		zlog("a child was created without fork()'s handlers (the clone system call itself): its evicted pages read as zeros");

@@ -82,7 +82,7 @@ void policy_refault(struct slot *s)
 	uint64_t yardstick = atomic_load_explicit(&pol.workingset, memory_order_relaxed);
 	uint32_t level = (a >> 1) & 3u, w = policy_aux_fresh(policy_now());
 
-	if (RECLAIM_REFAULT_FEEDBACK && pol.on && !(a & AUX_RESIDENT) && dist < yardstick) {
+	if (pol.on && !(a & AUX_RESIDENT) && dist < yardstick) {
 		if (level < 3)
 			level++;
 		w |= (level << 10) | (((4u << (2 * level)) - 1) * AUX_PROT_ONE);
@@ -174,15 +174,10 @@ bool policy_select(struct slot *s, uint32_t state, bool written, bool follows)
  * zswap_entry and xarray, which memcg does not charge) and zsmalloc's
  * metadata (handle tables, zspage descriptors: slab in the kernel, not
  * charged either, and not in zram's mem_used_total). The kernel side of the
- * benchmark is held to exactly that; until session 11 the bookkeeping was
- * charged here and the page tables not, ~2 MiB less room for the working
- * set at 320 MiB (docs/DESIGN.md, "The charge and the limit"). So VmHWM
- * may pass the limit by the bookkeeping less the page tables (and by the
- * file pages, as it always could).
+ * benchmark is held to exactly that (docs/DESIGN.md, "The charge and the
+ * limit"). So VmHWM may pass the limit by the bookkeeping less the page
+ * tables (and by the file pages, as it always could).
  */
-#ifndef RECLAIM_ACCOUNT_MEMCG
-#define RECLAIM_ACCOUNT_MEMCG	1
-#endif
 #define RECLAIM_ACCOUNT_MS	100
 
 /* Resident bytes of the slot arrays (mincore: an array's pages are touched
@@ -254,8 +249,6 @@ static void reclaim_account_refresh(void)
 {
 	struct timespec now, done;
 
-	if (!RECLAIM_ACCOUNT_MEMCG)
-		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (pol.adjust_at.tv_sec && policy_ns_between(&pol.adjust_at, &now) / 1000000 < pol.adjust_every_ms)
 		return;

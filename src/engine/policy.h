@@ -42,8 +42,8 @@
  * (their bit is cleared as the hand passes, so a rotation ends them); one
  * also protected by refault feedback counts in the 16 and loses a pass, as
  * before, but is kept. Reads are not seen: a page only read is kept by
- * refault feedback alone. Without WP_ASYNC (or built with
- * -DRECLAIM_WRITTEN=0, uffd.h): the clock as above, unchanged.
+ * refault feedback alone. Without WP_ASYNC: the clock as above, without
+ * the bit.
  */
 #ifndef ZSWAP_POLICY_H
 #define ZSWAP_POLICY_H
@@ -99,13 +99,10 @@ uint32_t policy_aux_evicted(uint32_t resident_aux, uint32_t clock);
  * since the last scan, whatever its protection (never in a cold-age pass,
  * which takes only pages idle that long): one UFFDIO_MOVE (one TLB flush,
  * an IPI to the program's CPU, and one hold of ev_lock that handlers queue
- * behind) for the run instead of one for each page. Uniform access took
- * one resident page in seven, mostly one to a call; refaults were unchanged
- * in every benchmark (docs/DESIGN.md, "Speed under the limit", session 6).
- * 1 turns it off. */
-#ifndef RECLAIM_CLUSTER
+ * behind) for the run instead of one for each page. Uniform access takes
+ * one resident page in seven, mostly one to a call; refaults are the same
+ * in every benchmark (docs/DESIGN.md, "Speed under the limit"). */
 #define RECLAIM_CLUSTER 8
-#endif
 bool policy_select(struct slot *s, uint32_t state, bool written, bool follows);
 
 /* madvise(MADV_COLD) marked [start, end)'s resident pages SLOT_COLD: the

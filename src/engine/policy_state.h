@@ -19,21 +19,17 @@
 
 #define RECLAIM_POLL_MS		10	/* charge read this often under a limit */
 /* Pages per eviction step, then the charge is read again and held faults
- * are told (policy_progress): one staging batch (evict.c's EVICT_BATCH).
- * With 2048, a step took ~30 ms under load and a held fault waited for all
- * of it (docs/DESIGN.md, "Speed under the limit"). */
-#ifndef RECLAIM_STEP_MAX
+ * are told (policy_progress): one staging batch (evict.c's EVICT_BATCH). A
+ * larger step makes a held fault wait for all of it (docs/DESIGN.md,
+ * "Speed under the limit"). */
 #define RECLAIM_STEP_MAX	512
-#endif
-#ifndef RECLAIM_STEP_MIN
 #define RECLAIM_STEP_MIN	128
-#endif
 #define RECLAIM_TARGETS		1024	/* mappings one rotation walks */
 #define RECLAIM_MAX_PASSES	2	/* rotations one step may take before it gives up */
 /* A step looks at most this many resident pages per page it wants before it
  * takes protected pages too (the kernel's scan priority, bounded): without
  * it, a working set larger than memory, every page of it protected by its
- * quick refaults, made every step sweep two whole rotations (docs/DESIGN.md,
+ * quick refaults, makes every step sweep two whole rotations (docs/DESIGN.md,
  * "Known bad case"). */
 #define RECLAIM_SCAN_RATIO	16
 #define RECLAIM_PAUSE_MAX_MS	100	/* longest back-off */
@@ -41,82 +37,46 @@
  * below it (RECLAIM_BG_WAKE, below). m is limit/96, but at least what the
  * charge rises above the hold line while faults are being held (a batch in
  * the pool before its staging area is emptied, pages filled between two
- * readings: 2.3-2.9 MiB measured at 320 MiB) unless the limit is small
- * (then limit/64) (docs/DESIGN.md, "The charge and the limit"). */
-#ifndef RECLAIM_MARGIN_DIV
+ * readings) unless the limit is small (then limit/64) (docs/DESIGN.md, "The
+ * charge and the limit"). */
 #define RECLAIM_MARGIN_DIV	96
-#endif
-#ifndef RECLAIM_MARGIN_MIN
 #define RECLAIM_MARGIN_MIN	(3ull << 20)
-#endif
 /* Background reclaim wakes RECLAIM_BG_WAKE sixteenths of the band below
  * the hold line and stops RECLAIM_BG_STOP sixteenths below it; a held step
- * of growth takes the charge down to the whole band. Session 9 narrowed it
- * from 8..16 to 1..2 (~1.2 % fewer refaults, the charge higher); session 13
- * widened it to 4..8 on a machine where page-table work is dear: steps of
- * ~400 pages instead of ~130 took 14-15 % off hot/cold's wall time for
- * 0.1 % more refaults there and 0.6 % more under uniform access, whose wall
- * time moved 1-4 % (docs/DESIGN.md "The charge and the limit"). */
-#ifndef RECLAIM_BG_WAKE
+ * of growth takes the charge down to the whole band. Wider steps cost a few
+ * more refaults and save page-table work where it is dear (docs/DESIGN.md
+ * "The charge and the limit"). */
 #define RECLAIM_BG_WAKE		4
-#endif
-#ifndef RECLAIM_BG_STOP
 #define RECLAIM_BG_STOP		8
-#endif
-/* Watermark boost (reclaim_boost): on (1) or off (0), its step and its
- * largest value as fractions of the band. */
-#ifndef RECLAIM_BOOST
-#define RECLAIM_BOOST		1
-#endif
-#ifndef RECLAIM_BOOST_STEP
+/* Watermark boost (reclaim_boost): its step and its largest value as
+ * fractions of the band, and what each calm look gives back
+ * (1/RECLAIM_BOOST_DECAY of the boost). */
 #define RECLAIM_BOOST_STEP	16
-#endif
-#ifndef RECLAIM_BOOST_MAX
 #define RECLAIM_BOOST_MAX	2
-#endif
-/* What each calm look gives back: 1/RECLAIM_BOOST_DECAY of the boost. */
-#ifndef RECLAIM_BOOST_DECAY
 #define RECLAIM_BOOST_DECAY	8
-#endif
-/* Compaction before eviction (reclaim_compact): on (1) or off (0), and the
- * fewest pages it must be able to free. */
-#ifndef RECLAIM_COMPACT
-#define RECLAIM_COMPACT		1
-#endif
+/* Compaction before eviction (reclaim_compact): the fewest pages it must
+ * be able to free, and how many it frees under one hold of ev_lock. */
 #define RECLAIM_COMPACT_MIN	64
-#define RECLAIM_COMPACT_ROUND	256	/* pages freed under one hold of ev_lock */
+#define RECLAIM_COMPACT_ROUND	256
 /* A page found written (its referenced bit) is passed over and keeps at
  * least this many passes of protection: a step that sweeps the whole clock
  * twice in a millisecond (every page fresh, in a fill) must not take a hot
- * page on its second look. 0 for plain second chance; 1, 2, 3 measured:
- * docs/DESIGN.md "Which pages". */
-#ifndef RECLAIM_WRITTEN_PASSES
+ * page on its second look (docs/DESIGN.md "Which pages"). */
 #define RECLAIM_WRITTEN_PASSES 2
-#endif
 /* Written pages a step passes over have a budget of their own, this many
- * per page it wants (8 ms of scanning for a step of 512): within
- * RECLAIM_SCAN_RATIO's, the budget took hot pages whenever most pages were
- * fresh (a fill: all written once). A written page's bit is cleared as the
- * hand passes, so a rotation ends them anyway; this bounds a step's scan on a
- * large limit. */
+ * per page it wants: within RECLAIM_SCAN_RATIO's, the budget took hot pages
+ * whenever most pages were fresh (a fill: all written once). A written
+ * page's bit is cleared as the hand passes, so a rotation ends them anyway;
+ * this bounds a step's scan on a large limit. */
 #define RECLAIM_WRITTEN_RATIO	256
 /* A refault is quick (the page comes back protected) when fewer pages were
  * evicted since it left than 1/RECLAIM_WORKINGSET_DIV of the program's pages
  * resident outside the pool: the kernel compares the distance with its
  * active anon list (mm/workingset.c), which its balance keeps at about half
- * the anon LRU below 1 GiB. 0 compares with the whole charge, the pool
- * included (sessions 3-6): under hot/cold access half the cold refaults then
- * passed as quick, their protection filled the clock, and steps past their
- * scan budget took hot pages instead (docs/DESIGN.md "Which pages",
- * session 7). */
-#ifndef RECLAIM_WORKINGSET_DIV
+ * the anon LRU below 1 GiB. Compared with the whole charge, the pool
+ * included, half the cold refaults of a hot/cold program pass as quick and
+ * their protection fills the clock (docs/DESIGN.md "Which pages"). */
 #define RECLAIM_WORKINGSET_DIV 2
-#endif
-/* Refault feedback on (1) or off (0: a plain CLOCK in address order), for
- * the comparison in docs/DESIGN.md. */
-#ifndef RECLAIM_REFAULT_FEEDBACK
-#define RECLAIM_REFAULT_FEEDBACK 1
-#endif
 
 /* The resident word: [31:12] second it came in, [11:10] level, [9:1]
  * protection, [0] 1. The stored word: [31:3] eviction clock, [2:1] level,

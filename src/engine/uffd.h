@@ -29,16 +29,13 @@
  * delivered to the parent as a FORK message (src/engine/fork.h). WP_ASYNC (6.7):
  * the kernel resolves write-protect faults itself, never telling us, so a
  * region registered MISSING|WP keeps, per page, whether it was written since
- * PAGEMAP_SCAN last write-protected it: reclaim's referenced bit (reclaim.h).
- * -DRECLAIM_WRITTEN=0 builds without it (today's clock, for A/B runs). */
-#ifndef RECLAIM_WRITTEN
-#define RECLAIM_WRITTEN 1
-#endif
+ * PAGEMAP_SCAN last write-protected it: reclaim's referenced bit
+ * (src/engine/policy.h). */
 /* THREAD_ID: a fault message names the faulting thread, which tells the
  * handlers whether one program thread faults or several (src/engine/fault.c,
  * "one handler, or one per CPU"). */
 #define UF_OPTIONAL_FEATURES (UFFD_FEATURE_POISON | UFFD_FEATURE_EVENT_FORK | UFFD_FEATURE_THREAD_ID | \
-			      (RECLAIM_WRITTEN ? UFFD_FEATURE_WP_ASYNC : 0))
+			      UFFD_FEATURE_WP_ASYNC)
 
 struct uf_info {
 	uint64_t features;	/* negotiated */

@@ -80,6 +80,7 @@ struct growth_heap_info {	/* glibc's heap_info, its first fields */
 
 enum { GROWTH_UNRESOLVED, GROWTH_GLIBC, GROWTH_OTHER };
 
+/* The allocator forwarded to, and how much of glibc's growth is accounted. */
 static struct {
 	_Atomic int mode;
 	_Atomic int resolving;
@@ -95,7 +96,7 @@ static struct {
 		_Atomic uintptr_t base;
 		_Atomic size_t seen;	/* accounted for up to base + seen */
 	} heaps[GROWTH_HEAPS];
-} gr;
+} growth_st;
 
 static uintptr_t growth_page_up(uintptr_t a)
 {
@@ -106,7 +107,7 @@ static uintptr_t growth_page_up(uintptr_t a)
  * process that started following growth, with the engine running there. */
 static bool growth_here(void)
 {
-	return !prim_is_own((uintptr_t)__builtin_frame_address(0)) && syscall(SYS_getpid) == gr.pid &&
+	return !prim_is_own((uintptr_t)__builtin_frame_address(0)) && syscall(SYS_getpid) == growth_st.pid &&
 	       engine_running();
 }
 
@@ -196,7 +197,7 @@ static void growth_register(uintptr_t lo, uintptr_t hi)
  */
 static void growth_new(uintptr_t lo, uintptr_t hi)
 {
-	if (hi - lo >= gr.big)
+	if (hi - lo >= growth_st.big)
 		growth_register(lo, hi);
 	else
 		growth_hold((hi - lo) >> ZS_PAGE_SHIFT);
@@ -206,10 +207,10 @@ static void growth_new(uintptr_t lo, uintptr_t hi)
  * thread that moves brk_seen), or follow a shrink. */
 static void growth_brk(uintptr_t brk)
 {
-	uintptr_t seen = atomic_load_explicit(&gr.brk_seen, memory_order_relaxed);
+	uintptr_t seen = atomic_load_explicit(&growth_st.brk_seen, memory_order_relaxed);
 	uintptr_t end = growth_page_up(brk);
 
-	if (end == seen || !atomic_compare_exchange_strong(&gr.brk_seen, &seen, end))
+	if (end == seen || !atomic_compare_exchange_strong(&growth_st.brk_seen, &seen, end))
 		return;
 	if (end > seen && seen)
 		growth_new(seen, end);
@@ -225,8 +226,8 @@ static void growth_heap(uintptr_t chunk)
 	const struct growth_heap_info *h = (const struct growth_heap_info *)base;
 	size_t rw = h->mprotect_size;
 	unsigned int i = (unsigned int)(base / GROWTH_HEAP_MAX) % GROWTH_HEAPS;
-	uintptr_t was = atomic_load_explicit(&gr.heaps[i].base, memory_order_relaxed);
-	size_t seen = atomic_load_explicit(&gr.heaps[i].seen, memory_order_relaxed);
+	uintptr_t was = atomic_load_explicit(&growth_st.heaps[i].base, memory_order_relaxed);
+	size_t seen = atomic_load_explicit(&growth_st.heaps[i].seen, memory_order_relaxed);
 
 	if (was == base && seen == rw)
 		return;
@@ -235,8 +236,8 @@ static void growth_heap(uintptr_t chunk)
 	/* A heap not in the table (new, or its slot taken by another) counts
 	 * from its start: at worst its pages are counted twice, briefly. */
 	uintptr_t from = (was == base && seen < rw) ? base + seen : base;
-	atomic_store(&gr.heaps[i].base, base);
-	atomic_store(&gr.heaps[i].seen, rw);
+	atomic_store(&growth_st.heaps[i].base, base);
+	atomic_store(&growth_st.heaps[i].seen, rw);
 	if (was != base || seen < rw)
 		growth_new(from, base + rw);
 }
@@ -244,7 +245,7 @@ static void growth_heap(uintptr_t chunk)
 /* After glibc's malloc, calloc or realloc returned p: the fast path. */
 static inline void growth_after(void *p)
 {
-	if (!p || !atomic_load_explicit(&gr.active, memory_order_relaxed))
+	if (!p || !atomic_load_explicit(&growth_st.active, memory_order_relaxed))
 		return;
 	uintptr_t chunk = (uintptr_t)p - 2 * sizeof(size_t);
 	size_t head = ((const size_t *)p)[-1];
@@ -255,7 +256,7 @@ static inline void growth_after(void *p)
 	} else if (head & GROWTH_NON_MAIN_ARENA) {
 		growth_heap(chunk);
 	} else if (growth_page_up((uintptr_t)__curbrk) !=
-		   atomic_load_explicit(&gr.brk_seen, memory_order_relaxed)) {
+		   atomic_load_explicit(&growth_st.brk_seen, memory_order_relaxed)) {
 		growth_brk((uintptr_t)__curbrk);
 	}
 }
@@ -303,30 +304,30 @@ void *growth_next_def(const char *name)
  * nor locks, and takes microseconds). */
 static void growth_resolve(void)
 {
-	if (atomic_exchange(&gr.resolving, 1)) {
-		while (atomic_load(&gr.mode) == GROWTH_UNRESOLVED)
+	if (atomic_exchange(&growth_st.resolving, 1)) {
+		while (atomic_load(&growth_st.mode) == GROWTH_UNRESOLVED)
 			sched_yield();
 		return;
 	}
 	void *m = growth_next("malloc"), *c = growth_next("calloc"), *r = growth_next("realloc");
 	if (m && c && r && (m != (void *)__libc_malloc || c != (void *)__libc_calloc ||
 			    r != (void *)__libc_realloc)) {
-		gr.malloc = (void *(*)(size_t))m;
-		gr.calloc = (void *(*)(size_t, size_t))c;
-		gr.realloc = (void *(*)(void *, size_t))r;
-		atomic_store(&gr.mode, GROWTH_OTHER);
+		growth_st.malloc = (void *(*)(size_t))m;
+		growth_st.calloc = (void *(*)(size_t, size_t))c;
+		growth_st.realloc = (void *(*)(void *, size_t))r;
+		atomic_store(&growth_st.mode, GROWTH_OTHER);
 	} else {
-		atomic_store(&gr.mode, GROWTH_GLIBC);
+		atomic_store(&growth_st.mode, GROWTH_GLIBC);
 	}
 }
 
 static inline int growth_mode(void)
 {
-	int m = atomic_load_explicit(&gr.mode, memory_order_acquire);
+	int m = atomic_load_explicit(&growth_st.mode, memory_order_acquire);
 
 	if (__builtin_expect(m == GROWTH_UNRESOLVED, 0)) {
 		growth_resolve();
-		m = atomic_load_explicit(&gr.mode, memory_order_acquire);
+		m = atomic_load_explicit(&growth_st.mode, memory_order_acquire);
 	}
 	return m;
 }
@@ -336,7 +337,7 @@ static inline int growth_mode(void)
 static void *growth_malloc(size_t n)
 {
 	if (growth_mode() == GROWTH_OTHER)
-		return gr.malloc(n);
+		return growth_st.malloc(n);
 	void *p = __libc_malloc(n);
 	growth_after(p);
 	return p;
@@ -346,7 +347,7 @@ ZSWAP_EXPORT void *malloc(size_t n) __attribute__((alias("growth_malloc")));
 ZSWAP_EXPORT void *calloc(size_t n, size_t size)
 {
 	if (growth_mode() == GROWTH_OTHER)
-		return gr.calloc(n, size);
+		return growth_st.calloc(n, size);
 	void *p = __libc_calloc(n, size);
 	growth_after(p);
 	return p;
@@ -355,7 +356,7 @@ ZSWAP_EXPORT void *calloc(size_t n, size_t size)
 ZSWAP_EXPORT void *realloc(void *old, size_t n)
 {
 	if (growth_mode() == GROWTH_OTHER)
-		return gr.realloc(old, n);
+		return growth_st.realloc(old, n);
 	void *p = __libc_realloc(old, n);
 	growth_after(p);
 	return p;
@@ -367,7 +368,7 @@ void growth_start(void)
 {
 	/* A fork child starts afresh: its own pid; the parent's brk_seen and
 	 * heap table describe the same (copied) address space. */
-	gr.pid = syscall(SYS_getpid);
+	growth_st.pid = syscall(SYS_getpid);
 	if (!policy_limit_set() || growth_mode() != GROWTH_GLIBC)
 		return;
 	/* Registered from this size on: ZSWAP_MIN_REGION, as the program's own
@@ -375,15 +376,15 @@ void growth_start(void)
 	 * between the limit's hold line and its low watermark at three such
 	 * steps at least, and a held step larger than that room could never
 	 * be let through. */
-	gr.big = eng.opt.min_region;
-	if (gr.big > eng.opt.memory_limit / 64)
-		gr.big = eng.opt.memory_limit / 64;
-	if (gr.big < ZS_PAGE_SIZE)
-		gr.big = ZS_PAGE_SIZE;
-	uintptr_t seen = atomic_load(&gr.brk_seen);
+	growth_st.big = eng.opt.min_region;
+	if (growth_st.big > eng.opt.memory_limit / 64)
+		growth_st.big = eng.opt.memory_limit / 64;
+	if (growth_st.big < ZS_PAGE_SIZE)
+		growth_st.big = ZS_PAGE_SIZE;
+	uintptr_t seen = atomic_load(&growth_st.brk_seen);
 	if (!seen)
-		atomic_compare_exchange_strong(&gr.brk_seen, &seen, growth_page_up((uintptr_t)syscall(SYS_brk, 0)));
-	atomic_store(&gr.active, true);
+		atomic_compare_exchange_strong(&growth_st.brk_seen, &seen, growth_page_up((uintptr_t)syscall(SYS_brk, 0)));
+	atomic_store(&growth_st.active, true);
 	if (eng.opt.verbose)
-		zlog("growth: following glibc's malloc (registered from %zu KiB, held below)", gr.big >> 10);
+		zlog("growth: following glibc's malloc (registered from %zu KiB, held below)", growth_st.big >> 10);
 }

@@ -1,19 +1,13 @@
 /*
- * reclaim.c - the reclaimer thread, the memory limit's throttle, and the
- * cold-page policy (see reclaim.h for the model).
+ * reclaim.c - the reclaimer thread (kswapd's part): the clock sweep under
+ * the limit and for the cold age (see src/engine/policy.h for which pages,
+ * and src/engine/policy.c for the charge and the throttle that holds faults
+ * while it works).
  *
- * The charge. memcg charges a cgroup's anonymous pages and zswap's pool to
- * the cgroup; here the whole process is the cgroup, and the pool is the
- * library's own anonymous memory, so one number covers both: RssAnon, read
- * from /proc/self/statm (resident minus file-backed and shmem pages; the
- * kernel's counter, exact to its per-CPU batches). It is read by the
- * reclaimer (a pread of one line, ~2 us) every RECLAIM_POLL_MS, and after
- * every eviction step; between two readings the handlers add the pages they
- * fill or load (pol.filled), so the throttle on the fault path never makes a
- * system call. Memory the engine does not manage (the main stack, thread
- * stacks, the program's own bss, small mappings glibc makes for itself) is
- * charged but never reclaimed: a program whose unmanaged memory alone is
- * over the limit runs over it (memory_events_max counts those faults).
+ * Memory the engine does not manage (the main stack, thread stacks, the
+ * program's own bss, small mappings glibc makes for itself) is charged but
+ * never reclaimed: a program whose unmanaged memory alone is over the limit
+ * runs over it (memory_events_max counts those faults).
  *
  * Watermarks (kswapd's): faults are held above hold = limit - m, m =
  * limit/96 but at least min(3 MiB, limit/64) (the estimate between two
@@ -28,27 +22,19 @@
  * of charge is ~1.8 MiB of it at lz4's ratio. While faults keep being held,
  * high and low_bg sit lower by a boost (reclaim_boost) that calm undoes.
  *
- * The throttle. policy_throttle() runs in a handler thread before it fills
- * or loads pages. Above the limit it says "hold": the handler lets go of
- * eng.ev_lock and polls the userfaultfd together with pol.wait_fd (an
- * eventfd the reclaimer writes after each step), so events keep being read
- * while it waits (the reclaimer's eviction itself waits for its staging
- * area's REMOVE event to be read). The program thread stays blocked in its
- * fault all the while: a program writing fresh memory at full speed is held
- * like one that refaults. When a step stores nothing even taking protected
- * pages (everything resident is unmanaged or stored, or the pool is full)
- * the reclaimer marks itself stuck and faults go through until it makes
- * progress again.
+ * When a step stores nothing even taking protected pages (everything
+ * resident is unmanaged or stored, or the pool is full) the reclaimer marks
+ * itself stuck and held faults go through until it makes progress again.
  *
  * The cost of protection is bounded (docs/DESIGN.md, "Known bad case"): a
  * step that has looked at RECLAIM_SCAN_RATIO resident pages per page it
  * wants takes protected pages too.
  *
- * Written bits (reclaim.h, evict_stage_pages): a page written since the
+ * Written bits (src/engine/policy.h, evict_stage_pages): a page written since the
  * hand last passed is CLOCK's referenced page, kept for this pass and
  * protected for RECLAIM_WRITTEN_PASSES more (docs/DESIGN.md, "Which pages").
  *
- * Cold pages: see reclaim.h and docs/DESIGN.md, "## Reclaim".
+ * Cold pages: see src/engine/policy.h and docs/DESIGN.md.
  */
 #include "config.h"
 #include "reclaim/reclaim.h"
@@ -285,8 +271,6 @@ static void reclaim_set_workingset(uint64_t charge, uint64_t pool)
  * whole pool. True if it freed something. */
 static bool reclaim_compact(uint64_t pool)
 {
-	if (!RECLAIM_COMPACT)
-		return false;
 	unsigned long min = (unsigned long)(pool >> (ZS_PAGE_SHIFT + 8)), freed = 0, got;
 	if (min < RECLAIM_COMPACT_MIN)
 		min = RECLAIM_COMPACT_MIN;
@@ -400,8 +384,6 @@ static uint64_t reclaim_boost(void)
 {
 	uint64_t stalls = atomic_load_explicit(&pol.allocstall, memory_order_relaxed);
 
-	if (!RECLAIM_BOOST)
-		return 0;
 	if (stalls != pol.boost_stalls) {
 		pol.boost_stalls = stalls;
 		pol.boost += pol.band / RECLAIM_BOOST_STEP;
@@ -596,9 +578,8 @@ int reclaim_init(void)
 	if (!pol.limit && !pol.cold_age)
 		return 0;
 	/* The hold line: m below the limit, m = limit/96 but at least
-	 * min(RECLAIM_MARGIN_MIN, limit/64): below 192 MiB limit/64, as
-	 * before (a 3 MiB margin under 64 MiB cost perl's hash ~15% more
-	 * refaults: 609-673k -> 715-745k). */
+	 * min(RECLAIM_MARGIN_MIN, limit/64): below 192 MiB limit/64 (a 3 MiB
+	 * margin under 64 MiB costs perl's hash ~15% more refaults). */
 	uint64_t m = pol.limit / RECLAIM_MARGIN_DIV, floor = pol.limit / 64;
 	if (floor > RECLAIM_MARGIN_MIN)
 		floor = RECLAIM_MARGIN_MIN;
