@@ -3,11 +3,11 @@
 # workload of test_eng_reclaim_hotcold.sh run longer (400,000 accesses,
 # 128 MiB under a 64M limit). In the second half, hot pages found absent
 # (mincore) just before their access must be rare: every hot page has
-# refaulted by then and is protected, and the cold refaults must not pass as
-# quick ones. Comparing the refault distance with the whole charge (the
-# pool included) lets half the cold refaults in protected; their protection filled the clock and the steps
-# past their scan budget took hot pages: 1,083 misses of 180,147 hot
-# accesses measured, against 318-376 now (docs/DESIGN.md "Which pages").
+# refaulted by then and is protected, and cold refaults must not pass as
+# quick ones (the refault distance is compared with the resident pages
+# alone, not with the whole charge, pool included, which would let half the
+# cold refaults in protected and push hot pages out; docs/DESIGN.md "Which
+# pages").
 # Counters only; data checked as always.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/..}/tests/eng_lib.sh"
 

@@ -60,8 +60,8 @@
 # used), e.g. --lib-env ZSWAP_COMPRESSOR=zstd. Root for the kernel side.
 # --guest-halt-poll NS sets the KVM guest's cpuidle halt polling
 # (/sys/module/haltpoll/parameters/guest_halt_poll_ns, root) for the whole
-# invocation, both sides, and puts the old value back at exit: this
-# machine boots with 0 (an idle vCPU halts at once, and waking it costs a
+# invocation, both sides, and puts the old value back at exit: a guest
+# may boot with 0 (an idle vCPU halts at once, and waking it costs a
 # host round trip), the driver's own default is 200000 (docs/DESIGN.md
 # "Speed under the limit").
 set -u

@@ -80,20 +80,34 @@ int uf_open(struct uf_info *info)
 		return -1;
 	}
 
-	fd = uf_raw_open(info);
-	if (fd < 0)
-		return -1;
-	api.api = UFFD_API;
-	api.features = UF_REQUIRED_FEATURES | (offered & UF_OPTIONAL_FEATURES);
-	api.ioctls = 0;
-	if (ioctl(fd, UFFDIO_API, &api) < 0) {
-		info->err = errno;
+	uint64_t want = UF_REQUIRED_FEATURES | (offered & UF_OPTIONAL_FEATURES);
+	for (;;) {
+		fd = uf_raw_open(info);
+		if (fd < 0)
+			return -1;
+		api.api = UFFD_API;
+		api.features = want;
+		api.ioctls = 0;
+		if (ioctl(fd, UFFDIO_API, &api) == 0)
+			break;
+		int err = errno;
+		close(fd);
+		/* The kernel offers fork events to everyone but grants them only
+		 * with CAP_SYS_PTRACE (a user given /dev/userfaultfd or the
+		 * sysctl has not got it): go on without them, as on a kernel
+		 * that has none (fork then loads evicted pages back first). */
+		if (err == EPERM && (want & UFFD_FEATURE_EVENT_FORK)) {
+			want &= ~(uint64_t)UFFD_FEATURE_EVENT_FORK;
+			continue;
+		}
+		info->err = err;
 		info->cause = "UFFDIO_API refused the features it offered";
 		info->fix = "report this kernel version";
-		close(fd);
 		return -1;
 	}
-	info->features = api.features & (UF_REQUIRED_FEATURES | UF_OPTIONAL_FEATURES);
+	/* On success the kernel reports every feature it supports, not the
+	 * ones this descriptor has: what was asked for is what was granted. */
+	info->features = want & api.features;
 	return fd;
 }
 
