@@ -50,7 +50,7 @@ uint64_t hist_percentile(const struct hist *h, unsigned int pct);
 /*
  * Phase timing of the fault path and the evictor's lock holds, for
  * measuring only: compiled in by `configure --enable-prof` (in a build
- * directory of its own; tests/test_build_prof.sh keeps it compiling), absent
+ * directory of its own; tests/checks/test_build_prof.sh keeps it compiling), absent
  * otherwise (prof_now() is a constant 0 and prof_add() nothing, so the
  * default build carries no cost). Per phase: count, total nanoseconds and
  * the time spent in calls of more than 100 us, and each phase per second;

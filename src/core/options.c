@@ -5,7 +5,7 @@
  * default (as text, parsed by the same code as the user's value, so a default
  * can never be out of its own range), range, unit and one-line help. Parsing,
  * validation, the messages, the listing (opt_list: zswapctl options,
- * tests/test_options_man.sh) and opt_format all read it.
+ * tests/checks/test_options_man.sh) and opt_format all read it.
  *
  * opt_load() runs in libzswap's constructor inside someone else's process,
  * possibly before stdio is usable and while the program's malloc must not be

@@ -4,7 +4,7 @@
  * Every tunable is a ZSWAP_* environment variable, read once at start-up from
  * environ (no getenv after start-up). The table (options.c) is the single
  * source for parsing, validation, `zswapctl options`, the statistics dump and
- * the man page check (tests/test_options_man.sh).
+ * the man page check (tests/checks/test_options_man.sh).
  *
  * A bad value (empty, negative, overflowing, garbage, unknown name or unit)
  * yields exactly one "libzswap:" line naming the variable, the value, what was
@@ -153,7 +153,7 @@ size_t opt_format_all(const struct opt_values *v, char *buf, size_t len);
 /* Write the table to fd, one option a line after a header line: name,
  * default, range, unit ("-" when none), help. Columns are separated by
  * spaces and only the help contains spaces, so `awk '$1 ~ /^ZSWAP_/'` reads
- * it (tests/test_options_man.sh; zswapctl options). No malloc, no stdio.
+ * it (tests/checks/test_options_man.sh; zswapctl options). No malloc, no stdio.
  * Returns 0, or -1 with errno if a write failed. */
 int opt_list(int fd);
 

@@ -100,7 +100,7 @@ void policy_refault(struct slot *s)
  * refault feedback protects for longer uses up a pass and counts in the scan
  * budget as an unwritten one does (without that, random access over a heap
  * larger than the limit scanned 11.3 pages per page stolen against 7.8:
- * tests/test_eng_reclaim_thrash.sh allows 12), but is kept. A cold-age pass
+ * tests/engine/test_eng_reclaim_thrash.sh allows 12), but is kept. A cold-age pass
  * counts a write as an access: the page's age starts again.
  */
 bool policy_select(struct slot *s, uint32_t state, bool written, bool follows)

@@ -156,7 +156,7 @@ struct stats_field {
 };
 
 #define F(sect, name) { sect, #name, offsetof(struct zswap_stats, name) }
-/* Every field of struct zswap_stats (tests/test_eng_stats.sh checks that the
+/* Every field of struct zswap_stats (tests/engine/test_eng_stats.sh checks that the
  * dump has them all). mm_stat's are in zram's column order. */
 static const struct stats_field stats_fields[] = {
 	F(S_ZSWAP, pool_limit_hit),
@@ -565,7 +565,7 @@ static void stats_write_locked(enum stats_reason why)
 	int fd = 2;
 
 	if (eng.opt.inject_crash) {
-		/* Test hook (ZSWAP_INJECT_CRASH): tests/test_eng_crash.sh. */
+		/* Test hook (ZSWAP_INJECT_CRASH): tests/engine/test_eng_stats_crash.sh. */
 		volatile int *volatile nowhere = NULL;
 		*nowhere = 1;
 	}

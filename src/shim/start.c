@@ -379,7 +379,7 @@ static void start_init(void)
 	/* The reclaimer (ZSWAP_MEMORY_LIMIT, ZSWAP_COLD_AGE), on a library
 	 * stack with every signal blocked, like the handlers. */
 	start_reclaimer(reclaim_init());
-	/* Test hook (ZSWAP_INJECT_DECOMPRESS_FAIL): tests/test_eng_poison.sh. */
+	/* Test hook (ZSWAP_INJECT_DECOMPRESS_FAIL): tests/engine/test_eng_poison.sh. */
 	if (eng.opt.inject_decompress_fail)
 		zswap_store_inject_decompress_fail(eng.store, eng.opt.inject_decompress_fail);
 	pthread_atfork(start_fork_prepare, start_fork_parent, start_fork_child);

@@ -1,9 +1,0 @@
-#!/bin/sh
-# Several threads faulting on the same evicted page at once all read the right
-# data, all their writes stick, and each page is loaded exactly once.
-. "${ZSWAP_SRCDIR:-$(dirname "$0")/..}/tests/eng_lib.sh"
-
-prog=$(eng_prog prog_samepage)
-eng_compare_run samepage-8 "$prog" 8 40
-eng_compare_run samepage-16 "$prog" 16 20
-eng_finish

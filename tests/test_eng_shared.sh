@@ -1,8 +1,0 @@
-#!/bin/sh
-# MAP_SHARED (anonymous and file), private file mappings, read-only and
-# PROT_NONE anonymous memory are never evicted, and keep their data.
-. "${ZSWAP_SRCDIR:-$(dirname "$0")/..}/tests/eng_lib.sh"
-
-prog=$(eng_prog prog_shared)
-eng_compare_run shared "$prog"
-eng_finish
