@@ -40,6 +40,7 @@
 #include "observe/attrib.h"
 #include "observe/coredump.h"
 #include "observe/crash.h"
+#include "observe/emit.h"
 #include "engine/engine.h"
 #include "base/fdtab.h"
 #include "base/hist.h"
@@ -59,15 +60,8 @@ static const char *const stats_reason_name[] = { "signal", "interval", "exit", "
 
 enum stats_fmt { STATS_TEXT, STATS_JSON, STATS_COUNTERS };
 
-/* A growing output buffer in library memory. */
-struct sbuf {
-	char *p;
-	size_t len, cap;
-	bool failed;		/* out of memory: the dump is cut short */
-};
-
 static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct sbuf stats_out;
+static struct emit_buf stats_out;
 static struct attrib_row *stats_rows;		/* ZSWAP_STATS_TOP rows, prim */
 static int stats_efd = -1;			/* the signal handler's wake-up */
 static int stats_sock = -1;
@@ -82,68 +76,6 @@ static _Atomic bool stats_ready;
  * program ends before the thread gets to it. */
 static _Atomic uint64_t stats_asked;
 static _Atomic uint64_t stats_answered;		/* written under stats_lock */
-
-/* ---- the output buffer ------------------------------------------------ */
-
-static bool sb_grow(struct sbuf *b, size_t need)
-{
-	size_t cap = b->cap ? b->cap : STATS_BUF_INIT;
-
-	while (cap < b->len + need + 1)
-		cap *= 2;
-	if (cap == b->cap)
-		return true;
-	char *p = prim_alloc(cap);
-	if (!p) {
-		b->failed = true;
-		return false;
-	}
-	if (b->p) {
-		memcpy(p, b->p, b->len);
-		prim_free(b->p, b->cap);
-	}
-	b->p = p;
-	b->cap = cap;
-	return true;
-}
-
-static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-	for (size_t want = 256;; want *= 2) {
-		va_list ap;
-		if (b->failed || !sb_grow(b, want))
-			return;
-		size_t room = b->cap - b->len;
-		va_start(ap, fmt);
-		size_t n = log_format(b->p + b->len, room, fmt, ap);
-		va_end(ap);
-		if (n + 1 < room) {	/* not cut: log_format stops at room - 1 */
-			b->len += n;
-			return;
-		}
-		if (want > (1u << 20)) {
-			b->len += n;
-			return;
-		}
-	}
-}
-
-/* A JSON string: quotes, backslash, control bytes escaped. */
-static void sb_json_str(struct sbuf *b, const char *s)
-{
-	sb_printf(b, "\"");
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			sb_printf(b, "\\%c", c);
-		else if (c < 0x20)
-			sb_printf(b, "\\u00%c%c", "0123456789abcdef"[c >> 4], "0123456789abcdef"[c & 15]);
-		else
-			sb_printf(b, "%c", c);
-	}
-	sb_printf(b, "\"");
-}
 
 /* ---- the counters of struct zswap_stats, by section --------------------- */
 
@@ -255,170 +187,143 @@ static const char *const stats_sect_key[] = {
 	[S_ENGINE] = "engine", [S_RECLAIM] = "reclaim",
 };
 
-static void stats_config(struct sbuf *b, bool json)
+static void stats_config(struct emitter *e)
 {
 	char val[OPT_STRING_MAX + 16];
 
-	if (json)
-		sb_printf(b, "\"config\":{");
-	else
-		sb_printf(b, "== configuration\n");
+	emit_section_begin(e, "config", "configuration");
 	for (int i = 0; i < OPT__COUNT; i++) {
 		opt_format((enum opt_id)i, &eng.opt, val, sizeof(val));
-		if (json) {
-			sb_printf(b, "%s\"%s\":", i ? "," : "", opt_table[i].name);
-			sb_json_str(b, val);
-		} else {
-			sb_printf(b, "%s=%s\n", opt_table[i].name, val);
-		}
+		emit_kv_str(e, opt_table[i].name, val);
 	}
-	sb_printf(b, json ? "}" : "");
+	emit_section_end(e);
 }
 
-static void stats_counters(struct sbuf *b, const struct zswap_stats *st, enum stats_sect sect, bool json)
+static void stats_counters(struct emitter *e, const struct zswap_stats *st, enum stats_sect sect)
 {
-	bool first = true;
-
-	if (json)
-		sb_printf(b, ",\"%s\":{", stats_sect_key[sect]);
-	else
-		sb_printf(b, "== %s\n", stats_sect_title[sect]);
-	for (size_t i = 0; i < STATS_NFIELDS; i++) {
-		const struct stats_field *f = &stats_fields[i];
-		if (f->sect != sect)
-			continue;
-		if (json)
-			sb_printf(b, "%s\"%s\":%llu", first ? "" : ",", f->name,
-				  (unsigned long long)stats_get(st, f));
-		else
-			sb_printf(b, "%-28s %llu\n", f->name, (unsigned long long)stats_get(st, f));
-		first = false;
-	}
+	emit_section_begin(e, stats_sect_key[sect], stats_sect_title[sect]);
+	for (size_t i = 0; i < STATS_NFIELDS; i++)
+		if (stats_fields[i].sect == sect)
+			emit_kv_u64(e, stats_fields[i].name, stats_get(st, &stats_fields[i]));
 	if (sect == S_ENGINE) {
 		struct stats_extra x[8];
 		size_t n = stats_extras(x);
-		for (size_t i = 0; i < n; i++) {
-			if (json)
-				sb_printf(b, ",\"%s\":%llu", x[i].name, (unsigned long long)x[i].value);
-			else
-				sb_printf(b, "%-28s %llu\n", x[i].name, (unsigned long long)x[i].value);
-		}
+		for (size_t i = 0; i < n; i++)
+			emit_kv_u64(e, x[i].name, x[i].value);
 	}
-	if (json)
-		sb_printf(b, "}");
+	emit_section_end(e);
 }
 
-/* One line, zram's /sys/block/zramN/mm_stat. */
-static void stats_mm_stat(struct sbuf *b, const struct zswap_stats *st, bool json)
+/* zram's /sys/block/zramN/mm_stat: one line of columns in text. */
+static void stats_mm_stat(struct emitter *e, const struct zswap_stats *st)
 {
-	if (json) {
-		stats_counters(b, st, S_MMSTAT, true);
-		return;
+	emit_section_begin(e, stats_sect_key[S_MMSTAT], stats_sect_title[S_MMSTAT]);
+	emit_text(e, "#");
+	for (size_t i = 0; i < STATS_NFIELDS; i++)
+		if (stats_fields[i].sect == S_MMSTAT)
+			emit_text(e, " %s", stats_fields[i].name);
+	emit_text(e, "\n");
+	for (size_t i = 0; i < STATS_NFIELDS; i++) {
+		const struct stats_field *f = &stats_fields[i];
+		if (f->sect != S_MMSTAT)
+			continue;
+		emit_json_u64(e, f->name, stats_get(st, f));
+		emit_text(e, "%8llu ", (unsigned long long)stats_get(st, f));
 	}
-	sb_printf(b, "== %s\n", stats_sect_title[S_MMSTAT]);
-	sb_printf(b, "#");
-	for (size_t i = 0; i < STATS_NFIELDS; i++)
-		if (stats_fields[i].sect == S_MMSTAT)
-			sb_printf(b, " %s", stats_fields[i].name);
-	sb_printf(b, "\n");
-	for (size_t i = 0; i < STATS_NFIELDS; i++)
-		if (stats_fields[i].sect == S_MMSTAT)
-			sb_printf(b, "%8llu ", (unsigned long long)stats_get(st, &stats_fields[i]));
-	sb_printf(b, "\n");
+	emit_text(e, "\n");
+	emit_section_end(e);
 }
 
 /* zsmalloc's classes table, the kernel's columns (as `zswapctl classes`),
  * summed over the store's pools (they share one geometry). */
-static void stats_classes(struct sbuf *b, bool json)
-{
-	unsigned int npools = eng.store ? zswap_store_nr_pools(eng.store) : 0;
-	unsigned long t[6] = { 0 };
-	bool first = true;
+static const struct emit_col stats_class_cols[] = {
+	{ "class", 5 }, { "size", 5 }, { "almost_full", 11 }, { "almost_empty", 12 },
+	{ "obj_allocated", 13 }, { "obj_used", 10 }, { "pages_used", 10 },
+	{ "pages_per_zspage", 16 }, { "freeable", 8 }, { "objs_per_zspage", 15 },
+};
+enum { CC_CLASS, CC_SIZE, CC_FULL, CC_EMPTY, CC_ALLOC, CC_USED, CC_PAGES, CC_PPZ, CC_FREEABLE, CC_OPZ, CC__N };
+/* The columns a sum over classes makes sense of. */
+static const unsigned char stats_class_summed[] = { CC_FULL, CC_EMPTY, CC_ALLOC, CC_USED, CC_PAGES, CC_FREEABLE };
 
-	if (json)
-		sb_printf(b, ",\"classes\":{\"pools\":%u,\"rows\":[", npools);
-	else
-		sb_printf(b, "== zsmalloc classes (%u pool%s%s)\n %5s %5s %11s %12s %13s %10s %10s %16s %8s %15s\n",
-			  npools, npools == 1 ? "" : "s", npools > 1 ? ", summed" : "",
-			  "class", "size", "almost_full", "almost_empty", "obj_allocated", "obj_used",
-			  "pages_used", "pages_per_zspage", "freeable", "objs_per_zspage");
-	for (unsigned int i = 0; i < ZS_SIZE_CLASSES && npools; i++) {
-		struct zs_class_stat sum, st;
-		bool have = false;
-		memset(&sum, 0, sizeof(sum));
-		for (unsigned int p = 0; p < npools; p++) {
-			struct zs_pool *pool = zswap_store_pool(eng.store, p);
-			if (!pool || !zs_class_stat(pool, i, &st))
-				continue;
-			if (!have)
-				sum = st;
-			else {
-				sum.almost_full += st.almost_full;
-				sum.almost_empty += st.almost_empty;
-				sum.obj_allocated += st.obj_allocated;
-				sum.obj_used += st.obj_used;
-				sum.pages_used += st.pages_used;
-				sum.freeable += st.freeable;
-			}
-			have = true;
-		}
-		if (!have)
+static bool stats_class_row(unsigned int class, unsigned int npools, uint64_t *v)
+{
+	bool have = false;
+
+	for (unsigned int p = 0; p < npools; p++) {
+		struct zs_pool *pool = zswap_store_pool(eng.store, p);
+		struct zs_class_stat st;
+		if (!pool || !zs_class_stat(pool, class, &st))
 			continue;
-		t[0] += sum.almost_full;
-		t[1] += sum.almost_empty;
-		t[2] += sum.obj_allocated;
-		t[3] += sum.obj_used;
-		t[4] += sum.pages_used;
-		t[5] += sum.freeable;
-		if (json) {
-			sb_printf(b, "%s{\"class\":%u,\"size\":%u,\"almost_full\":%lu,\"almost_empty\":%lu,"
-				  "\"obj_allocated\":%lu,\"obj_used\":%lu,\"pages_used\":%lu,"
-				  "\"pages_per_zspage\":%u,\"freeable\":%lu,\"objs_per_zspage\":%u}",
-				  first ? "" : ",", sum.index, sum.size, sum.almost_full, sum.almost_empty,
-				  sum.obj_allocated, sum.obj_used, sum.pages_used, sum.pages_per_zspage,
-				  sum.freeable, sum.objs_per_zspage);
-			first = false;
-		} else {
-			sb_printf(b, " %5u %5u %11lu %12lu %13lu %10lu %10lu %16d %8lu %15d\n", sum.index,
-				  sum.size, sum.almost_full, sum.almost_empty, sum.obj_allocated, sum.obj_used,
-				  sum.pages_used, (int)sum.pages_per_zspage, sum.freeable,
-				  (int)sum.objs_per_zspage);
+		if (!have) {
+			memset(v, 0, CC__N * sizeof(*v));
+			v[CC_CLASS] = st.index;
+			v[CC_SIZE] = st.size;
+			v[CC_PPZ] = st.pages_per_zspage;
+			v[CC_OPZ] = st.objs_per_zspage;
 		}
+		v[CC_FULL] += st.almost_full;
+		v[CC_EMPTY] += st.almost_empty;
+		v[CC_ALLOC] += st.obj_allocated;
+		v[CC_USED] += st.obj_used;
+		v[CC_PAGES] += st.pages_used;
+		v[CC_FREEABLE] += st.freeable;
+		have = true;
 	}
-	if (json)
-		sb_printf(b, "],\"total\":{\"almost_full\":%lu,\"almost_empty\":%lu,\"obj_allocated\":%lu,"
-			  "\"obj_used\":%lu,\"pages_used\":%lu,\"freeable\":%lu}}",
-			  t[0], t[1], t[2], t[3], t[4], t[5]);
-	else
-		sb_printf(b, "\n %5s %5s %11lu %12lu %13lu %10lu %10lu %16s %8lu\n", "Total", "", t[0], t[1],
-			  t[2], t[3], t[4], "", t[5]);
+	return have;
 }
 
-static void stats_latency(struct sbuf *b, bool json)
+static void stats_classes(struct emitter *e)
+{
+	static const struct emit_table table = { 0, stats_class_cols, CC__N };
+	unsigned int npools = eng.store ? zswap_store_nr_pools(eng.store) : 0;
+	uint64_t v[CC__N], total[CC__N] = { 0 };
+	char title[64];
+
+	log_snprintf(title, sizeof(title), "zsmalloc classes (%u pool%s%s)", npools,
+		     npools == 1 ? "" : "s", npools > 1 ? ", summed" : "");
+	emit_section_begin(e, "classes", title);
+	emit_json_u64(e, "pools", npools);
+	emit_table_header(e, &table);
+	emit_json_array_begin(e, "rows");
+	for (unsigned int i = 0; i < ZS_SIZE_CLASSES && npools; i++) {
+		if (!stats_class_row(i, npools, v))
+			continue;
+		for (size_t c = 0; c < sizeof(stats_class_summed); c++)
+			total[stats_class_summed[c]] += v[stats_class_summed[c]];
+		emit_table_row(e, &table, NULL, v);
+	}
+	emit_json_array_end(e);
+	emit_text(e, "\n %5s %5s %11llu %12llu %13llu %10llu %10llu %16s %8llu\n", "Total", "",
+		  (unsigned long long)total[CC_FULL], (unsigned long long)total[CC_EMPTY],
+		  (unsigned long long)total[CC_ALLOC], (unsigned long long)total[CC_USED],
+		  (unsigned long long)total[CC_PAGES], "", (unsigned long long)total[CC_FREEABLE]);
+	emit_json_object_begin(e, "total");
+	for (size_t c = 0; c < sizeof(stats_class_summed); c++)
+		emit_json_u64(e, stats_class_cols[stats_class_summed[c]].name, total[stats_class_summed[c]]);
+	emit_json_object_end(e);
+	emit_section_end(e);
+}
+
+static void stats_latency(struct emitter *e)
 {
 	static const struct { const char *name; const struct hist *h; } lat[] = {
 		{ "refault", &hist_refault }, { "evict", &hist_evict },
 	};
+	static const struct emit_col cols[] = {
+		{ "count", 10 }, { "p50", 10 }, { "p90", 10 }, { "p99", 10 }, { "max", 12 },
+	};
+	static const struct emit_table table = { 8, cols, sizeof(cols) / sizeof(cols[0]) };
 
-	if (json)
-		sb_printf(b, ",\"latency_ns\":{");
-	else
-		sb_printf(b, "== latency (nanoseconds; refault: one stored page, claim to installed; "
-			  "evict: one eviction request)\n%-8s %10s %10s %10s %10s %12s\n",
-			  "", "count", "p50", "p90", "p99", "max");
-	for (size_t i = 0; i < 2; i++) {
+	emit_section_begin(e, "latency_ns", "latency (nanoseconds; refault: one stored page, "
+			   "claim to installed; evict: one eviction request)");
+	emit_table_header(e, &table);
+	for (size_t i = 0; i < sizeof(lat) / sizeof(lat[0]); i++) {
 		const struct hist *h = lat[i].h;
-		unsigned long long c = hist_count(h), p50 = hist_percentile(h, 50),
-				   p90 = hist_percentile(h, 90), p99 = hist_percentile(h, 99),
-				   mx = atomic_load(&h->max);
-		if (json)
-			sb_printf(b, "%s\"%s\":{\"count\":%llu,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,\"max\":%llu}",
-				  i ? "," : "", lat[i].name, c, p50, p90, p99, mx);
-		else
-			sb_printf(b, "%-8s %10llu %10llu %10llu %10llu %12llu\n", lat[i].name, c, p50, p90, p99, mx);
+		uint64_t v[] = { hist_count(h), hist_percentile(h, 50), hist_percentile(h, 90),
+				 hist_percentile(h, 99), atomic_load(&h->max) };
+		emit_table_row(e, &table, lat[i].name, v);
 	}
-	if (json)
-		sb_printf(b, "}");
+	emit_section_end(e);
 }
 
 /* Refaults per 1000 pages evicted from the mapping. */
@@ -427,106 +332,112 @@ static unsigned long long stats_rate(const struct attrib_row *r)
 	return r->evictions ? (unsigned long long)(r->refaults * 1000 / r->evictions) : 0;
 }
 
-static void stats_attribution(struct sbuf *b, bool json)
+static void stats_attribution(struct emitter *e)
 {
 	size_t total = 0, n = 0;
+	char title[160];
 
 	if (stats_rows)
 		n = attrib_collect(stats_rows, eng.opt.stats_top, &total);
-	if (json)
-		sb_printf(b, ",\"attribution\":{\"mappings\":%zu,\"call_sites\":\"%s\",\"top\":[", total,
+	log_snprintf(title, sizeof(title), "attribution (top %zu of %zu mappings by evicted bytes; "
+		     "refault_rate: refaults per 1000 pages evicted)", n, total);
+	emit_section_begin(e, "attribution", title);
+	emit_json_u64(e, "mappings", total);
 #ifdef HAVE_LIBUNWIND
-			  "libunwind"
+	emit_json_str(e, "call_sites", "libunwind");
 #else
-			  "unavailable"
+	emit_json_str(e, "call_sites", "unavailable");
 #endif
-			  );
-	else
-		sb_printf(b, "== attribution (top %zu of %zu mappings by evicted bytes; refault_rate: "
-			  "refaults per 1000 pages evicted)\n%-31s %-12s %12s %12s %12s %9s %9s %6s  %s\n",
-			  n, total, "mapping", "kind", "resident", "evicted", "compressed", "refaults",
-			  "evictions", "rate", "call site (object)");
+	emit_text(e, "%-31s %-12s %12s %12s %12s %9s %9s %6s  %s\n", "mapping", "kind", "resident",
+		  "evicted", "compressed", "refaults", "evictions", "rate", "call site (object)");
+	emit_json_array_begin(e, "top");
 	for (size_t i = 0; i < n; i++) {
 		const struct attrib_row *r = &stats_rows[i];
-		if (json) {
-			sb_printf(b, "%s{\"start\":\"0x%lx\",\"end\":\"0x%lx\",\"kind\":\"%s\",\"resident_bytes\":%llu,"
-				  "\"evicted_bytes\":%llu,\"compressed_bytes\":%llu,\"refaults\":%llu,"
-				  "\"evictions\":%llu,\"refault_rate\":%llu,\"function\":",
-				  i ? "," : "", (unsigned long)r->start, (unsigned long)r->end, r->kind,
-				  (unsigned long long)r->resident_bytes, (unsigned long long)r->evicted_bytes,
-				  (unsigned long long)r->compressed_bytes, (unsigned long long)r->refaults,
-				  (unsigned long long)r->evictions, stats_rate(r));
-			sb_json_str(b, r->func);
-			sb_printf(b, ",\"object\":");
-			sb_json_str(b, r->object);
-			sb_printf(b, "}");
-		} else {
-			char range[40];
-			log_snprintf(range, sizeof(range), "%lx-%lx", (unsigned long)r->start,
-				     (unsigned long)r->end);
-			sb_printf(b, "%-31s %-12s %12llu %12llu %12llu %9llu %9llu %6llu  %s (%s)\n", range,
-				  r->kind, (unsigned long long)r->resident_bytes,
-				  (unsigned long long)r->evicted_bytes, (unsigned long long)r->compressed_bytes,
-				  (unsigned long long)r->refaults, (unsigned long long)r->evictions, stats_rate(r),
-				  r->func, r->object);
-		}
+		char start[24], end[24], range[48];
+		log_snprintf(start, sizeof(start), "0x%lx", (unsigned long)r->start);
+		log_snprintf(end, sizeof(end), "0x%lx", (unsigned long)r->end);
+		log_snprintf(range, sizeof(range), "%lx-%lx", (unsigned long)r->start, (unsigned long)r->end);
+		emit_text(e, "%-31s %-12s %12llu %12llu %12llu %9llu %9llu %6llu  %s (%s)\n", range, r->kind,
+			  (unsigned long long)r->resident_bytes, (unsigned long long)r->evicted_bytes,
+			  (unsigned long long)r->compressed_bytes, (unsigned long long)r->refaults,
+			  (unsigned long long)r->evictions, stats_rate(r), r->func, r->object);
+		emit_json_object_begin(e, NULL);
+		emit_json_str(e, "start", start);
+		emit_json_str(e, "end", end);
+		emit_json_str(e, "kind", r->kind);
+		emit_json_u64(e, "resident_bytes", r->resident_bytes);
+		emit_json_u64(e, "evicted_bytes", r->evicted_bytes);
+		emit_json_u64(e, "compressed_bytes", r->compressed_bytes);
+		emit_json_u64(e, "refaults", r->refaults);
+		emit_json_u64(e, "evictions", r->evictions);
+		emit_json_u64(e, "refault_rate", stats_rate(r));
+		emit_json_str(e, "function", r->func);
+		emit_json_str(e, "object", r->object);
+		emit_json_object_end(e);
 	}
-	if (json)
-		sb_printf(b, "]}");
+	emit_json_array_end(e);
+	emit_section_end(e);
 }
 
-/* The whole dump into b (emptied first). stats_lock held. */
-static void stats_build(struct sbuf *b, enum stats_fmt fmt, enum stats_reason why)
+/* The "counters" request: one "name value" line per counter (zswapctl watch). */
+static void stats_build_counters(struct emit_buf *b, const struct zswap_stats *st, uint64_t up)
 {
-	struct zswap_stats st;
-	uint64_t up = hist_now() - stats_t0;
-	bool json = fmt == STATS_JSON;
+	struct stats_extra x[8];
+	size_t n = stats_extras(x);
 
 	b->len = 0;
 	b->failed = false;
+	for (size_t i = 0; i < STATS_NFIELDS; i++)
+		emit_printf(b, "%s %llu\n", stats_fields[i].name,
+			    (unsigned long long)stats_get(st, &stats_fields[i]));
+	for (size_t i = 0; i < n; i++)
+		emit_printf(b, "%s %llu\n", x[i].name, (unsigned long long)x[i].value);
+	emit_printf(b, "refault_p50_ns %llu\nuptime_ms %llu\n",
+		    (unsigned long long)hist_percentile(&hist_refault, 50),
+		    (unsigned long long)(up / 1000000));
+}
+
+/* The whole dump into b (emptied first). stats_lock held. */
+static void stats_build(struct emit_buf *b, enum stats_fmt fmt, enum stats_reason why)
+{
+	struct zswap_stats st;
+	struct emitter e;
+	uint64_t up = hist_now() - stats_t0;
+
 	memset(&st, 0, sizeof(st));
 	zswap_stats(&st, sizeof(st));
 	if (fmt == STATS_COUNTERS) {
-		for (size_t i = 0; i < STATS_NFIELDS; i++)
-			sb_printf(b, "%s %llu\n", stats_fields[i].name,
-				  (unsigned long long)stats_get(&st, &stats_fields[i]));
-		struct stats_extra x[8];
-		size_t n = stats_extras(x);
-		for (size_t i = 0; i < n; i++)
-			sb_printf(b, "%s %llu\n", x[i].name, (unsigned long long)x[i].value);
-		sb_printf(b, "refault_p50_ns %llu\nuptime_ms %llu\n",
-			  (unsigned long long)hist_percentile(&hist_refault, 50),
-			  (unsigned long long)(up / 1000000));
+		stats_build_counters(b, &st, up);
 		return;
 	}
 	stats_seq++;
-	if (json) {
-		sb_printf(b, "{\"libzswap\":\"%s\",\"pid\":%ld,\"comm\":", ZSWAP_VERSION, stats_pid);
-		sb_json_str(b, stats_comm);
-		sb_printf(b, ",\"dump\":%llu,\"reason\":\"%s\",\"uptime_ms\":%llu,",
-			  (unsigned long long)stats_seq, stats_reason_name[why],
-			  (unsigned long long)(up / 1000000));
-	} else {
-		sb_printf(b, "libzswap %s statistics: pid %ld (%s), dump %llu (%s), uptime %llu.%03llu s\n",
-			  ZSWAP_VERSION, stats_pid, stats_comm, (unsigned long long)stats_seq,
-			  stats_reason_name[why], (unsigned long long)(up / 1000000000),
-			  (unsigned long long)(up / 1000000 % 1000));
-	}
-	stats_config(b, json);
-	stats_counters(b, &st, S_ZSWAP, json);
-	stats_counters(b, &st, S_VMSTAT, json);
-	stats_mm_stat(b, &st, json);
+	emit_begin(&e, b, fmt == STATS_JSON ? EMIT_JSON : EMIT_TEXT);
+	emit_text(&e, "libzswap %s statistics: pid %ld (%s), dump %llu (%s), uptime %llu.%03llu s\n",
+		  ZSWAP_VERSION, stats_pid, stats_comm, (unsigned long long)stats_seq,
+		  stats_reason_name[why], (unsigned long long)(up / 1000000000),
+		  (unsigned long long)(up / 1000000 % 1000));
+	emit_json_str(&e, "libzswap", ZSWAP_VERSION);
+	emit_json_u64(&e, "pid", (uint64_t)stats_pid);
+	emit_json_str(&e, "comm", stats_comm);
+	emit_json_u64(&e, "dump", stats_seq);
+	emit_json_str(&e, "reason", stats_reason_name[why]);
+	emit_json_u64(&e, "uptime_ms", up / 1000000);
+	stats_config(&e);
+	stats_counters(&e, &st, S_ZSWAP);
+	stats_counters(&e, &st, S_VMSTAT);
+	stats_mm_stat(&e, &st);
 	/* zs_class_stat takes class locks: under ev_lock (read), as
 	 * zswap_stats does, so no class lock is held across fork (fork's
 	 * prepare handler takes ev_lock for writing). */
 	pthread_rwlock_rdlock(&eng.ev_lock);
-	stats_classes(b, json);
+	stats_classes(&e);
 	pthread_rwlock_unlock(&eng.ev_lock);
-	stats_counters(b, &st, S_ENGINE, json);
-	stats_counters(b, &st, S_RECLAIM, json);
-	stats_latency(b, json);
-	stats_attribution(b, json);
-	sb_printf(b, json ? "}\n" : "== end\n");
+	stats_counters(&e, &st, S_ENGINE);
+	stats_counters(&e, &st, S_RECLAIM);
+	stats_latency(&e);
+	stats_attribution(&e);
+	emit_text(&e, "== end\n");
+	emit_end(&e);
 }
 
 /* ---- where the dump goes -------------------------------------------------- */
@@ -867,7 +778,7 @@ int stats_init(void)
 		if (!stats_rows)
 			return -ENOMEM;
 	}
-	if (!sb_grow(&stats_out, STATS_BUF_INIT))
+	if (!emit_buf_reserve(&stats_out, STATS_BUF_INIT, STATS_BUF_INIT))
 		return -ENOMEM;
 	stats_efd = fdtab_keep((int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK));
 	if (stats_efd < 0)
