@@ -7,7 +7,7 @@
 # reported by test module and test case, confirmed by running its module
 # again, and matched against tools/peer_suite.inherent (the differences
 # libzswap(7) explains as inherent). A regression net, not part of make check
-# (the whole suite takes about an hour and a half on two cores).
+# (the whole suite runs for tens of minutes).
 #
 # Usage: tools/peer_suite.sh [--lib LIBZSWAP.so] [--out DIR] [--modes "plain default limit"]
 #            [--quick] [--jobs N] [--timeout S] [--confirm N] [--limit SIZE]
