@@ -5,8 +5,8 @@
 # default action, a dump another process asked for is written even when the
 # program ends at once, and the library's descriptors are close-on-exec,
 # out of the program's way and gone from an exec'd program and from a fork
-# child that runs without the library. Each case runs tests/progs/prog_behave with
-# and without the library and compares.
+# child that runs without the library. Each case runs tests/progs/prog_behave
+# with and without the library and compares.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/../..}/tests/engine/eng_lib.sh"
 
 prog=$(eng_prog prog_behave)
