@@ -71,14 +71,21 @@ void emit_printf(struct emit_buf *b, const char *fmt, ...)
 /* s in width columns, right-aligned (left-aligned when left). */
 static void emit_pad(struct emit_buf *b, const char *s, int width, bool left)
 {
-	int n = (int)strlen(s);
+	size_t n = strlen(s), pad = width > (int)n ? (size_t)width - n : 0;
 
-	if (left)
-		emit_printf(b, "%s", s);
-	for (; n < width; n++)
-		emit_printf(b, " ");
-	if (!left)
-		emit_printf(b, "%s", s);
+	if (b->failed || !emit_buf_reserve(b, n + pad, 0))
+		return;
+	if (!left) {
+		memset(b->p + b->len, ' ', pad);
+		b->len += pad;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	if (left) {
+		memset(b->p + b->len, ' ', pad);
+		b->len += pad;
+	}
+	b->p[b->len] = '\0';
 }
 
 /* ---- JSON ------------------------------------------------------------------ */

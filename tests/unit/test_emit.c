@@ -13,18 +13,7 @@
 
 #include "observe/emit.h"
 #include "base/prim.h"
-
-static int failures;
-
-#define CHECK(cond, ...)							\
-	do {									\
-		if (!(cond)) {							\
-			failures++;						\
-			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);				\
-			fputc('\n', stderr);					\
-		}								\
-	} while (0)
+#include "test_check.h"
 
 static const struct emit_col cols[] = { { "count", 6 }, { "max", 4 } };
 static const struct emit_table labelled = { 5, cols, 2 };

@@ -20,18 +20,7 @@
 
 #include "core/options.h"
 #include "base/prim.h"
-
-static int failures;
-
-#define CHECK(cond, ...)							\
-	do {									\
-		if (!(cond)) {							\
-			failures++;						\
-			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);				\
-			fputc('\n', stderr);					\
-		}								\
-	} while (0)
+#include "test_check.h"
 
 struct load_result {
 	int problems;

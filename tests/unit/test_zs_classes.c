@@ -24,17 +24,7 @@
 #include <unistd.h>
 
 #include "core/zsmalloc.h"
-
-static int failures;
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-		failures++; \
-	} \
-} while (0)
+#include "test_check.h"
 
 struct kernel_table {
 	unsigned int order;
