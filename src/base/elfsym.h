@@ -4,8 +4,8 @@
  * Read from each object's own dynamic symbol table (GNU or SysV hash),
  * through the debugger's list of loaded objects (_r_debug): no dlsym, which
  * takes the loader lock and may allocate, while the program may hold that
- * lock or be inside malloc. Only the default version of a name is seen as
- * such: the table holds one entry per name in the objects used here.
+ * lock or be inside malloc. Versions are matched as the loader matches
+ * them (elfsym_find_version).
  */
 #ifndef ZSWAP_ELFSYM_H
 #define ZSWAP_ELFSYM_H
@@ -19,6 +19,10 @@ const struct link_map *elfsym_objects(void);
 /* The address of name (a function, an indirect function resolved, or a
  * data object) defined by the object l, or NULL. */
 void *elfsym_find(const struct link_map *l, const char *name);
+
+/* The same, for a reference to version ver of name (NULL: an unversioned
+ * reference): the definition of that version, or an unversioned one. */
+void *elfsym_find_version(const struct link_map *l, const char *name, const char *ver);
 
 /* The first definition of name in the link map's order, or NULL. */
 void *elfsym_any(const char *name);

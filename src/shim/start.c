@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/bindnow.h"
 #include "base/elfsym.h"
 #include "base/fdtab.h"
 #include "base/log.h"
@@ -336,6 +337,10 @@ static void start_init(void)
 		goto off;
 	engine_note_objects();
 	start_find_nthreads();
+	/* Before any thread of ours runs or any page is managed. */
+	int bound = bindnow_closure();
+	if (eng.opt.verbose)
+		zlog("bound %d lazy PLT slot(s) of the objects the library calls into", bound);
 
 	/* Kept high, out of the program's way (src/base/fdtab.h). */
 	eng.uffd = fdtab_keep(uf_open(&info));
