@@ -18,7 +18,7 @@ case "${1:-}" in
 esac
 
 # --- packages --------------------------------------------------------------
-pkgs="gcc make autoconf automake libtool pkg-config liblz4-dev libzstd-dev liblzo2-dev libunwind-dev util-linux"
+pkgs="gcc make autoconf automake libtool pkg-config liblz4-dev libzstd-dev liblzo2-dev libsodium-dev libunwind-dev util-linux"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' ||

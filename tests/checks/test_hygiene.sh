@@ -125,6 +125,18 @@ allowed() {
 		return 1 ;;
 	options:environ)
 		return 0 ;;
+	# the second tier: its file's I/O and libsodium's pure functions on
+	# any path; opening, checking and seeding at start-up only
+	backing:pread|backing:pwrite|backing:fallocate|backing:sync_file_range|backing:posix_fadvise|backing:fstat)
+		return 0 ;;
+	backing:crypto_aead_xchacha20poly1305_ietf_*|backing:crypto_generichash_*|backing:sodium_memcmp)
+		return 0 ;;
+	backing:open|backing:stat|backing:statfs|backing:statvfs|backing:access|backing:mkostemp|backing:unlink)
+		return 1 ;;
+	backing:fchmod|backing:fcntl|backing:sodium_init|backing:randombytes_buf|backing:sodium_memzero)
+		return 1 ;;
+	backing:pthread_mutex_init|backing:pthread_mutex_destroy)
+		return 1 ;;
 	growth:__libc_malloc|growth:__libc_calloc|growth:__libc_realloc|growth:__curbrk|elfsym:_r_debug)
 		return 0 ;;
 	# libunwind (local unwinding), only on the statistics thread after
@@ -143,6 +155,7 @@ startup_fns() {
 	start) echo "start_init start_ctor start_handlers start_thread start_handler_cpus" ;;
 	engine) echo "engine_note_objects" ;;
 	bindnow) echo "bindnow_closure" ;;
+	backing) echo "backing_open backing_create backing_check_dir backing_close" ;;
 	store) echo "zswap_store_create store_default_workspaces zswap_store_destroy" ;;
 	comp) echo "comp_ws_init" ;;
 	zsmalloc) echo "zs_create_pool zs_lock_init zs_destroy_pool" ;;

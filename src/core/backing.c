@@ -1,0 +1,441 @@
+/*
+ * backing.c - the second tier's file (see backing.h).
+ *
+ * Why whole pages: the kernel writes 4,096 bytes a page to swap; packing
+ * compressed objects would write fewer bytes but turns every free into a
+ * hole inside a shared block, which needs a cleaner moving live objects
+ * (and so a way back from each object to the page table entry naming it)
+ * to keep the file near what is live. Whole pages make a free a punched
+ * block and a read one aligned O_DIRECT request.
+ *
+ * Why XChaCha20-Poly1305 from libsodium: its calls are pure functions (no
+ * allocation, no lock, constant time), fit for a fault handler; OpenSSL's
+ * EVP calls go through providers that may lock. Per 4 KiB page it costs
+ * about the same as LZ4 decompression (docs/BENCHMARKS.md, bench_backing).
+ * The nonce is a random 16-byte prefix and the write's sequence number: it
+ * never repeats under one key.
+ */
+#include "config.h"
+#include "core/backing.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <linux/magic.h>
+#include <pthread.h>
+#include <sodium.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "base/fdtab.h"
+#include "base/log.h"
+#include "base/prim.h"
+
+#ifndef RAMFS_MAGIC
+#define RAMFS_MAGIC 0x858458f6
+#endif
+
+#define BACKING_TAG	16
+#define BACKING_PREFIX	16	/* random part of the 24-byte nonce */
+
+/* Kept in memory for each slot in use: never written to the file. */
+struct backing_meta {
+	uint64_t seq;
+	uint8_t tag[BACKING_TAG];
+};
+
+struct backing {
+	int fd;
+	bool direct;			/* O_DIRECT; else written through and dropped from the cache */
+	bool encrypt;
+	uint64_t max_slots;
+	struct backing_meta *meta;	/* max_slots entries, reserved, touched as used */
+	_Atomic uint64_t *bitmap;	/* a set bit: slot in use */
+	uint64_t *unpunched;		/* a set bit: freed, its block still on disk (under lock) */
+	size_t meta_bytes, bitmap_bytes;
+	uint8_t key[32];
+	uint8_t prefix[BACKING_PREFIX];
+	_Atomic uint64_t seq;
+
+	pthread_mutex_t lock;		/* the allocator: lowest free first */
+	uint64_t hint;			/* no free slot below this */
+	uint64_t end;			/* slots [0, end) have been used: the file's size */
+	uint64_t nr_unpunched;
+
+	_Atomic uint64_t count, reads, writes, read_fail, write_fail;
+	_Atomic unsigned int inject, inject_eio;
+};
+
+static __attribute__((format(printf, 4, 5))) int backing_reason(char *why, size_t len, int err,
+								  const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && len) {
+		va_start(ap, fmt);
+		log_format(why, len, fmt, ap);
+		va_end(ap);
+	}
+	errno = err;
+	return -1;
+}
+
+/* Check the directory; 0, or -1 with errno and why. */
+static int backing_check_dir(const char *dir, char *why, size_t len)
+{
+	struct stat st;
+	struct statfs sfs;
+	struct statvfs svfs;
+
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return backing_reason(why, len, ENOENT, "%s is not a directory", dir);
+	if (statfs(dir, &sfs) == 0 && (sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC))
+		return backing_reason(why, len, EXDEV, "%s is on tmpfs or ramfs: a tier there would live in RAM",
+				      dir);
+	if (statvfs(dir, &svfs) == 0 && (svfs.f_flag & ST_RDONLY))
+		return backing_reason(why, len, EROFS, "%s is on a read-only filesystem", dir);
+	if (access(dir, W_OK | X_OK) != 0)
+		return backing_reason(why, len, EACCES, "%s is not writable", dir);
+	return 0;
+}
+
+/* An unlinked file of our own in dir: O_TMPFILE, else made and unlinked. */
+static int backing_create(const char *dir, bool *direct)
+{
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC | O_DIRECT, 0600);
+
+	*direct = true;
+	if (fd < 0 && errno == EINVAL) {
+		*direct = false;	/* no O_DIRECT here (or no O_TMPFILE: tried below) */
+		fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	}
+	if (fd >= 0)
+		return fd;
+	char path[4096];
+	if (log_snprintf(path, sizeof(path), "%s/.libzswap-XXXXXX", dir) >= sizeof(path) - 1) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	unlink(path);
+	fchmod(fd, 0600);
+	int fl = fcntl(fd, F_GETFL);
+	*direct = fl >= 0 && fcntl(fd, F_SETFL, fl | O_DIRECT) == 0;
+	return fd;
+}
+
+struct backing *backing_open(const struct backing_config *cfg, char *why, size_t whylen)
+{
+	struct statvfs svfs;
+	struct backing *b;
+	bool direct;
+
+	if (backing_check_dir(cfg->dir, why, whylen) < 0)
+		return NULL;
+	if (sodium_init() < 0) {
+		backing_reason(why, whylen, ENOSYS, "%s: libsodium could not start", cfg->dir);
+		return NULL;
+	}
+	uint64_t max = cfg->max_bytes;
+	if (!max) {
+		if (statvfs(cfg->dir, &svfs) != 0) {
+			backing_reason(why, whylen, errno, "cannot read the free space of %s", cfg->dir);
+			return NULL;
+		}
+		max = (uint64_t)svfs.f_bavail * svfs.f_frsize / 2;
+	}
+	uint64_t max_slots = max / ZS_PAGE_SIZE;
+	if (!max_slots) {
+		backing_reason(why, whylen, ENOSPC, "no room for one page in %s", cfg->dir);
+		return NULL;
+	}
+	int fd = backing_create(cfg->dir, &direct);
+	if (fd < 0) {
+		int e = errno;
+		backing_reason(why, whylen, e, "cannot create a file in %s", cfg->dir);
+		return NULL;
+	}
+	b = prim_alloc(sizeof(*b));
+	size_t meta_bytes = max_slots * sizeof(struct backing_meta);
+	size_t bitmap_bytes = ((max_slots + 63) / 64) * sizeof(uint64_t);
+	void *meta = b ? prim_reserve(meta_bytes) : NULL;
+	void *bitmap = meta ? prim_reserve(bitmap_bytes) : NULL;
+	void *unpunched = bitmap ? prim_reserve(bitmap_bytes) : NULL;
+	if (!unpunched) {
+		if (bitmap)
+			prim_free(bitmap, bitmap_bytes);
+		if (meta)
+			prim_free(meta, meta_bytes);
+		if (b)
+			prim_free(b, sizeof(*b));
+		close(fd);
+		backing_reason(why, whylen, ENOMEM, "no memory for the index of a tier in %s", cfg->dir);
+		return NULL;
+	}
+	b->fd = fdtab_keep(fd);
+	b->direct = direct;
+	b->encrypt = cfg->encrypt;
+	b->max_slots = max_slots;
+	b->meta = meta;
+	b->bitmap = bitmap;
+	b->unpunched = unpunched;
+	b->meta_bytes = meta_bytes;
+	b->bitmap_bytes = bitmap_bytes;
+	randombytes_buf(b->key, sizeof(b->key));
+	randombytes_buf(b->prefix, sizeof(b->prefix));
+	pthread_mutex_init(&b->lock, NULL);
+	return b;
+}
+
+void backing_close(struct backing *b)
+{
+	if (!b)
+		return;
+	fdtab_close(b->fd);
+	sodium_memzero(b->key, sizeof(b->key));
+	prim_free(b->meta, b->meta_bytes);
+	prim_free((void *)b->bitmap, b->bitmap_bytes);
+	prim_free(b->unpunched, b->bitmap_bytes);
+	pthread_mutex_destroy(&b->lock);
+	prim_free(b, sizeof(*b));
+}
+
+/* --- the allocator ---------------------------------------------------------- */
+
+static int64_t backing_alloc(struct backing *b)
+{
+	int64_t slot = -ENOSPC;
+
+	pthread_mutex_lock(&b->lock);
+	for (uint64_t w = b->hint / 64; w * 64 < b->max_slots; w++) {
+		uint64_t bits = atomic_load_explicit(&b->bitmap[w], memory_order_relaxed);
+		if (bits == ~0ULL)
+			continue;
+		uint64_t s = w * 64 + (uint64_t)__builtin_ctzll(~bits);
+		if (s >= b->max_slots)
+			break;
+		atomic_store_explicit(&b->bitmap[w], bits | 1ULL << (s % 64), memory_order_relaxed);
+		if (b->unpunched[w] & 1ULL << (s % 64)) {
+			b->unpunched[w] &= ~(1ULL << (s % 64));	/* overwritten: no punch needed */
+			b->nr_unpunched--;
+		}
+		b->hint = s + 1;
+		if (s + 1 > b->end)
+			b->end = s + 1;
+		slot = (int64_t)s;
+		break;
+	}
+	pthread_mutex_unlock(&b->lock);
+	return slot;
+}
+
+static void backing_release(struct backing *b, uint64_t slot, bool punch_later)
+{
+	pthread_mutex_lock(&b->lock);
+	if (punch_later) {
+		b->unpunched[slot / 64] |= 1ULL << (slot % 64);
+		b->nr_unpunched++;
+	}
+	atomic_store_explicit(&b->bitmap[slot / 64],
+			      atomic_load_explicit(&b->bitmap[slot / 64], memory_order_relaxed) & ~(1ULL << (slot % 64)),
+			      memory_order_relaxed);
+	if (slot < b->hint)
+		b->hint = slot;
+	pthread_mutex_unlock(&b->lock);
+}
+
+/* --- sealing ------------------------------------------------------------------ */
+
+static void backing_nonce(const struct backing *b, uint64_t seq, uint8_t nonce[24])
+{
+	memcpy(nonce, b->prefix, BACKING_PREFIX);
+	memcpy(nonce + BACKING_PREFIX, &seq, sizeof(seq));
+}
+
+/* The clear-text checksum: keyed BLAKE2b over the page, its slot and seq. */
+static void backing_digest(const struct backing *b, const void *page, uint64_t slot, uint64_t seq,
+			   uint8_t tag[BACKING_TAG])
+{
+	crypto_generichash_state st;
+	uint64_t id[2] = { slot, seq };
+
+	crypto_generichash_init(&st, b->key, sizeof(b->key), BACKING_TAG);
+	crypto_generichash_update(&st, page, ZS_PAGE_SIZE);
+	crypto_generichash_update(&st, (const unsigned char *)id, sizeof(id));
+	crypto_generichash_final(&st, tag, BACKING_TAG);
+}
+
+static void backing_seal(struct backing *b, const void *src, void *buf, uint64_t slot)
+{
+	struct backing_meta *m = &b->meta[slot];
+	uint8_t nonce[24];
+
+	m->seq = atomic_fetch_add_explicit(&b->seq, 1, memory_order_relaxed);
+	if (!b->encrypt) {
+		if (src != buf)
+			memcpy(buf, src, ZS_PAGE_SIZE);
+		backing_digest(b, buf, slot, m->seq, m->tag);
+		return;
+	}
+	backing_nonce(b, m->seq, nonce);
+	crypto_aead_xchacha20poly1305_ietf_encrypt_detached(buf, m->tag, NULL, src, ZS_PAGE_SIZE,
+							    (const unsigned char *)&slot, sizeof(slot), NULL,
+							    nonce, b->key);
+}
+
+/* 0 when the page read into dst verifies (and is decrypted in place). */
+static int backing_open_seal(struct backing *b, void *dst, uint64_t slot)
+{
+	const struct backing_meta *m = &b->meta[slot];
+	uint8_t nonce[24], tag[BACKING_TAG];
+
+	if (!b->encrypt) {
+		backing_digest(b, dst, slot, m->seq, tag);
+		return sodium_memcmp(tag, m->tag, BACKING_TAG) == 0 ? 0 : -1;
+	}
+	backing_nonce(b, m->seq, nonce);
+	return crypto_aead_xchacha20poly1305_ietf_decrypt_detached(dst, NULL, dst, ZS_PAGE_SIZE, m->tag,
+								   (const unsigned char *)&slot, sizeof(slot),
+								   nonce, b->key);
+}
+
+/* --- I/O ---------------------------------------------------------------------- */
+
+int64_t backing_write(struct backing *b, const void *src, void *buf)
+{
+	int64_t slot = backing_alloc(b);
+	ssize_t n;
+
+	if (slot < 0) {
+		atomic_fetch_add_explicit(&b->write_fail, 1, memory_order_relaxed);
+		return slot;
+	}
+	backing_seal(b, src, buf, (uint64_t)slot);
+	unsigned int inj = atomic_load_explicit(&b->inject, memory_order_relaxed);
+	if (inj && atomic_compare_exchange_strong(&b->inject, &inj, inj - 1)) {
+		errno = atomic_load(&b->inject_eio) ? EIO : ENOSPC;
+		n = -1;
+	} else {
+		n = pwrite(b->fd, buf, ZS_PAGE_SIZE, (off_t)((uint64_t)slot * ZS_PAGE_SIZE));
+	}
+	if (n != (ssize_t)ZS_PAGE_SIZE) {
+		int err = n < 0 && (errno == ENOSPC || errno == EDQUOT) ? -ENOSPC : -EIO;
+		backing_release(b, (uint64_t)slot, true);	/* a short write may have filled part */
+		atomic_fetch_add_explicit(&b->write_fail, 1, memory_order_relaxed);
+		return err;
+	}
+	if (!b->direct) {
+		/* Written through and dropped: the page cache must not keep it. */
+		sync_file_range(b->fd, (off_t)((uint64_t)slot * ZS_PAGE_SIZE), (off_t)ZS_PAGE_SIZE,
+				SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+		posix_fadvise(b->fd, (off_t)((uint64_t)slot * ZS_PAGE_SIZE), (off_t)ZS_PAGE_SIZE,
+			      POSIX_FADV_DONTNEED);
+	}
+	atomic_fetch_add_explicit(&b->count, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&b->writes, 1, memory_order_relaxed);
+	return slot;
+}
+
+int backing_read(struct backing *b, uint64_t slot, void *dst)
+{
+	ssize_t n;
+
+	if (slot >= b->max_slots)
+		return -EIO;
+	do
+		n = pread(b->fd, dst, ZS_PAGE_SIZE, (off_t)(slot * ZS_PAGE_SIZE));
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)ZS_PAGE_SIZE || backing_open_seal(b, dst, slot) != 0) {
+		atomic_fetch_add_explicit(&b->read_fail, 1, memory_order_relaxed);
+		return -EIO;
+	}
+	if (!b->direct)
+		posix_fadvise(b->fd, (off_t)(slot * ZS_PAGE_SIZE), (off_t)ZS_PAGE_SIZE, POSIX_FADV_DONTNEED);
+	atomic_fetch_add_explicit(&b->reads, 1, memory_order_relaxed);
+	return 0;
+}
+
+void backing_free(struct backing *b, uint64_t slot)
+{
+	if (slot >= b->max_slots)
+		return;
+	backing_release(b, slot, true);
+	atomic_fetch_sub_explicit(&b->count, 1, memory_order_relaxed);
+}
+
+uint64_t backing_unpunched(struct backing *b)
+{
+	pthread_mutex_lock(&b->lock);
+	uint64_t n = b->nr_unpunched;
+	pthread_mutex_unlock(&b->lock);
+	return n;
+}
+
+uint64_t backing_trim(struct backing *b)
+{
+	uint64_t punched = 0, words = (b->end + 63) / 64;
+
+	for (uint64_t w = 0; w < words; w++) {
+		/* Taken: marked in use while punched, so no writer gets one of
+		 * them and has its page punched away after writing it. */
+		pthread_mutex_lock(&b->lock);
+		uint64_t bits = b->unpunched[w];
+		b->unpunched[w] = 0;
+		b->nr_unpunched -= (uint64_t)__builtin_popcountll(bits);
+		atomic_store_explicit(&b->bitmap[w], atomic_load_explicit(&b->bitmap[w], memory_order_relaxed) | bits,
+				      memory_order_relaxed);
+		pthread_mutex_unlock(&b->lock);
+		if (!bits)
+			continue;
+		for (uint64_t left = bits; left;) {
+			unsigned int lo = (unsigned int)__builtin_ctzll(left);
+			uint64_t run = left >> lo;
+			unsigned int len = run == ~0ULL >> lo ? 64 - lo : (unsigned int)__builtin_ctzll(~run);
+			fallocate(b->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				  (off_t)((w * 64 + lo) * ZS_PAGE_SIZE), (off_t)((uint64_t)len * ZS_PAGE_SIZE));
+			punched += len;
+			left = lo + len >= 64 ? 0 : left & ~((~0ULL >> (64 - lo - len)));
+		}
+		pthread_mutex_lock(&b->lock);
+		atomic_store_explicit(&b->bitmap[w], atomic_load_explicit(&b->bitmap[w], memory_order_relaxed) & ~bits,
+				      memory_order_relaxed);
+		uint64_t first = w * 64 + (uint64_t)__builtin_ctzll(bits);
+		if (first < b->hint)
+			b->hint = first;
+		pthread_mutex_unlock(&b->lock);
+	}
+	return punched;
+}
+
+void backing_stats(struct backing *b, struct backing_stats *st)
+{
+	struct stat fst;
+
+	st->bd_count = atomic_load_explicit(&b->count, memory_order_relaxed);
+	st->bd_reads = atomic_load_explicit(&b->reads, memory_order_relaxed);
+	st->bd_writes = atomic_load_explicit(&b->writes, memory_order_relaxed);
+	st->bd_read_fail = atomic_load_explicit(&b->read_fail, memory_order_relaxed);
+	st->bd_write_fail = atomic_load_explicit(&b->write_fail, memory_order_relaxed);
+	bool ok = fstat(b->fd, &fst) == 0;
+	st->file_bytes = ok ? (uint64_t)fst.st_size : 0;
+	st->disk_bytes = ok ? (uint64_t)fst.st_blocks * 512 : 0;
+	st->max_bytes = b->max_slots * ZS_PAGE_SIZE;
+}
+
+int backing_fd(const struct backing *b)
+{
+	return b->fd;
+}
+
+void backing_inject_write_fail(struct backing *b, unsigned int n, bool eio)
+{
+	atomic_store(&b->inject_eio, eio);
+	atomic_store(&b->inject, n);
+}

@@ -1,0 +1,95 @@
+/*
+ * backing.h - the second tier: whole pages in a private file on disk, each
+ * sealed with an authenticated cipher.
+ *
+ * zswap writes the pages its pool cannot keep back to the swap device; zram
+ * writes idle and incompressible ones to its backing device. This is that
+ * device for one process: a file created unlinked (O_TMPFILE, else created
+ * and unlinked at once), mode 0600, gone with the last descriptor, so with
+ * the process even after SIGKILL. Pages are written whole, 4,096 bytes at a
+ * 4,096-byte offset (a slot), with O_DIRECT so that nothing stays in the
+ * page cache (where a memory cgroup would charge it and nothing would be
+ * freed); a freed slot is punched out of the file (FALLOC_FL_PUNCH_HOLE) and
+ * the lowest free slot is reused first, so the file holds what is live.
+ *
+ * Every page is sealed with XChaCha20-Poly1305 (libsodium) under a random
+ * key that exists only in this process's memory: what is on disk is
+ * ciphertext, and the 16-byte tag is the checksum, kept in memory with the
+ * write's sequence number (24 bytes a slot) and never written. The slot
+ * index is authenticated too, so a block copied to another slot does not
+ * read back. With encryption off the page is written in the clear and a keyed
+ * BLAKE2b digest is its checksum. A read that does not verify returns -EIO:
+ * the caller poisons the page; it never hands out wrong bytes or zeros.
+ *
+ * Thread-safe; one lock for the slot allocator, taken for an instant, never
+ * across I/O. After backing_open() nothing here allocates: pwrite, pread and
+ * fallocate are its only system calls.
+ */
+#ifndef ZSWAP_BACKING_H
+#define ZSWAP_BACKING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct backing_config {
+	const char *dir;	/* where the file is made (never on tmpfs or ramfs) */
+	uint64_t max_bytes;	/* cap on the file's live bytes; 0 = the default */
+	bool encrypt;		/* seal pages (the default) or only checksum them */
+};
+
+struct backing_stats {
+	uint64_t bd_count;	/* pages in the file now (zram's bd_stat) */
+	uint64_t bd_reads;	/* pages read back, since open */
+	uint64_t bd_writes;	/* pages written, since open */
+	uint64_t bd_read_fail;	/* reads that did not verify or failed */
+	uint64_t bd_write_fail;	/* writes that failed (ENOSPC, EIO, short) */
+	uint64_t file_bytes;	/* the file's size (its end: holes included) */
+	uint64_t disk_bytes;	/* the file's blocks on disk (holes excluded) */
+	uint64_t max_bytes;	/* the cap in force */
+};
+
+struct backing;
+
+/* Open the tier. NULL on failure, with errno and a one-line reason in why:
+ * ENOENT (no such directory), EROFS (read-only), EXDEV (tmpfs or ramfs: the
+ * tier would live in RAM), or the error of the file's creation. The default
+ * cap is half the filesystem's free space at open. Start-up only (it
+ * allocates and seeds the key). */
+struct backing *backing_open(const struct backing_config *cfg, char *why, size_t whylen);
+void backing_close(struct backing *b);
+
+/* Write one page (PAGE_SIZE bytes at src) through buf, a page-aligned
+ * PAGE_SIZE scratch buffer of the caller's (O_DIRECT needs one; src may be
+ * buf). Returns the slot (>= 0), or -ENOSPC (the cap or the disk is full),
+ * -EIO (a failed or short write: nothing stays allocated). */
+int64_t backing_write(struct backing *b, const void *src, void *buf);
+
+/* Read slot into dst (page-aligned, PAGE_SIZE) and verify it. 0, or -EIO
+ * (a failed or short read, or a page that does not verify: dst holds
+ * nothing usable). The slot stays allocated. */
+int backing_read(struct backing *b, uint64_t slot, void *dst);
+
+/* Free a slot: reusable at once; its block stays on disk until
+ * backing_trim() punches it out (a punch costs more than a read: never on
+ * the fault path). */
+void backing_free(struct backing *b, uint64_t slot);
+
+/* Slots freed and not yet punched out: the file's slack. */
+uint64_t backing_unpunched(struct backing *b);
+
+/* Punch every freed block out of the file, runs of slots in one call each
+ * (FALLOC_FL_PUNCH_HOLE); returns the slots punched. For a background
+ * thread: it takes the allocator's lock for an instant per 64 slots. */
+uint64_t backing_trim(struct backing *b);
+
+void backing_stats(struct backing *b, struct backing_stats *st);
+
+/* The file's descriptor (tests read the file's bytes through it). */
+int backing_fd(const struct backing *b);
+
+/* Test hook: fail the next n writes as if the disk were full (ENOSPC), or
+ * with a short write (eio). */
+void backing_inject_write_fail(struct backing *b, unsigned int n, bool eio);
+
+#endif

@@ -1,0 +1,246 @@
+/*
+ * test_backing.c - the second tier's file (src/core/backing.c).
+ *
+ * In a directory on disk (TMPDIR when it is on one, else /var/tmp): pages
+ * written read back byte for byte, sealed or only checksummed; nothing of a
+ * page's clear text is in the file when sealing is on (and it is there when
+ * off, which proves the search can find it); a block changed on disk reads
+ * back as -EIO for that slot only, as does a block copied to another slot;
+ * the lowest free slot is reused first, a trim punches out what is free and
+ * not what was reused; the cap and
+ * injected ENOSPC and EIO fail the write without keeping a slot; tmpfs and
+ * a missing directory are refused with their reasons.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "base/prim.h"
+#include "core/backing.h"
+#include "test_check.h"
+
+#define NPAGES 96
+#define MARK "libzswap-backing-test-marker-"
+
+static unsigned char *page_buf, *scratch;
+
+static void fill(unsigned char *p, unsigned int i)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ULL * (i + 1);
+
+	for (size_t k = 0; k < ZS_PAGE_SIZE; k++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		p[k] = (unsigned char)('a' + x % 26);
+	}
+	snprintf((char *)p + 100, 64, MARK "%04u", i);
+}
+
+static const char *disk_dir(void)
+{
+	const char *t = getenv("TMPDIR");
+	struct statfs s;
+
+	if (t && statfs(t, &s) == 0 && s.f_type != 0x01021994)
+		return t;
+	return "/var/tmp";
+}
+
+/* The file's bytes, through a descriptor of our own (no O_DIRECT). */
+static ssize_t file_bytes(struct backing *b, unsigned char *dst, size_t len)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", backing_fd(b));
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	ssize_t n = pread(fd, dst, len, 0);
+	close(fd);
+	return n;
+}
+
+static bool file_has(struct backing *b, const char *needle)
+{
+	size_t len = (NPAGES + 8) * ZS_PAGE_SIZE;
+	unsigned char *all = prim_alloc(len);
+	ssize_t n = file_bytes(b, all, len);
+	bool found = n > 0 && memmem(all, (size_t)n, needle, strlen(needle)) != NULL;
+
+	prim_free(all, len);
+	return found;
+}
+
+static void corrupt(struct backing *b, uint64_t slot, size_t off)
+{
+	char path[64];
+	unsigned char c;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", backing_fd(b));
+	int fd = open(path, O_RDWR);
+	if (fd < 0 || pread(fd, &c, 1, (off_t)(slot * ZS_PAGE_SIZE + off)) != 1)
+		return;
+	c ^= 0x40;
+	if (pwrite(fd, &c, 1, (off_t)(slot * ZS_PAGE_SIZE + off)) != 1)
+		CHECK(0, "cannot corrupt the file");
+	fsync(fd);
+	close(fd);
+}
+
+/* Copy slot from's block over slot to's, as an attacker or a bad disk might. */
+static void copy_block(struct backing *b, uint64_t from, uint64_t to)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", backing_fd(b));
+	int fd = open(path, O_RDWR);
+	if (fd < 0 || pread(fd, scratch, ZS_PAGE_SIZE, (off_t)(from * ZS_PAGE_SIZE)) != (ssize_t)ZS_PAGE_SIZE ||
+	    pwrite(fd, scratch, ZS_PAGE_SIZE, (off_t)(to * ZS_PAGE_SIZE)) != (ssize_t)ZS_PAGE_SIZE)
+		CHECK(0, "cannot copy a block of the file");
+	fsync(fd);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void round_trip(bool encrypt)
+{
+	struct backing_config cfg = { .dir = disk_dir(), .max_bytes = 0, .encrypt = encrypt };
+	char why[256] = "";
+	int64_t slots[NPAGES];
+	struct backing_stats st;
+
+	struct backing *b = backing_open(&cfg, why, sizeof(why));
+	CHECK(b != NULL, "backing_open(%s): %s", cfg.dir, why);
+	if (!b)
+		return;
+	for (unsigned int i = 0; i < NPAGES; i++) {
+		fill(page_buf, i);
+		slots[i] = backing_write(b, page_buf, scratch);
+		CHECK(slots[i] == (int64_t)i, "write %u: slot %lld, expected the lowest free, %u", i,
+		      (long long)slots[i], i);
+	}
+	backing_stats(b, &st);
+	CHECK(st.bd_count == NPAGES && st.bd_writes == NPAGES, "bd_count %llu bd_writes %llu",
+	      (unsigned long long)st.bd_count, (unsigned long long)st.bd_writes);
+	CHECK(st.disk_bytes >= NPAGES * ZS_PAGE_SIZE, "the file holds %llu bytes on disk for %d pages",
+	      (unsigned long long)st.disk_bytes, NPAGES);
+
+	/* Sealed: no clear text in the file. Checksummed only: it is there. */
+	bool has = file_has(b, MARK "0007");
+	CHECK(has == !encrypt, "a page's marker is %s the file with encryption %s", has ? "in" : "not in",
+	      encrypt ? "on" : "off");
+
+	for (unsigned int i = 0; i < NPAGES; i++) {
+		memset(scratch, 0, ZS_PAGE_SIZE);
+		int rc = backing_read(b, (uint64_t)slots[i], scratch);
+		fill(page_buf, i);
+		CHECK(rc == 0 && memcmp(scratch, page_buf, ZS_PAGE_SIZE) == 0, "page %u did not read back (rc %d)", i,
+		      rc);
+	}
+
+	/* A changed byte, and a block moved to another slot: -EIO there only. */
+	corrupt(b, 10, 2000);
+	CHECK(backing_read(b, 10, scratch) == -EIO, "a corrupted block read back");
+	copy_block(b, 20, 21);
+	CHECK(backing_read(b, 21, scratch) == -EIO, "a block copied to another slot read back");
+	fill(page_buf, 20);
+	CHECK(backing_read(b, 20, scratch) == 0 && memcmp(scratch, page_buf, ZS_PAGE_SIZE) == 0,
+	      "the block next to a bad one no longer reads back");
+	fill(page_buf, 22);
+	CHECK(backing_read(b, 22, scratch) == 0 && memcmp(scratch, page_buf, ZS_PAGE_SIZE) == 0,
+	      "the block after a bad one no longer reads back");
+
+	/* Freed slots are punched; the lowest is reused first. */
+	backing_free(b, 5);
+	backing_free(b, 3);
+	fill(page_buf, 1000);
+	CHECK(backing_write(b, page_buf, scratch) == 3, "the lowest free slot was not reused");
+	CHECK(backing_write(b, page_buf, scratch) == 5, "the next free slot was not reused");
+	CHECK(backing_write(b, page_buf, scratch) == NPAGES, "a new slot was not taken at the end");
+	/* A trim punches what is free, not what was reused. */
+	backing_free(b, 40);
+	CHECK(backing_unpunched(b) == 1, "%llu slots wait for a punch, expected 1",
+	      (unsigned long long)backing_unpunched(b));
+	CHECK(backing_trim(b) == 1, "the trim did not punch the one free slot");
+	fill(page_buf, 1000);
+	CHECK(backing_read(b, 3, scratch) == 0 && memcmp(scratch, page_buf, ZS_PAGE_SIZE) == 0,
+	      "a reused slot lost its page to a trim");
+	for (unsigned int i = 0; i <= NPAGES; i++)
+		if (i != 40)
+			backing_free(b, i);
+	CHECK(backing_unpunched(b) == NPAGES, "%llu slots wait for a punch, expected %d",
+	      (unsigned long long)backing_unpunched(b), NPAGES);
+	CHECK(backing_trim(b) == NPAGES, "the trim did not punch every free slot");
+	CHECK(backing_unpunched(b) == 0, "slots still wait for a punch after a trim");
+	backing_stats(b, &st);
+	CHECK(st.bd_count == 0, "bd_count %llu after freeing everything", (unsigned long long)st.bd_count);
+	CHECK(st.disk_bytes < 8 * ZS_PAGE_SIZE, "%llu bytes stay on disk once every slot is freed",
+	      (unsigned long long)st.disk_bytes);
+	backing_close(b);
+}
+
+static void limits(void)
+{
+	struct backing_config cfg = { .dir = disk_dir(), .max_bytes = 16 * ZS_PAGE_SIZE, .encrypt = true };
+	char why[256] = "";
+	struct backing_stats st;
+	struct backing *b = backing_open(&cfg, why, sizeof(why));
+
+	CHECK(b != NULL, "backing_open: %s", why);
+	if (!b)
+		return;
+	fill(page_buf, 1);
+	for (int i = 0; i < 16; i++)
+		CHECK(backing_write(b, page_buf, scratch) == i, "write %d under the cap failed", i);
+	CHECK(backing_write(b, page_buf, scratch) == -ENOSPC, "a write past the cap did not fail with ENOSPC");
+	backing_free(b, 7);
+	backing_inject_write_fail(b, 1, false);
+	CHECK(backing_write(b, page_buf, scratch) == -ENOSPC, "an injected ENOSPC was not reported");
+	backing_inject_write_fail(b, 1, true);
+	CHECK(backing_write(b, page_buf, scratch) == -EIO, "an injected EIO was not reported");
+	CHECK(backing_write(b, page_buf, scratch) == 7, "a failed write kept its slot");
+	backing_stats(b, &st);
+	CHECK(st.bd_count == 16 && st.bd_write_fail == 3, "bd_count %llu, write failures %llu",
+	      (unsigned long long)st.bd_count, (unsigned long long)st.bd_write_fail);
+	backing_close(b);
+}
+
+static void refusals(void)
+{
+	struct backing_config cfg = { .dir = "/dev/shm", .encrypt = true };
+	char why[256] = "";
+	struct statfs s;
+
+	if (statfs("/dev/shm", &s) == 0 && s.f_type == 0x01021994) {
+		errno = 0;
+		CHECK(backing_open(&cfg, why, sizeof(why)) == NULL && errno == EXDEV, "tmpfs was not refused");
+		CHECK(strstr(why, "tmpfs") != NULL, "the reason does not name tmpfs: %s", why);
+	}
+	cfg.dir = "/nonexistent/libzswap";
+	errno = 0;
+	CHECK(backing_open(&cfg, why, sizeof(why)) == NULL && errno == ENOENT, "a missing directory was not refused");
+}
+
+int main(void)
+{
+	page_buf = prim_alloc(ZS_PAGE_SIZE);
+	scratch = prim_alloc(ZS_PAGE_SIZE);
+	round_trip(true);
+	round_trip(false);
+	limits();
+	refusals();
+	if (failures) {
+		fprintf(stderr, "test_backing: %d check(s) failed\n", failures);
+		return 1;
+	}
+	printf("test_backing: ok\n");
+	return 0;
+}

@@ -1,0 +1,119 @@
+/*
+ * bench_backing.c - what the second tier costs per page: sealing alone
+ * (XChaCha20-Poly1305, and the keyed BLAKE2b checksum used with encryption
+ * off) beside LZ4 on the same text pages, then a page written to the file
+ * and read back in random order (O_DIRECT), then freed and punched out
+ * (every other slot of the first half: runs of one; the second half: runs
+ * of 64), with
+ * encryption on and off. Run in one process so the figures compare.
+ *
+ * usage: bench_backing [--dir DIR] [--pages N]
+ * Output: one "RESULT bench=backing ..." line per measure (us per page).
+ * Never judges.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <lz4.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/prim.h"
+#include "bench_text.h"
+#include "bench_util.h"
+#include "core/backing.h"
+
+static double per_page(uint64_t t0, size_t n)
+{
+	return (double)(bench_now_ns() - t0) / 1000.0 / (double)n;
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir = "/var/tmp";
+	size_t npages = 16384;
+	struct bench_text text;
+	int c;
+
+	while ((c = getopt(argc, argv, "d:n:")) != -1) {
+		if (c == 'd')
+			dir = optarg;
+		else if (c == 'n')
+			npages = (size_t)bench_parse_long("-n", optarg, 16, 1 << 22);
+		else
+			bench_die("usage: bench_backing [-d DIR] [-n PAGES]");
+	}
+	if (sodium_init() < 0)
+		bench_die("libsodium does not start");
+	unsigned char *pages = prim_alloc(npages * ZS_PAGE_SIZE);
+	unsigned char *buf = prim_alloc(ZS_PAGE_SIZE);
+	char *lz = prim_alloc(LZ4_compressBound(ZS_PAGE_SIZE));
+	if (!pages || !buf || !lz)
+		bench_die("no memory");
+	bench_text_load(&text, BENCH_TEXT_DIRS, BENCH_TEXT_CAP);
+	bench_text_fill(&text, pages, npages, 1);
+
+	unsigned char key[32], nonce[24] = { 0 }, tag[16];
+	randombytes_buf(key, sizeof(key));
+	uint64_t t0 = bench_now_ns();
+	for (size_t i = 0; i < npages; i++) {
+		memcpy(nonce, &i, sizeof(i));
+		crypto_aead_xchacha20poly1305_ietf_encrypt_detached(buf, tag, NULL, pages + i * ZS_PAGE_SIZE,
+								    ZS_PAGE_SIZE, NULL, 0, NULL, nonce, key);
+	}
+	printf("RESULT bench=backing what=seal_xchacha20poly1305 us_per_page=%.2f\n", per_page(t0, npages));
+	t0 = bench_now_ns();
+	for (size_t i = 0; i < npages; i++)
+		crypto_generichash(tag, sizeof(tag), pages + i * ZS_PAGE_SIZE, ZS_PAGE_SIZE, key, sizeof(key));
+	printf("RESULT bench=backing what=checksum_blake2b us_per_page=%.2f\n", per_page(t0, npages));
+	t0 = bench_now_ns();
+	for (size_t i = 0; i < npages; i++)
+		LZ4_compress_default((const char *)pages + i * ZS_PAGE_SIZE, lz, ZS_PAGE_SIZE,
+				     LZ4_compressBound(ZS_PAGE_SIZE));
+	printf("RESULT bench=backing what=lz4_compress us_per_page=%.2f\n", per_page(t0, npages));
+
+	for (int enc = 1; enc >= 0; enc--) {
+		struct backing_config cfg = { .dir = dir, .max_bytes = (uint64_t)npages * ZS_PAGE_SIZE * 2,
+					      .encrypt = enc };
+		char why[256];
+		struct backing *b = backing_open(&cfg, why, sizeof(why));
+		if (!b)
+			bench_die("backing_open: %s", why);
+		int64_t *slot = prim_alloc(npages * sizeof(*slot));
+		t0 = bench_now_ns();
+		for (size_t i = 0; i < npages; i++)
+			if ((slot[i] = backing_write(b, pages + i * ZS_PAGE_SIZE, buf)) < 0)
+				bench_die("write %zu failed (%lld)", i, (long long)slot[i]);
+		printf("RESULT bench=backing what=write encrypt=%d us_per_page=%.2f\n", enc, per_page(t0, npages));
+		uint64_t rs = 1;
+		t0 = bench_now_ns();
+		for (size_t k = 0; k < npages; k++) {
+			size_t i = (size_t)(bench_rand(&rs) % npages);
+			if (backing_read(b, (uint64_t)slot[i], buf) != 0 || memcmp(buf, pages + i * ZS_PAGE_SIZE, ZS_PAGE_SIZE))
+				bench_die("page %zu did not read back", i);
+		}
+		printf("RESULT bench=backing what=read_random encrypt=%d us_per_page=%.2f\n", enc, per_page(t0, npages));
+		t0 = bench_now_ns();
+		size_t half = npages / 2;
+		for (size_t i = 0; i < half; i += 2)
+			backing_free(b, (uint64_t)slot[i]);
+		printf("RESULT bench=backing what=free encrypt=%d us_per_page=%.2f\n", enc, per_page(t0, half / 2));
+		t0 = bench_now_ns();
+		backing_trim(b);
+		printf("RESULT bench=backing what=trim_runs_of_1 encrypt=%d us_per_page=%.2f\n", enc,
+		       per_page(t0, half / 2));
+		for (size_t i = half; i < npages; i++)
+			backing_free(b, (uint64_t)slot[i]);
+		t0 = bench_now_ns();
+		backing_trim(b);
+		printf("RESULT bench=backing what=trim_runs_of_64 encrypt=%d us_per_page=%.2f\n", enc,
+		       per_page(t0, npages - half));
+		for (size_t i = 1; i < half; i += 2)
+			backing_free(b, (uint64_t)slot[i]);
+		prim_free(slot, npages * sizeof(*slot));
+		backing_close(b);
+	}
+	return 0;
+}
