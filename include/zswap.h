@@ -88,6 +88,16 @@ struct zswap_stats {
 	uint64_t watermark_boost;		/* bytes: how much earlier background reclaim starts now, after held faults */
 	uint64_t memory_pressure_some_us;	/* time at least one fault was held at the limit (memory.pressure some total) */
 	uint64_t thrashing_windows;		/* 10 s windows thrashing: 1,000+ workingset_activate a second, 1/4+ of the refaults */
+
+	/* the second tier (ZSWAP_WRITEBACK): zswap's and zram's names */
+	uint64_t written_back_pages;		/* pages written to the tier, since start (zswap; vmstat zswpwb) */
+	uint64_t writeback_failed;		/* write-backs that failed (disk full, the cap, I/O error): page kept */
+	uint64_t bd_count;			/* pages in the tier now (zram's bd_stat) */
+	uint64_t bd_reads;			/* pages read back from the tier, since start */
+	uint64_t bd_writes;			/* pages written to the tier, since start */
+	uint64_t bd_read_fail;			/* reads that failed or did not verify (the page is poisoned) */
+	uint64_t backing_disk_bytes;		/* bytes: the tier's file on disk now */
+	uint64_t backing_max_bytes;		/* bytes: the tier's cap (ZSWAP_BACKING_MAX) */
 };
 
 /* Compress the managed pages of [addr, addr + len) into the pool and drop

@@ -57,6 +57,9 @@ struct backing {
 	struct backing_meta *meta;	/* max_slots entries, reserved, touched as used */
 	_Atomic uint64_t *bitmap;	/* a set bit: slot in use */
 	uint64_t *unpunched;		/* a set bit: freed, its block still on disk (under lock) */
+	uint64_t *pinned;		/* a set bit: a forked process may read it (under lock) */
+	uint64_t nr_pinned_free;	/* pinned slots this process no longer uses */
+	bool read_only;			/* a fork child's: the file is its parent's to write */
 	size_t meta_bytes, bitmap_bytes;
 	uint8_t key[32];
 	uint8_t prefix[BACKING_PREFIX];
@@ -168,7 +171,10 @@ struct backing *backing_open(const struct backing_config *cfg, char *why, size_t
 	void *meta = b ? prim_reserve(meta_bytes) : NULL;
 	void *bitmap = meta ? prim_reserve(bitmap_bytes) : NULL;
 	void *unpunched = bitmap ? prim_reserve(bitmap_bytes) : NULL;
-	if (!unpunched) {
+	void *pinned = unpunched ? prim_reserve(bitmap_bytes) : NULL;
+	if (!pinned) {
+		if (unpunched)
+			prim_free(unpunched, bitmap_bytes);
 		if (bitmap)
 			prim_free(bitmap, bitmap_bytes);
 		if (meta)
@@ -186,6 +192,7 @@ struct backing *backing_open(const struct backing_config *cfg, char *why, size_t
 	b->meta = meta;
 	b->bitmap = bitmap;
 	b->unpunched = unpunched;
+	b->pinned = pinned;
 	b->meta_bytes = meta_bytes;
 	b->bitmap_bytes = bitmap_bytes;
 	randombytes_buf(b->key, sizeof(b->key));
@@ -203,6 +210,7 @@ void backing_close(struct backing *b)
 	prim_free(b->meta, b->meta_bytes);
 	prim_free((void *)b->bitmap, b->bitmap_bytes);
 	prim_free(b->unpunched, b->bitmap_bytes);
+	prim_free(b->pinned, b->bitmap_bytes);
 	pthread_mutex_destroy(&b->lock);
 	prim_free(b, sizeof(*b));
 }
@@ -239,6 +247,12 @@ static int64_t backing_alloc(struct backing *b)
 static void backing_release(struct backing *b, uint64_t slot, bool punch_later)
 {
 	pthread_mutex_lock(&b->lock);
+	if (b->pinned[slot / 64] & 1ULL << (slot % 64)) {
+		/* Another process of the fork may still read it: kept. */
+		b->nr_pinned_free++;
+		pthread_mutex_unlock(&b->lock);
+		return;
+	}
 	if (punch_later) {
 		b->unpunched[slot / 64] |= 1ULL << (slot % 64);
 		b->nr_unpunched++;
@@ -310,9 +324,11 @@ static int backing_open_seal(struct backing *b, void *dst, uint64_t slot)
 
 int64_t backing_write(struct backing *b, const void *src, void *buf)
 {
-	int64_t slot = backing_alloc(b);
 	ssize_t n;
 
+	if (b->read_only)
+		return -EROFS;
+	int64_t slot = backing_alloc(b);
 	if (slot < 0) {
 		atomic_fetch_add_explicit(&b->write_fail, 1, memory_order_relaxed);
 		return slot;
@@ -427,6 +443,25 @@ void backing_stats(struct backing *b, struct backing_stats *st)
 	st->file_bytes = ok ? (uint64_t)fst.st_size : 0;
 	st->disk_bytes = ok ? (uint64_t)fst.st_blocks * 512 : 0;
 	st->max_bytes = b->max_slots * ZS_PAGE_SIZE;
+	pthread_mutex_lock(&b->lock);
+	st->pinned_free = b->nr_pinned_free;
+	pthread_mutex_unlock(&b->lock);
+}
+
+void backing_fork_pin(struct backing *b)
+{
+	pthread_mutex_lock(&b->lock);
+	for (uint64_t w = 0; w < (b->end + 63) / 64; w++)
+		b->pinned[w] |= atomic_load_explicit(&b->bitmap[w], memory_order_relaxed);
+	pthread_mutex_unlock(&b->lock);
+}
+
+void backing_fork_child(struct backing *b)
+{
+	/* Whoever held the lock at fork stayed in the parent. */
+	pthread_mutex_init(&b->lock, NULL);
+	backing_fork_pin(b);
+	b->read_only = true;
 }
 
 int backing_fd(const struct backing *b)

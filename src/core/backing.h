@@ -47,6 +47,7 @@ struct backing_stats {
 	uint64_t file_bytes;	/* the file's size (its end: holes included) */
 	uint64_t disk_bytes;	/* the file's blocks on disk (holes excluded) */
 	uint64_t max_bytes;	/* the cap in force */
+	uint64_t pinned_free;	/* slots freed here but kept for a forked process */
 };
 
 struct backing;
@@ -62,7 +63,8 @@ void backing_close(struct backing *b);
 /* Write one page (PAGE_SIZE bytes at src) through buf, a page-aligned
  * PAGE_SIZE scratch buffer of the caller's (O_DIRECT needs one; src may be
  * buf). Returns the slot (>= 0), or -ENOSPC (the cap or the disk is full),
- * -EIO (a failed or short write: nothing stays allocated). */
+ * -EIO (a failed or short write: nothing stays allocated), -EROFS (a fork
+ * child's tier: backing_fork_child). */
 int64_t backing_write(struct backing *b, const void *src, void *buf);
 
 /* Read slot into dst (page-aligned, PAGE_SIZE) and verify it. 0, or -EIO
@@ -84,6 +86,17 @@ uint64_t backing_unpunched(struct backing *b);
 uint64_t backing_trim(struct backing *b);
 
 void backing_stats(struct backing *b, struct backing_stats *st);
+
+/* fork. Parent and child share the file (one open file description) and
+ * inherit the same slots. backing_fork_pin (the parent, after a fork): the
+ * slots in use now are never reused or punched by this process, since the
+ * child may read them; they are kept until the process exits (counted in
+ * pinned_free once freed here). backing_fork_child (the child): the same,
+ * and the child writes nothing more to the file, which the parent keeps
+ * allocating in (backing_write returns -EROFS); the child reads what it
+ * inherited. */
+void backing_fork_pin(struct backing *b);
+void backing_fork_child(struct backing *b);
 
 /* The file's descriptor (tests read the file's bytes through it). */
 int backing_fd(const struct backing *b);

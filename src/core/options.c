@@ -89,6 +89,22 @@ const struct opt_def opt_table[OPT__COUNT] = {
 	[OPT_ACCEPT_THRESHOLD_PERCENT] = {
 		OPT_ACCEPT_THRESHOLD_PERCENT, "ZSWAP_ACCEPT_THRESHOLD_PERCENT", OPT_UINT, "90", 0, 100, NULL,
 		"percent", "once full, the pool accepts stores again below this share of its limit", 0 },
+	[OPT_WRITEBACK] = {
+		OPT_WRITEBACK, "ZSWAP_WRITEBACK", OPT_CHOICE, "auto", 0, 0, "auto|0|1", "",
+		"the second tier: pages the pool cannot keep are written to a file on disk;"
+		" auto = on under ZSWAP_MEMORY_LIMIT (memory.zswap.writeback)", 0 },
+	[OPT_BACKING_DIR] = {
+		OPT_BACKING_DIR, "ZSWAP_BACKING_DIR", OPT_STRING, "auto", 0, 0, NULL, "",
+		"directory of the tier's file (never tmpfs); auto = $TMPDIR when on a disk, else /var/tmp",
+		OPT_F_DIR },
+	[OPT_BACKING_MAX] = {
+		OPT_BACKING_MAX, "ZSWAP_BACKING_MAX", OPT_SIZE, "0", 0, UINT64_MAX, NULL, "bytes",
+		"most the tier's file may hold; 0 = half the filesystem's free space at start",
+		OPT_F_PAGE_UP },
+	[OPT_BACKING_ENCRYPT] = {
+		OPT_BACKING_ENCRYPT, "ZSWAP_BACKING_ENCRYPT", OPT_BOOL, "1", 0, 1, NULL, "",
+		"1 seals pages written to the tier (XChaCha20-Poly1305, a key only in memory);"
+		" 0 writes them in the clear with a checksum", 0 },
 	[OPT_VERBOSE] = {
 		OPT_VERBOSE, "ZSWAP_VERBOSE", OPT_UINT, "0", 0, 2, NULL, "",
 		"0: problems only; 1: also start-up and limits; 2: also every region", 0 },
@@ -432,9 +448,20 @@ static bool opt_parse_comp(const struct opt_def *d, const char *s, struct opt_va
  * relative one would follow the program's working directory, which changes
  * under it). The value is copied (opt_set), so the environment may change.
  */
-static bool opt_parse_string(const char *s, struct opt_val *out, char *why, size_t why_len)
+static bool opt_parse_string(const struct opt_def *d, const char *s, struct opt_val *out, char *why,
+			     size_t why_len)
 {
 	size_t n = strlen(s);
+
+	if (d->flags & OPT_F_DIR) {
+		if ((opt_word_eq(s, n, "auto") || s[0] == '/') && n < OPT_STRING_MAX) {
+			out->str = opt_word_eq(s, n, "auto") ? "auto" : s;
+			return true;
+		}
+		log_snprintf(why, why_len, "expected auto or an absolute path shorter than %d bytes",
+			     OPT_STRING_MAX);
+		return false;
+	}
 
 	if ((opt_word_eq(s, n, "stderr") || s[0] == '/') && n < OPT_STRING_MAX) {
 		out->str = opt_word_eq(s, n, "stderr") ? "stderr" : s;
@@ -504,7 +531,7 @@ static bool opt_parse_value(const struct opt_def *d, const char *s, struct opt_v
 	case OPT_COMP:
 		return opt_parse_comp(d, s, out, why, why_len);
 	case OPT_STRING:
-		return opt_parse_string(s, out, why, why_len);
+		return opt_parse_string(d, s, out, why, why_len);
 	case OPT_SIGNAL:
 		return opt_parse_signal(d, s, out, why, why_len);
 	}
@@ -531,6 +558,12 @@ static void opt_set(enum opt_id id, const struct opt_val *val, struct opt_values
 	case OPT_COLD_AGE:	v->cold_age = (unsigned int)val->u; break;
 	case OPT_MAX_POOL_PERCENT: v->max_pool_percent = (unsigned int)val->u; break;
 	case OPT_ACCEPT_THRESHOLD_PERCENT: v->accept_threshold_percent = (unsigned int)val->u; break;
+	case OPT_WRITEBACK:	v->writeback = (unsigned int)val->u; break;
+	case OPT_BACKING_DIR:
+		log_snprintf(v->backing_dir, sizeof(v->backing_dir), "%s", val->str ? val->str : "");
+		break;
+	case OPT_BACKING_MAX:	v->backing_max = val->u; break;
+	case OPT_BACKING_ENCRYPT: v->backing_encrypt = val->u != 0; break;
 	case OPT_VERBOSE:	v->verbose = (unsigned int)val->u; break;
 	case OPT_INJECT_DECOMPRESS_FAIL: v->inject_decompress_fail = (unsigned int)val->u; break;
 	case OPT_STATS_SIGNAL:	v->stats_signal = (int)val->u; break;
@@ -566,6 +599,10 @@ static void opt_get(enum opt_id id, const struct opt_values *v, struct opt_val *
 	case OPT_COLD_AGE:	val->u = v->cold_age; break;
 	case OPT_MAX_POOL_PERCENT: val->u = v->max_pool_percent; break;
 	case OPT_ACCEPT_THRESHOLD_PERCENT: val->u = v->accept_threshold_percent; break;
+	case OPT_WRITEBACK:	val->u = v->writeback; break;
+	case OPT_BACKING_DIR:	val->u = 0; val->str = v->backing_dir; break;
+	case OPT_BACKING_MAX:	val->u = v->backing_max; break;
+	case OPT_BACKING_ENCRYPT: val->u = v->backing_encrypt; break;
 	case OPT_VERBOSE:	val->u = v->verbose; break;
 	case OPT_INJECT_DECOMPRESS_FAIL: val->u = v->inject_decompress_fail; break;
 	case OPT_STATS_SIGNAL:	val->u = (uint64_t)v->stats_signal; break;
@@ -731,7 +768,7 @@ size_t opt_format_range(const struct opt_def *d, char *buf, size_t len)
 		return log_snprintf(buf, len, "lz4|lzo|zstd[:%llu..%llu]",
 				    (unsigned long long)d->min, (unsigned long long)d->max);
 	case OPT_STRING:
-		return log_snprintf(buf, len, "stderr|PATH");
+		return log_snprintf(buf, len, (d->flags & OPT_F_DIR) ? "auto|PATH" : "stderr|PATH");
 	case OPT_SIGNAL:
 		return log_snprintf(buf, len, "none|SIGNAME,%llu..%llu",
 				    (unsigned long long)d->min, (unsigned long long)d->max);
@@ -920,6 +957,11 @@ int opt_load(struct opt_values *v, char *const *envp)
 		if (name_len == 15 && strncmp(entry, "XDG_RUNTIME_DIR", 15) == 0 &&
 		    strlen(value) < sizeof(v->runtime_dir) && value[0] == '/') {
 			log_snprintf(v->runtime_dir, sizeof(v->runtime_dir), "%s", value);
+			continue;
+		}
+		if (name_len == 6 && strncmp(entry, "TMPDIR", 6) == 0 && strlen(value) < sizeof(v->tmpdir) &&
+		    value[0] == '/') {
+			log_snprintf(v->tmpdir, sizeof(v->tmpdir), "%s", value);
 			continue;
 		}
 		if (strncmp(entry, OPT_PREFIX, OPT_PREFIX_LEN) != 0) {

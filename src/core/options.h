@@ -36,6 +36,7 @@ enum opt_type {
 /* Flags of an option (struct opt_def.flags). */
 #define OPT_F_PERCENT	0x1	/* OPT_SIZE: also "N%" of physical memory, N 1..100 */
 #define OPT_F_PAGE_UP	0x2	/* OPT_SIZE: rounded up to a whole page */
+#define OPT_F_DIR	0x4	/* OPT_STRING: auto, or an absolute path (not stderr) */
 
 enum opt_id {
 	OPT_ENABLED,		/* ZSWAP_ENABLED */
@@ -52,6 +53,10 @@ enum opt_id {
 	OPT_COLD_AGE,		/* ZSWAP_COLD_AGE */
 	OPT_MAX_POOL_PERCENT,	/* ZSWAP_MAX_POOL_PERCENT */
 	OPT_ACCEPT_THRESHOLD_PERCENT,	/* ZSWAP_ACCEPT_THRESHOLD_PERCENT */
+	OPT_WRITEBACK,		/* ZSWAP_WRITEBACK */
+	OPT_BACKING_DIR,	/* ZSWAP_BACKING_DIR */
+	OPT_BACKING_MAX,	/* ZSWAP_BACKING_MAX */
+	OPT_BACKING_ENCRYPT,	/* ZSWAP_BACKING_ENCRYPT */
 	OPT_VERBOSE,		/* ZSWAP_VERBOSE */
 	OPT_INJECT_DECOMPRESS_FAIL,	/* ZSWAP_INJECT_DECOMPRESS_FAIL (testing) */
 	OPT_STATS_SIGNAL,	/* ZSWAP_STATS_SIGNAL */
@@ -94,6 +99,10 @@ struct opt_values {
 	unsigned int cold_age;		/* seconds; 0 = no proactive reclaim */
 	unsigned int max_pool_percent;	/* of physical memory */
 	unsigned int accept_threshold_percent;	/* of the pool limit */
+	unsigned int writeback;		/* OPT_WB_*: the second tier */
+	char backing_dir[OPT_STRING_MAX];	/* "auto", or where the tier's file goes */
+	uint64_t backing_max;		/* bytes; 0 = half the free space at start */
+	bool backing_encrypt;
 	unsigned int verbose;
 	unsigned int inject_decompress_fail;	/* loads made to fail, for tests */
 	int stats_signal;		/* 0 = none */
@@ -107,7 +116,13 @@ struct opt_values {
 	/* Not an option: $XDG_RUNTIME_DIR as opt_load found it ("" if unset),
 	 * where the statistics socket goes (src/observe/stats.c reads no environment). */
 	char runtime_dir[OPT_STRING_MAX];
+	/* Not an option either: $TMPDIR ("" if unset), ZSWAP_BACKING_DIR=auto's
+	 * first choice. */
+	char tmpdir[OPT_STRING_MAX];
 };
+
+/* ZSWAP_WRITEBACK: auto (on under a memory limit), 0, 1. */
+enum { OPT_WB_AUTO, OPT_WB_OFF, OPT_WB_ON };
 
 /* The table, OPT__COUNT rows in enum opt_id order. */
 extern const struct opt_def opt_table[OPT__COUNT];

@@ -49,6 +49,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/backing.h"
 #include "core/comp.h"
 #include "base/log.h"
 #include "base/prim.h"
@@ -70,6 +71,8 @@ struct store_counters {
 	_Atomic int64_t reject_alloc_fail;
 	_Atomic int64_t pool_limit_hit;
 	_Atomic int64_t decompress_fail;
+	_Atomic int64_t written_back;
+	_Atomic int64_t writeback_failed;
 };
 
 struct store_ws {
@@ -88,6 +91,7 @@ struct zswap_store {
 	struct store_ws *ws;
 	struct zs_pool *pools[STORE_MAX_POOLS];
 	_Atomic unsigned int inject_fail;	/* read by every load: not beside the totals */
+	struct backing *tier;		/* the second tier, or NULL */
 	_Atomic bool reached_full;	/* mem_limit was hit: refuse until below accept_limit */
 
 	/* Running totals, written whenever any pool grows or shrinks: on lines
@@ -412,11 +416,73 @@ static void store_drop(struct zswap_store *s, struct store_ws *w, struct zswap_e
 	store_entry_clear(e);
 }
 
+void zswap_store_set_backing(struct zswap_store *s, struct backing *b)
+{
+	s->tier = b;
+}
+
+struct backing *zswap_store_backing(const struct zswap_store *s)
+{
+	return s->tier;
+}
+
+/* A written-back entry: read (and verify) it, free its slot. */
+static int store_load_backed(struct zswap_store *s, struct zswap_entry *e, void *dst)
+{
+	int ret = s->tier && dst ? backing_read(s->tier, zswap_entry_slot(e), dst) : -EIO;
+
+	if (s->tier)
+		backing_free(s->tier, zswap_entry_slot(e));
+	store_entry_clear(e);
+	return ret;
+}
+
+int zswap_read_backed(struct zswap_store *s, const struct zswap_entry *e, void *dst)
+{
+	if (zswap_entry_type(e) != ZE_BACKED || !s->tier)
+		return -EIO;
+	return backing_read(s->tier, zswap_entry_slot(e), dst);
+}
+
+int zswap_writeback_entry(struct zswap_store *s, struct zswap_entry *e, void *buf)
+{
+	enum zswap_entry_type t = zswap_entry_type(e);
+	struct store_ws *w;
+	int ret = 0;
+
+	if (!s->tier || (t != ZE_COMPRESSED && t != ZE_RAW) || zswap_entry_pool(e) >= s->nr_pools)
+		return -EINVAL;
+	w = store_ws_get(s);
+	struct zs_pool *pool = s->pools[zswap_entry_pool(e)];
+	unsigned long handle = zswap_entry_handle(e);
+	const void *obj = zs_map_object(pool, handle);
+	if (t == ZE_RAW)
+		memcpy(buf, obj, ZS_PAGE_SIZE);
+	else if (comp_decompress(&w->comp, obj, zswap_entry_length(e), buf) != 0)
+		ret = -EBADMSG;
+	zs_unmap_object(pool, handle);
+	if (!ret) {
+		int64_t slot = backing_write(s->tier, buf, buf);
+		if (slot < 0) {
+			ret = (int)slot;
+			cnt_add(&w->c.writeback_failed, 1);
+		} else {
+			store_drop(s, w, e);	/* the pool's copy, and the stored gauge */
+			e->w = (uint64_t)slot << ZE_SLOT_SHIFT | ZE_BACKED_BIT | ZE_SAME;
+			cnt_add(&w->c.written_back, 1);
+		}
+	}
+	store_ws_put(w);
+	return ret;
+}
+
 int zswap_load_page(struct zswap_store *s, struct zswap_entry *e, void *dst)
 {
 	struct store_ws *w;
 	int ret = 0;
 
+	if (zswap_entry_type(e) == ZE_BACKED)
+		return store_load_backed(s, e, dst);
 	if (zswap_entry_type(e) == ZE_NONE || zswap_entry_pool(e) >= s->nr_pools)
 		return -EINVAL;
 	if (!dst && !zswap_entry_is_zero(e))
@@ -454,6 +520,12 @@ void zswap_invalidate(struct zswap_store *s, struct zswap_entry *e)
 {
 	struct store_ws *w;
 
+	if (zswap_entry_type(e) == ZE_BACKED) {
+		if (s->tier)
+			backing_free(s->tier, zswap_entry_slot(e));
+		store_entry_clear(e);
+		return;
+	}
 	if (zswap_entry_type(e) == ZE_NONE || zswap_entry_pool(e) >= s->nr_pools)
 		return;
 	w = store_ws_get(s);
@@ -507,6 +579,18 @@ void zswap_store_stats(struct zswap_store *s, struct zswap_stats *st)
 	st->pages_compacted = compacted;
 	st->huge_pages = (uint64_t)sum.raw;
 	st->pool_metadata_bytes = meta;
+	st->written_back_pages = (uint64_t)sum.written_back;
+	st->writeback_failed = (uint64_t)sum.writeback_failed;
+	if (s->tier) {
+		struct backing_stats bs;
+		backing_stats(s->tier, &bs);
+		st->bd_count = bs.bd_count;
+		st->bd_reads = bs.bd_reads;
+		st->bd_writes = bs.bd_writes;
+		st->bd_read_fail = bs.bd_read_fail;
+		st->backing_disk_bytes = bs.disk_bytes;
+		st->backing_max_bytes = bs.max_bytes;
+	}
 }
 
 unsigned long zswap_store_compact(struct zswap_store *s)

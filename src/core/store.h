@@ -24,6 +24,7 @@ enum zswap_entry_type {
 	ZE_SAME = 1,		/* same-filled: a 4-byte pattern repeated over the page */
 	ZE_COMPRESSED = 2,	/* a zs handle, length bytes of compressed data */
 	ZE_RAW = 3,		/* incompressible: a zs handle holding the page as-is */
+	ZE_BACKED = 4,		/* written back: a slot of the second tier (src/core/backing.h) */
 };
 
 /*
@@ -36,6 +37,7 @@ enum zswap_entry_type {
  *                64), bits 8..20 the bytes in the pool (compressed length,
  *                PAGE_SIZE for ZE_RAW), bits 21..63 the zs handle shifted
  *                right by one (its bit 0 is zsmalloc's tag, always set)
+ *   ZE_BACKED:   bits 0..1 as ZE_SAME, bit 2 set, bits 3..63 the tier's slot
  *
  * Only the store writes it; read it through the accessors below.
  */
@@ -50,16 +52,28 @@ struct zswap_entry {
 #define ZE_LEN_MASK		0x1fffull
 #define ZE_HANDLE_SHIFT		21
 #define ZE_SAME_SHIFT		32
+#define ZE_BACKED_BIT		4ull
+#define ZE_SLOT_SHIFT		3
 
 static inline enum zswap_entry_type zswap_entry_type(const struct zswap_entry *e)
 {
+	if ((e->w & (ZE_TYPE_MASK | ZE_BACKED_BIT)) == (ZE_SAME | ZE_BACKED_BIT))
+		return ZE_BACKED;
 	return (enum zswap_entry_type)(e->w & ZE_TYPE_MASK);
 }
 
-/* Bytes the entry holds in the pool: 0 for ZE_NONE and ZE_SAME. */
+/* The tier's slot of a ZE_BACKED entry. */
+static inline uint64_t zswap_entry_slot(const struct zswap_entry *e)
+{
+	return e->w >> ZE_SLOT_SHIFT;
+}
+
+/* Bytes the entry holds in the pool: 0 for ZE_NONE, ZE_SAME and ZE_BACKED. */
 static inline uint32_t zswap_entry_length(const struct zswap_entry *e)
 {
-	return zswap_entry_type(e) >= ZE_COMPRESSED ? (uint32_t)((e->w >> ZE_LEN_SHIFT) & ZE_LEN_MASK) : 0;
+	enum zswap_entry_type t = zswap_entry_type(e);
+
+	return t == ZE_COMPRESSED || t == ZE_RAW ? (uint32_t)((e->w >> ZE_LEN_SHIFT) & ZE_LEN_MASK) : 0;
 }
 
 static inline unsigned int zswap_entry_pool(const struct zswap_entry *e)
@@ -111,11 +125,29 @@ int zswap_store_page(struct zswap_store *s, const void *page, struct zswap_entry
  * 0, or -EIO when the data cannot be restored (decompress_fail; the entry is
  * freed all the same and dst must not be used). dst may be NULL only for a
  * same-filled zero entry (zswap_entry_is_zero), whose page the caller maps
- * itself. */
+ * itself. A ZE_BACKED entry is read from the tier (dst page-aligned) and its
+ * slot freed; -EIO if it does not read back or verify. */
 int zswap_load_page(struct zswap_store *s, struct zswap_entry *e, void *dst);
 
 /* Drop a stored page without loading it (munmap, MADV_DONTNEED...). */
 void zswap_invalidate(struct zswap_store *s, struct zswap_entry *e);
+
+/* The second tier: the store writes back to it and loads from it. Set once,
+ * before any page is stored; NULL (the default) for none. */
+struct backing;
+void zswap_store_set_backing(struct zswap_store *s, struct backing *b);
+struct backing *zswap_store_backing(const struct zswap_store *s);
+
+/* Write back a pool entry (ZE_COMPRESSED or ZE_RAW) to the tier: its page
+ * is restored into buf (page-aligned scratch, PAGE_SIZE), written, and the
+ * pool's copy freed; *e becomes ZE_BACKED. 0, or -ENOSPC / -EIO (the write
+ * failed: *e is unchanged and still in the pool), -EINVAL (no tier, or not
+ * a pool entry), -EBADMSG (the pool's copy cannot be restored: unchanged). */
+int zswap_writeback_entry(struct zswap_store *s, struct zswap_entry *e, void *buf);
+
+/* Read a ZE_BACKED entry's page into dst without freeing it (fork's frozen
+ * state serves pages so). 0, or -EIO. */
+int zswap_read_backed(struct zswap_store *s, const struct zswap_entry *e, void *dst);
 
 static inline bool zswap_entry_is_zero(const struct zswap_entry *e)
 {

@@ -237,6 +237,8 @@ static int fork_peek(const struct zswap_entry *e, void *dst)
 			w[i] = v;
 		return 0;
 	}
+	if (t == ZE_BACKED)
+		return zswap_read_backed(eng.store, e, dst);
 	if (t == ZE_NONE || zswap_entry_pool(e) >= zswap_store_nr_pools(eng.store))
 		return -EIO;
 	struct zs_pool *pool = zswap_store_pool(eng.store, zswap_entry_pool(e));

@@ -79,7 +79,7 @@ static _Atomic uint64_t stats_answered;		/* written under stats_lock */
 
 /* ---- the counters of struct zswap_stats, by section --------------------- */
 
-enum stats_sect { S_ZSWAP, S_VMSTAT, S_MMSTAT, S_ENGINE, S_RECLAIM };
+enum stats_sect { S_ZSWAP, S_VMSTAT, S_MMSTAT, S_BDSTAT, S_ENGINE, S_RECLAIM };
 
 struct stats_field {
 	enum stats_sect sect;
@@ -100,6 +100,8 @@ static const struct stats_field stats_fields[] = {
 	F(S_ZSWAP, stored_pages),
 	F(S_ZSWAP, same_filled_pages),
 	F(S_ZSWAP, stored_incompressible_pages),
+	F(S_ZSWAP, written_back_pages),
+	F(S_ZSWAP, writeback_failed),
 	F(S_VMSTAT, zswpin),
 	F(S_VMSTAT, zswpout),
 	F(S_MMSTAT, orig_data_size),
@@ -110,6 +112,9 @@ static const struct stats_field stats_fields[] = {
 	F(S_MMSTAT, same_pages),
 	F(S_MMSTAT, pages_compacted),
 	F(S_MMSTAT, huge_pages),
+	F(S_BDSTAT, bd_count),
+	F(S_BDSTAT, bd_reads),
+	F(S_BDSTAT, bd_writes),
 	F(S_ENGINE, regions),
 	F(S_ENGINE, managed_bytes),
 	F(S_ENGINE, faults),
@@ -125,6 +130,9 @@ static const struct stats_field stats_fields[] = {
 	F(S_ENGINE, readahead_hits),
 	F(S_ENGINE, readahead_misses),
 	F(S_ENGINE, pool_metadata_bytes),
+	F(S_ENGINE, bd_read_fail),
+	F(S_ENGINE, backing_disk_bytes),
+	F(S_ENGINE, backing_max_bytes),
 	F(S_RECLAIM, memory_max),
 	F(S_RECLAIM, memory_current),
 	F(S_RECLAIM, pgscan),
@@ -179,11 +187,12 @@ static const char *const stats_sect_title[] = {
 	[S_ZSWAP] = "zswap (as /sys/kernel/debug/zswap)",
 	[S_VMSTAT] = "vmstat",
 	[S_MMSTAT] = "mm_stat (zram's columns)",
+	[S_BDSTAT] = "bd_stat (zram's columns: the second tier, in pages)",
 	[S_ENGINE] = "engine",
 	[S_RECLAIM] = "reclaim (memcg's names)",
 };
 static const char *const stats_sect_key[] = {
-	[S_ZSWAP] = "zswap", [S_VMSTAT] = "vmstat", [S_MMSTAT] = "mm_stat",
+	[S_ZSWAP] = "zswap", [S_VMSTAT] = "vmstat", [S_MMSTAT] = "mm_stat", [S_BDSTAT] = "bd_stat",
 	[S_ENGINE] = "engine", [S_RECLAIM] = "reclaim",
 };
 
@@ -214,18 +223,18 @@ static void stats_counters(struct emitter *e, const struct zswap_stats *st, enum
 	emit_section_end(e);
 }
 
-/* zram's /sys/block/zramN/mm_stat: one line of columns in text. */
-static void stats_mm_stat(struct emitter *e, const struct zswap_stats *st)
+/* zram's /sys/block/zramN/mm_stat and bd_stat: one line of columns in text. */
+static void stats_columns(struct emitter *e, const struct zswap_stats *st, enum stats_sect sect)
 {
-	emit_section_begin(e, stats_sect_key[S_MMSTAT], stats_sect_title[S_MMSTAT]);
+	emit_section_begin(e, stats_sect_key[sect], stats_sect_title[sect]);
 	emit_text(e, "#");
 	for (size_t i = 0; i < STATS_NFIELDS; i++)
-		if (stats_fields[i].sect == S_MMSTAT)
+		if (stats_fields[i].sect == sect)
 			emit_text(e, " %s", stats_fields[i].name);
 	emit_text(e, "\n");
 	for (size_t i = 0; i < STATS_NFIELDS; i++) {
 		const struct stats_field *f = &stats_fields[i];
-		if (f->sect != S_MMSTAT)
+		if (f->sect != sect)
 			continue;
 		emit_json_u64(e, f->name, stats_get(st, f));
 		emit_text(e, "%8llu ", (unsigned long long)stats_get(st, f));
@@ -425,7 +434,8 @@ static void stats_build(struct emit_buf *b, enum stats_fmt fmt, enum stats_reaso
 	stats_config(&e);
 	stats_counters(&e, &st, S_ZSWAP);
 	stats_counters(&e, &st, S_VMSTAT);
-	stats_mm_stat(&e, &st);
+	stats_columns(&e, &st, S_MMSTAT);
+	stats_columns(&e, &st, S_BDSTAT);
 	/* zs_class_stat takes class locks: under ev_lock (read), as
 	 * zswap_stats does, so no class lock is held across fork (fork's
 	 * prepare handler takes ev_lock for writing). */

@@ -53,6 +53,7 @@
 #include "engine/engine.h"
 #include "engine/policy_state.h"
 #include "engine/evict.h"
+#include "engine/writeback.h"
 #include "base/fdtab.h"
 #include "reclaim/growth.h"
 #include "base/hist.h"
@@ -285,6 +286,42 @@ static bool reclaim_compact(uint64_t pool)
 	return freed > 0;
 }
 
+/*
+ * With the second tier the pool keeps at most half the limit (above
+ * RECLAIM_WB_HIGH of it, pages are written back down to that half), so that
+ * the resident working set keeps the other half: a page in the pool costs
+ * microseconds to fault back, one on disk tens, one resident nothing. Also
+ * when the pool reached its own limit (ZSWAP_MAX_POOL_*): writeback makes
+ * room instead of stores being refused. Written back in steps, the pool's
+ * emptied zspages then compacted. True if it wrote something back.
+ */
+#define RECLAIM_WB_SHARE	2	/* the pool's share of the limit: 1/2 */
+#define RECLAIM_WB_HIGH		16	/* writeback starts 1/16 of the limit above it */
+
+static bool reclaim_writeback(uint64_t pool)
+{
+	uint64_t keep = pol.limit / RECLAIM_WB_SHARE;
+	bool full = !zswap_store_accepting(eng.store);
+	struct zswap_stats st;
+
+	if (!full && pool <= keep + pol.limit / RECLAIM_WB_HIGH)
+		return false;
+	memset(&st, 0, sizeof(st));
+	zswap_store_stats(eng.store, &st);
+	uint64_t per = st.stored_pages > st.same_filled_pages
+			       ? st.compr_data_size / (st.stored_pages - st.same_filled_pages) : ZS_PAGE_SIZE;
+	uint64_t over = pool > keep ? pool - keep : pol.limit / RECLAIM_WB_HIGH;
+	size_t want = (size_t)(over / (per ? per : ZS_PAGE_SIZE));
+	if (want < RECLAIM_STEP_MIN)
+		want = RECLAIM_STEP_MIN;
+	if (want > RECLAIM_STEP_MAX)
+		want = RECLAIM_STEP_MAX;
+	size_t got = writeback_run(want);
+	if (got)
+		reclaim_compact(reclaim_pool_bytes());
+	return got > 0;
+}
+
 static void reclaim_backoff(void)
 {
 	atomic_fetch_add(&pol.backoff, 1);
@@ -307,6 +344,8 @@ static void reclaim_to(uint64_t target)
 		 * hold for this working set (memory_events_max says so). */
 		uint64_t pool = reclaim_pool_bytes();
 		reclaim_set_workingset(c, pool);
+		if (writeback_on() && reclaim_writeback(pool))
+			continue;
 		if (pool > pol.limit - pol.limit / 8 || !zswap_store_accepting(eng.store)) {
 			pol.stuck_why = pool > pol.limit - pol.limit / 8 ? RECLAIM_STUCK_POOL : RECLAIM_STUCK_POOL_FULL;
 			atomic_store(&pol.stuck, 1);
@@ -334,6 +373,11 @@ static void reclaim_to(uint64_t target)
 			pol.force = true;
 			got = reclaim_sweep(want, 1, &rot);
 			pol.force = false;
+		}
+		if (!got && writeback_on() && writeback_run(want)) {
+			/* Nothing resident left to take: the pool makes room. */
+			reclaim_compact(reclaim_pool_bytes());
+			continue;
 		}
 		if (!got) {
 			/* Nothing left to take (all unmanaged, protected or
@@ -527,6 +571,9 @@ void *reclaim_thread(void *arg)
 			last_pass = policy_now();
 			continue;
 		}
+		if (writeback_on() && !zswap_store_accepting(eng.store) && reclaim_writeback(reclaim_pool_bytes()))
+			continue;	/* the pool reached ZSWAP_MAX_POOL_*: room made on disk */
+		writeback_trim();
 		uint64_t p0 = prof_now();	/* an instrumented build only (hist.h) */
 		reclaim_idle(pol.limit ? RECLAIM_POLL_MS : 1000);
 		prof_add(PROF_RC_IDLE, p0);

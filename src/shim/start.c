@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "base/bindnow.h"
+#include "engine/writeback.h"
 #include "base/elfsym.h"
 #include "base/fdtab.h"
 #include "base/log.h"
@@ -95,8 +96,10 @@ static void start_fork_parent(void)
 {
 	if (!start_fork_pid)
 		return;
-	if (start_fork_followed)
+	if (start_fork_followed) {
 		fork_parent();
+		writeback_fork_parent();	/* before any slot the child inherited is reused */
+	}
 	fork_gate_open();
 	pthread_rwlock_unlock(&eng.evict_gate);
 	engine_sigrestore(&start_fork_mask);
@@ -118,6 +121,7 @@ static void start_fork_child(void)
 		 * gate until the handover is applied. The reclaimer's new
 		 * eventfd comes first: the handlers poll it. */
 		atomic_store(&eng.start_gate, 1);
+		writeback_fork_child();	/* reads what it inherited, writes no more */
 		int rrc = reclaim_fork_child();
 		int rc = start_handlers(eng.opt.fault_threads);
 		if (rc > 0) {
@@ -372,6 +376,7 @@ static void start_init(void)
 		zlog("cannot start (%s); running without libzswap", start_errname(-rc));
 		goto off_fd;
 	}
+	writeback_init();	/* the second tier, when asked for (it says why not) */
 	if (!fork_init() && (eng.features & UFFD_FEATURE_EVENT_FORK) && eng.opt.verbose)
 		zlog("fork: children are not followed (pool-lock mode or no memory): fork loads the pool back");
 	if ((rc = start_handlers(eng.opt.fault_threads)) < 0) {

@@ -8,6 +8,8 @@
 #    correctly all the same;
 #  - a working set whose compressed size alone is over the memory limit:
 #    the same, correct and finishing;
+#    (both without the second tier, ZSWAP_WRITEBACK=0, which would hold the
+#    limit: test_eng_writeback.sh);
 #  - a pool left full of holes (half its pages given back): reclaim compacts
 #    it before evicting more, and every page reads back.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/../..}/tests/engine/eng_lib.sh"
@@ -25,7 +27,7 @@ eng_expect_rc 0 && cp "$ENG_OUT" "$ENG_TMP/fill.ref"
 # Stuck long enough (a second), the library says the limit cannot hold
 # because the pool is full; only that.
 ENG_ALLOW_LIBZSWAP='^libzswap: ZSWAP_MEMORY_LIMIT \(32 MiB\) cannot hold: the pool is full'
-eng_run poolfull lib ZSWAP_MEMORY_LIMIT=32M ZSWAP_MAX_POOL_SIZE=8M ZSWAP_ACCEPT_THRESHOLD_PERCENT=50 "$prog" fill 128
+eng_run poolfull lib ZSWAP_WRITEBACK=0 ZSWAP_MEMORY_LIMIT=32M ZSWAP_MAX_POOL_SIZE=8M ZSWAP_ACCEPT_THRESHOLD_PERCENT=50 "$prog" fill 128
 if eng_expect_rc 0 && eng_expect_no_libzswap && eng_expect_same_stdout "$ENG_TMP/fill.ref"; then
 	hit=$(stat pool_limit_hit)
 	over=$(stat memory_events_max)
@@ -44,7 +46,7 @@ ENG_ALLOW_LIBZSWAP=
 eng_run nofit-plain plain "$prog" idle 128 2
 eng_expect_rc 0 && cp "$ENG_OUT" "$ENG_TMP/nofit.ref"
 ENG_ALLOW_LIBZSWAP='^libzswap: ZSWAP_MEMORY_LIMIT \(16 MiB\) cannot hold: the compressed data alone does not fit in it'
-eng_run nofit lib ZSWAP_MEMORY_LIMIT=16M "$prog" idle 128 2
+eng_run nofit lib ZSWAP_WRITEBACK=0 ZSWAP_MEMORY_LIMIT=16M "$prog" idle 128 2
 if eng_expect_rc 0 && eng_expect_no_libzswap && eng_expect_same_stdout "$ENG_TMP/nofit.ref"; then
 	over=$(stat memory_events_max)
 	said=$(grep -cE "$ENG_ALLOW_LIBZSWAP" "$ENG_ERR" || true)

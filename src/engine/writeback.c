@@ -1,0 +1,200 @@
+/*
+ * writeback.c - stored pages written back to the second tier (see
+ * writeback.h).
+ */
+#include "config.h"
+#include "engine/writeback.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/statfs.h>
+
+#include "base/log.h"
+#include "base/prim.h"
+#include "core/backing.h"
+#include "core/store.h"
+#include "engine/engine.h"
+#include "engine/region.h"
+#include "engine/uffd.h"
+
+#define WB_REGIONS	16		/* regions looked at per table lookup */
+#define WB_TRIM_MIN	1024		/* freed slots (4 MiB) before a trim */
+#define WB_LOCK_PAGES	8		/* pages written per hold of ev_lock's read side */
+
+static struct {
+	struct backing *b;
+	void *buf;		/* one page: the page restored, then sealed, then written */
+	uintptr_t hand;		/* the clock hand: the next address to look at */
+	bool said_fail;
+} wb;
+
+static bool writeback_dir_on_disk(const char *dir)
+{
+	struct statfs s;
+
+	return statfs(dir, &s) == 0 && s.f_type != 0x01021994 /* tmpfs */ && s.f_type != 0x858458f6 /* ramfs */;
+}
+
+bool writeback_init(void)
+{
+	const struct opt_values *o = &eng.opt;
+	char why[320];
+
+	if (o->writeback == OPT_WB_OFF || (o->writeback == OPT_WB_AUTO && !o->memory_limit))
+		return false;
+	const char *dir = o->backing_dir;
+	if (strcmp(dir, "auto") == 0)
+		dir = o->tmpdir[0] && writeback_dir_on_disk(o->tmpdir) ? o->tmpdir : "/var/tmp";
+	struct backing_config cfg = { .dir = dir, .max_bytes = o->backing_max, .encrypt = o->backing_encrypt };
+	wb.buf = prim_alloc(ZS_PAGE_SIZE);
+	wb.b = wb.buf ? backing_open(&cfg, why, sizeof(why)) : NULL;
+	if (!wb.b) {
+		if (!wb.buf)
+			log_snprintf(why, sizeof(why), "no memory");
+		zlog("ZSWAP_WRITEBACK: %s: the second tier is off, so a limit holds only while the compressed"
+		     " data fits in it", why);
+		return false;
+	}
+	zswap_store_set_backing(eng.store, wb.b);
+	if (o->verbose) {
+		struct backing_stats st;
+		backing_stats(wb.b, &st);
+		zlog("writeback: a tier in %s of at most %llu MiB, %s", dir, (unsigned long long)(st.max_bytes >> 20),
+		     o->backing_encrypt ? "sealed (XChaCha20-Poly1305)" : "in the clear with a checksum");
+	}
+	return true;
+}
+
+bool writeback_on(void)
+{
+	return wb.b != NULL;
+}
+
+/* Write back slot idx of arr if it is a pool entry this pass takes. */
+static bool writeback_slot(struct slot_array *arr, size_t idx, bool raw_only)
+{
+	struct slot *s = &arr->slots[idx];
+	uint32_t old = atomic_load(&s->state);
+
+	if ((old & (SLOT_STATE | SLOT_DROPPED)) != SLOT_STORED)
+		return false;
+	/* A hint until the slot is ours: re-read below. */
+	struct zswap_entry e = s->e;
+	enum zswap_entry_type t = zswap_entry_type(&e);
+	if (t != ZE_RAW && (raw_only || t != ZE_COMPRESSED))
+		return false;
+	if (!raw_only) {
+		/* The second chance: a page that came back quickly before
+		 * loses a level and stays this time. */
+		uint32_t aux = atomic_load_explicit(&s->aux, memory_order_relaxed);
+		if (!(aux & 1u) && ((aux >> 1) & 3u)) {
+			atomic_compare_exchange_strong_explicit(&s->aux, &aux, aux - 2u, memory_order_relaxed,
+								memory_order_relaxed);
+			return false;
+		}
+	}
+	if (!atomic_compare_exchange_strong(&s->state, &old, SLOT_EVICTING | (old & (SLOT_WAITER | SLOT_COLD))))
+		return false;
+	t = zswap_entry_type(&s->e);
+	int rc = t == ZE_RAW || t == ZE_COMPRESSED ? zswap_writeback_entry(eng.store, &s->e, wb.buf) : -EINVAL;
+	/* Stored again (in the tier, or still in the pool if the write
+	 * failed), unless an event dropped the page meanwhile. */
+	old = atomic_load(&s->state);
+	while (!atomic_compare_exchange_weak(&s->state, &old,
+					     (old & SLOT_DROPPED) ? SLOT_RESIDENT : SLOT_STORED | (old & SLOT_COLD)))
+		;
+	if (old & SLOT_DROPPED)
+		zswap_invalidate(eng.store, &s->e);
+	uintptr_t at;
+	if ((old & SLOT_WAITER) && region_addr_of(arr, idx, &at))
+		uf_wake(eng.uffd, at, ZS_PAGE_SIZE);
+	if (rc == -ENOSPC || rc == -EIO) {
+		if (!wb.said_fail) {
+			wb.said_fail = true;
+			zlog("writeback: the tier's file could not take a page (%s): pages stay in the pool",
+			     rc == -ENOSPC ? "it is full, or the disk is" : "an I/O error");
+		}
+	}
+	return rc == 0 && !(old & SLOT_DROPPED);
+}
+
+/* One pass of the hand over every region, from where it stopped round to
+ * where it started. */
+static size_t writeback_pass(size_t want, bool raw_only)
+{
+	struct region_ref refs[WB_REGIONS];
+	size_t done = 0, since_lock = 0;
+	const uintptr_t start = wb.hand;
+	uintptr_t lo = start, hi = UINTPTR_MAX, cursor = 0;
+	bool wrapped = false;
+
+	pthread_rwlock_rdlock(&eng.evict_gate);
+	pthread_rwlock_rdlock(&eng.ev_lock);
+	while (done < want) {
+		size_t n = region_collect(lo, hi, &cursor, refs, WB_REGIONS);
+		for (size_t k = 0; k < n; k++) {
+			struct region_ref *r = &refs[k];
+			uintptr_t from = r->start > lo ? r->start : lo, to = r->end < hi ? r->end : hi;
+			for (uintptr_t a = from; a < to && done < want; a += ZS_PAGE_SIZE) {
+				wb.hand = a + ZS_PAGE_SIZE;
+				if (!writeback_slot(r->arr, r->first + ((a - r->start) >> ZS_PAGE_SHIFT), raw_only))
+					continue;
+				done++;
+				if (++since_lock >= WB_LOCK_PAGES) {
+					/* Let a handler that needs the write side in. */
+					since_lock = 0;
+					pthread_rwlock_unlock(&eng.ev_lock);
+					pthread_rwlock_rdlock(&eng.ev_lock);
+				}
+			}
+		}
+		for (size_t k = 0; k < n; k++)
+			region_arr_put(refs[k].arr);
+		if (n == WB_REGIONS)
+			continue;
+		/* This side of the hand is done (fewer than asked for: the
+		 * table has no more; asking again would return the region that
+		 * straddles hi once more). Then from the bottom to the start. */
+		if (wrapped || !start)
+			break;
+		wrapped = true;
+		lo = 0;
+		hi = start;
+		cursor = 0;
+	}
+	pthread_rwlock_unlock(&eng.ev_lock);
+	pthread_rwlock_unlock(&eng.evict_gate);
+	return done;
+}
+
+size_t writeback_run(size_t want)
+{
+	if (!wb.b || !want)
+		return 0;
+	size_t done = writeback_pass(want, true);
+	if (done < want)
+		done += writeback_pass(want - done, false);
+	/* Every page passed over had its second chance: take them now. */
+	if (!done)
+		done = writeback_pass(want, false);
+	return done;
+}
+
+void writeback_trim(void)
+{
+	if (wb.b && backing_unpunched(wb.b) >= WB_TRIM_MIN)
+		backing_trim(wb.b);
+}
+
+void writeback_fork_parent(void)
+{
+	if (wb.b)
+		backing_fork_pin(wb.b);
+}
+
+void writeback_fork_child(void)
+{
+	if (wb.b)
+		backing_fork_child(wb.b);
+}

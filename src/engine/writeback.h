@@ -1,0 +1,44 @@
+/*
+ * writeback.h - stored pages written back to the second tier (zswap's
+ * writeback, zram's backing device): what makes a memory limit hold for
+ * data whose compressed size does not fit in it.
+ *
+ * Which pages (zswap's rules): incompressible ones first (stored whole, they
+ * save nothing in the pool), then a CLOCK hand over the stored pages in
+ * address order with a second chance: a page whose refault feedback gave it
+ * a level (it came back quickly after an eviction) loses one level and is
+ * passed over, as zswap keeps an entry with its referenced bit set once
+ * more. The reclaimer calls it when the pool is what keeps the charge over
+ * the limit, or when the pool reached its own limit.
+ *
+ * A page being written back is EVICTING: a fault on it waits (WAITER) and
+ * is woken once it is STORED again, now in the tier; an UNMAP or REMOVE
+ * meanwhile (DROPPED) discards it. The write happens under eng.evict_gate
+ * and eng.ev_lock's read sides, so a fork never copies one half done.
+ */
+#ifndef ZSWAP_WRITEBACK_H
+#define ZSWAP_WRITEBACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Start-up: open the tier when ZSWAP_WRITEBACK asks for it (auto: under a
+ * memory limit), or say in one line why it stays off. Returns whether it is
+ * on. */
+bool writeback_init(void);
+
+/* Whether pages can be written back now (the tier is open and writable). */
+bool writeback_on(void);
+
+/* Write back up to want stored pages; returns how many went. */
+size_t writeback_run(size_t want);
+
+/* Punch freed slots out of the file once enough have gathered. */
+void writeback_trim(void);
+
+/* fork: the parent keeps the slots the child inherited; the child reads
+ * them and writes no more (src/core/backing.h). */
+void writeback_fork_parent(void);
+void writeback_fork_child(void);
+
+#endif

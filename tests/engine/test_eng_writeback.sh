@@ -1,0 +1,51 @@
+#!/bin/sh
+# The second tier (ZSWAP_WRITEBACK, on by default under a limit): data whose
+# compressed size does not fit in the limit is written back to a file, and
+# the limit holds. Text 4x the limit and random pages 2x the limit, every
+# byte checked, VmHWM within 1.10 L + 8 MiB; the same with the tier off runs
+# over the limit (the comparison that proves the tier did the holding);
+# fork after writeback, both sides checking all and writing their own half;
+# a tier directory on tmpfs is refused with one line and the program runs.
+. "${ZSWAP_SRCDIR:-$(dirname "$0")/../..}/tests/engine/eng_lib.sh"
+
+prog=$(eng_prog prog_writeback)
+dir=${TMPDIR:-/var/tmp}
+bound=$(( (64 * 1024 * 110 / 100) + 8 * 1024 ))
+
+hwm() { sed -n 's/^prog_writeback: vmhwm_kb=//p' "$ENG_ERR"; }
+stat_of() { sed -n "s/^prog_writeback: stat $1=//p" "$ENG_ERR"; }
+
+for kind in "text 256" "random 128"; do
+	set -- $kind
+	eng_run "$1-plain" plain "$prog" fill "$2" "$1"
+	eng_expect_rc 0 && cp "$ENG_OUT" "$ENG_TMP/$1.ref"
+	eng_run "$1-tier" lib ZSWAP_MEMORY_LIMIT=64M ZSWAP_BACKING_DIR="$dir" "$prog" fill "$2" "$1"
+	if eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/$1.ref"; then
+		h=$(hwm); wb=$(stat_of written_back_pages)
+		eng_say "$1: $2 MiB under 64M: VmHWM ${h:-?} KiB (bound $bound), written back ${wb:-?} pages"
+		[ "${h:-999999999}" -le "$bound" ] || eng_fail "$1: VmHWM ${h:-?} KiB over 1.10 L + 8 MiB ($bound KiB)"
+		[ "${wb:-0}" -gt 0 ] || eng_fail "$1: nothing was written back"
+		[ "$(stat_of poisoned_pages)" = 0 ] || eng_fail "$1: pages were poisoned"
+	fi
+done
+# Without the tier the random pages cannot be held: proof the tier did it.
+eng_run random-off lib ZSWAP_MEMORY_LIMIT=64M ZSWAP_WRITEBACK=0 "$prog" fill 128 random
+if eng_expect_rc 0; then
+	h=$(hwm)
+	[ "${h:-0}" -gt "$bound" ] || eng_fail "with ZSWAP_WRITEBACK=0 random pages stayed within the bound (${h:-?} KiB)"
+fi
+
+eng_run fork-plain plain "$prog" fork 96
+eng_expect_rc 0 && cp "$ENG_OUT" "$ENG_TMP/fork.ref"
+eng_run fork-tier lib ZSWAP_MEMORY_LIMIT=48M ZSWAP_BACKING_DIR="$dir" "$prog" fork 96
+eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/fork.ref"
+
+if [ -d /dev/shm ] && [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
+	eng_run tmpfs-plain plain "$prog" fill 32 text
+	eng_expect_rc 0 && cp "$ENG_OUT" "$ENG_TMP/small.ref"
+	eng_run tmpfs lib ZSWAP_MEMORY_LIMIT=64M ZSWAP_BACKING_DIR=/dev/shm "$prog" fill 32 text
+	eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/small.ref"
+	grep -q "ZSWAP_WRITEBACK: /dev/shm is on tmpfs" "$ENG_ERR" ||
+		eng_fail "a tier on tmpfs was not refused with its reason"
+fi
+eng_finish
