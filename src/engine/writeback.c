@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/statfs.h>
+#include <time.h>
 
 #include "base/log.h"
 #include "base/prim.h"
@@ -20,12 +21,14 @@
 
 #define WB_REGIONS	16		/* regions looked at per table lookup */
 #define WB_TRIM_MIN	1024		/* freed slots (4 MiB) before a trim */
-#define WB_LOCK_PAGES	8		/* pages written per hold of ev_lock's read side */
+#define WB_LOCK_PAGES	8		/* writes tried per hold of ev_lock's read side */
+#define WB_RETRY_NS	1000000000ull	/* after a failed write, no other for this long */
 
 static struct {
 	struct backing *b;
 	void *buf;		/* one page: the page restored, then sealed, then written */
 	uintptr_t hand;		/* the clock hand: the next address to look at */
+	uint64_t retry_ns;	/* no write before this (CLOCK_MONOTONIC): the last one failed */
 	bool said_fail;
 } wb;
 
@@ -71,19 +74,29 @@ bool writeback_on(void)
 	return wb.b != NULL;
 }
 
+static uint64_t writeback_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+enum { WB_SKIPPED, WB_WRITTEN, WB_TRIED, WB_FAILED };
+
 /* Write back slot idx of arr if it is a pool entry this pass takes. */
-static bool writeback_slot(struct slot_array *arr, size_t idx, bool raw_only)
+static int writeback_slot(struct slot_array *arr, size_t idx, bool raw_only)
 {
 	struct slot *s = &arr->slots[idx];
 	uint32_t old = atomic_load(&s->state);
 
 	if ((old & (SLOT_STATE | SLOT_DROPPED)) != SLOT_STORED)
-		return false;
+		return WB_SKIPPED;
 	/* A hint until the slot is ours: re-read below. */
 	struct zswap_entry e = s->e;
 	enum zswap_entry_type t = zswap_entry_type(&e);
 	if (t != ZE_RAW && (raw_only || t != ZE_COMPRESSED))
-		return false;
+		return WB_SKIPPED;
 	if (!raw_only) {
 		/* The second chance: a page that came back quickly before
 		 * loses a level and stays this time. */
@@ -91,11 +104,11 @@ static bool writeback_slot(struct slot_array *arr, size_t idx, bool raw_only)
 		if (!(aux & 1u) && ((aux >> 1) & 3u)) {
 			atomic_compare_exchange_strong_explicit(&s->aux, &aux, aux - 2u, memory_order_relaxed,
 								memory_order_relaxed);
-			return false;
+			return WB_SKIPPED;
 		}
 	}
 	if (!atomic_compare_exchange_strong(&s->state, &old, SLOT_EVICTING | (old & (SLOT_WAITER | SLOT_COLD))))
-		return false;
+		return WB_SKIPPED;
 	t = zswap_entry_type(&s->e);
 	int rc = t == ZE_RAW || t == ZE_COMPRESSED ? zswap_writeback_entry(eng.store, &s->e, wb.buf) : -EINVAL;
 	/* Stored again (in the tier, or still in the pool if the write
@@ -110,13 +123,18 @@ static bool writeback_slot(struct slot_array *arr, size_t idx, bool raw_only)
 	if ((old & SLOT_WAITER) && region_addr_of(arr, idx, &at))
 		uf_wake(eng.uffd, at, ZS_PAGE_SIZE);
 	if (rc == -ENOSPC || rc == -EIO) {
+		/* A full disk can take milliseconds a refusal (ext4 commits
+		 * its journal before it says ENOSPC): no more tries for a
+		 * while; the page stays in the pool. */
+		wb.retry_ns = writeback_now_ns() + WB_RETRY_NS;
 		if (!wb.said_fail) {
 			wb.said_fail = true;
 			zlog("writeback: the tier's file could not take a page (%s): pages stay in the pool",
 			     rc == -ENOSPC ? "it is full, or the disk is" : "an I/O error");
 		}
+		return WB_FAILED;
 	}
-	return rc == 0 && !(old & SLOT_DROPPED);
+	return rc == 0 && !(old & SLOT_DROPPED) ? WB_WRITTEN : WB_TRIED;
 }
 
 /* One pass of the hand over every region, from where it stopped round to
@@ -127,20 +145,22 @@ static size_t writeback_pass(size_t want, bool raw_only)
 	size_t done = 0, since_lock = 0;
 	const uintptr_t start = wb.hand;
 	uintptr_t lo = start, hi = UINTPTR_MAX, cursor = 0;
-	bool wrapped = false;
+	bool wrapped = false, failed = false;
 
 	pthread_rwlock_rdlock(&eng.evict_gate);
 	pthread_rwlock_rdlock(&eng.ev_lock);
-	while (done < want) {
+	while (done < want && !failed) {
 		size_t n = region_collect(lo, hi, &cursor, refs, WB_REGIONS);
 		for (size_t k = 0; k < n; k++) {
 			struct region_ref *r = &refs[k];
 			uintptr_t from = r->start > lo ? r->start : lo, to = r->end < hi ? r->end : hi;
-			for (uintptr_t a = from; a < to && done < want; a += ZS_PAGE_SIZE) {
+			for (uintptr_t a = from; a < to && done < want && !failed; a += ZS_PAGE_SIZE) {
 				wb.hand = a + ZS_PAGE_SIZE;
-				if (!writeback_slot(r->arr, r->first + ((a - r->start) >> ZS_PAGE_SHIFT), raw_only))
+				int rc = writeback_slot(r->arr, r->first + ((a - r->start) >> ZS_PAGE_SHIFT), raw_only);
+				if (rc == WB_SKIPPED)
 					continue;
-				done++;
+				done += rc == WB_WRITTEN;
+				failed = rc == WB_FAILED;
 				if (++since_lock >= WB_LOCK_PAGES) {
 					/* Let a handler that needs the write side in. */
 					since_lock = 0;
@@ -151,7 +171,7 @@ static size_t writeback_pass(size_t want, bool raw_only)
 		}
 		for (size_t k = 0; k < n; k++)
 			region_arr_put(refs[k].arr);
-		if (n == WB_REGIONS)
+		if (n == WB_REGIONS || failed)
 			continue;
 		/* This side of the hand is done (fewer than asked for: the
 		 * table has no more; asking again would return the region that
@@ -170,13 +190,13 @@ static size_t writeback_pass(size_t want, bool raw_only)
 
 size_t writeback_run(size_t want)
 {
-	if (!wb.b || !want)
+	if (!wb.b || !want || writeback_now_ns() < wb.retry_ns)
 		return 0;
 	size_t done = writeback_pass(want, true);
-	if (done < want)
+	if (done < want && writeback_now_ns() >= wb.retry_ns)
 		done += writeback_pass(want - done, false);
 	/* Every page passed over had its second chance: take them now. */
-	if (!done)
+	if (!done && writeback_now_ns() >= wb.retry_ns)
 		done = writeback_pass(want, false);
 	return done;
 }

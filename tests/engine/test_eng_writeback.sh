@@ -10,40 +10,88 @@
 
 prog=$(eng_prog prog_writeback)
 dir=${TMPDIR:-/var/tmp}
-bound=$(( (64 * 1024 * 110 / 100) + 8 * 1024 ))
+ENG_TIMEOUT=180
+bound=$(( (32 * 1024 * 110 / 100) + 8 * 1024 ))
 
 hwm() { sed -n 's/^prog_writeback: vmhwm_kb=//p' "$ENG_ERR"; }
 stat_of() { sed -n "s/^prog_writeback: stat $1=//p" "$ENG_ERR"; }
 
-for kind in "text 256" "random 128"; do
+for kind in "text 128" "random 64"; do
 	set -- $kind
 	eng_run "$1-plain" plain "$prog" fill "$2" "$1"
 	eng_expect_rc 0 && cp "$ENG_OUT" "$ENG_TMP/$1.ref"
-	eng_run "$1-tier" lib ZSWAP_MEMORY_LIMIT=64M ZSWAP_BACKING_DIR="$dir" "$prog" fill "$2" "$1"
+	eng_run "$1-tier" lib ZSWAP_MEMORY_LIMIT=32M ZSWAP_BACKING_DIR="$dir" "$prog" fill "$2" "$1"
 	if eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/$1.ref"; then
 		h=$(hwm); wb=$(stat_of written_back_pages)
-		eng_say "$1: $2 MiB under 64M: VmHWM ${h:-?} KiB (bound $bound), written back ${wb:-?} pages"
+		eng_say "$1: $2 MiB under 32M: VmHWM ${h:-?} KiB (bound $bound), written back ${wb:-?} pages"
 		[ "${h:-999999999}" -le "$bound" ] || eng_fail "$1: VmHWM ${h:-?} KiB over 1.10 L + 8 MiB ($bound KiB)"
 		[ "${wb:-0}" -gt 0 ] || eng_fail "$1: nothing was written back"
 		[ "$(stat_of poisoned_pages)" = 0 ] || eng_fail "$1: pages were poisoned"
 	fi
 done
 # Without the tier the random pages cannot be held: proof the tier did it.
-eng_run random-off lib ZSWAP_MEMORY_LIMIT=64M ZSWAP_WRITEBACK=0 "$prog" fill 128 random
+eng_run random-off lib ZSWAP_MEMORY_LIMIT=32M ZSWAP_WRITEBACK=0 "$prog" fill 64 random
 if eng_expect_rc 0; then
 	h=$(hwm)
 	[ "${h:-0}" -gt "$bound" ] || eng_fail "with ZSWAP_WRITEBACK=0 random pages stayed within the bound (${h:-?} KiB)"
 fi
 
-eng_run fork-plain plain "$prog" fork 96
+eng_run fork-plain plain "$prog" fork 64
 eng_expect_rc 0 && cp "$ENG_OUT" "$ENG_TMP/fork.ref"
-eng_run fork-tier lib ZSWAP_MEMORY_LIMIT=48M ZSWAP_BACKING_DIR="$dir" "$prog" fork 96
+eng_run fork-tier lib ZSWAP_MEMORY_LIMIT=32M ZSWAP_BACKING_DIR="$dir" "$prog" fork 64
 eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/fork.ref"
+
+# SIGKILL while pages are in the tier: nothing is left in the directory (the
+# file never had a name), and the file was really in use (its descriptor
+# shows it while the program runs).
+before=$(ls -A "$dir" | wc -l)
+ZSWAP_MEMORY_LIMIT=32M ZSWAP_BACKING_DIR="$dir" LD_PRELOAD="$ENG_PRELOAD" "$prog" fork 64 \
+	>/dev/null 2>&1 &
+pid=$!
+seen=
+for _ in $(seq 1 100); do
+	if ls -l /proc/$pid/fd 2>/dev/null | grep -q "$dir/.*(deleted)"; then
+		seen=1
+		break
+	fi
+	sleep 0.1
+done
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+[ -n "$seen" ] || eng_fail "the tier's file was never seen among the program's descriptors"
+after=$(ls -A "$dir" | wc -l)
+[ "$after" -le "$before" ] || eng_fail "SIGKILL left $((after - before)) new entries in $dir"
+
+# A disk that fills: a 16 MiB filesystem of the test's own, a cap beyond it.
+# Writes fail with ENOSPC, pages stay in the pool, it is said once, and
+# every byte is right.
+if [ "$(id -u)" = 0 ] && command -v mkfs.ext4 >/dev/null 2>&1; then
+	img=$ENG_TMP/small.img
+	mnt=$ENG_TMP/small
+	mkdir -p "$mnt"
+	if truncate -s 16M "$img" && mkfs.ext4 -q -F "$img" >/dev/null 2>&1 &&
+	   mount -o loop "$img" "$mnt" 2>/dev/null; then
+		ENG_ALLOW_LIBZSWAP='^libzswap: (writeback: the tier.s file could not take a page|ZSWAP_MEMORY_LIMIT \(32 MiB\) cannot hold)'
+		eng_run enospc lib ZSWAP_MEMORY_LIMIT=32M ZSWAP_BACKING_DIR="$mnt" ZSWAP_BACKING_MAX=1G \
+			"$prog" fill 64 random
+		if eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/random.ref"; then
+			[ "$(grep -c 'could not take a page' "$ENG_ERR")" = 1 ] ||
+				eng_fail "a full disk was not said exactly once"
+			[ "$(stat_of writeback_failed)" -gt 0 ] || eng_fail "no failed write-back was counted"
+		fi
+		ENG_ALLOW_LIBZSWAP=
+		umount "$mnt"
+	else
+		eng_say "no loop mount here: the full-disk case is not run"
+	fi
+else
+	eng_say "not root or no mkfs.ext4: the full-disk case is not run"
+fi
 
 if [ -d /dev/shm ] && [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
 	eng_run tmpfs-plain plain "$prog" fill 32 text
 	eng_expect_rc 0 && cp "$ENG_OUT" "$ENG_TMP/small.ref"
-	eng_run tmpfs lib ZSWAP_MEMORY_LIMIT=64M ZSWAP_BACKING_DIR=/dev/shm "$prog" fill 32 text
+	eng_run tmpfs lib ZSWAP_MEMORY_LIMIT=32M ZSWAP_BACKING_DIR=/dev/shm "$prog" fill 32 text
 	eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/small.ref"
 	grep -q "ZSWAP_WRITEBACK: /dev/shm is on tmpfs" "$ENG_ERR" ||
 		eng_fail "a tier on tmpfs was not refused with its reason"
