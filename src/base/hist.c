@@ -11,6 +11,7 @@
 #endif
 
 struct hist hist_refault;
+struct hist hist_refault_tier;
 struct hist hist_evict;
 
 /* Bucket of v: the power of two (highest set bit) times HIST_SUB, plus the

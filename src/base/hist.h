@@ -26,7 +26,8 @@ struct hist {
 };
 
 /* The refault and eviction latencies (fault.c and evict.c record them). */
-extern struct hist hist_refault;	/* a stored page: claim to installed */
+extern struct hist hist_refault;	/* a page from the pool: claim to installed */
+extern struct hist hist_refault_tier;	/* a page from the second tier: the same */
 extern struct hist hist_evict;		/* one eviction request, whole */
 
 /* Monotonic nanoseconds (the vDSO: no system call, no lock). */

@@ -616,6 +616,7 @@ static int fault_load(struct fault_ctx *h, const struct region_ref *ref, size_t 
 	policy_refault(s);	/* refault distance: was it in the working set? */
 	struct zswap_entry e = s->e;
 	zero = zswap_entry_is_zero(&e);
+	bool tier = zswap_entry_type(&e) == ZE_BACKED;
 	uint64_t p0 = prof_now();
 	rc = zswap_load_page(eng.store, &e, zero ? NULL : h->buf);
 	prof_add(PROF_DECOMP, p0);
@@ -659,7 +660,7 @@ static int fault_load(struct fault_ctx *h, const struct region_ref *ref, size_t 
 	 * program's run until its next fault (about double the p50 under
 	 * uniform access). */
 	if (installed && h->handler)
-		hist_record(&hist_refault, hist_now() - t0);
+		hist_record(tier ? &hist_refault_tier : &hist_refault, hist_now() - t0);
 	prof_add(PROF_INSTALL, p0);
 	if (poisoned && installed) {
 		atomic_fetch_add(&eng.cnt.poisoned_pages, 1);

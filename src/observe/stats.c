@@ -316,15 +316,16 @@ static void stats_classes(struct emitter *e)
 static void stats_latency(struct emitter *e)
 {
 	static const struct { const char *name; const struct hist *h; } lat[] = {
-		{ "refault", &hist_refault }, { "evict", &hist_evict },
+		{ "refault", &hist_refault }, { "refault_tier", &hist_refault_tier }, { "evict", &hist_evict },
 	};
 	static const struct emit_col cols[] = {
 		{ "count", 10 }, { "p50", 10 }, { "p90", 10 }, { "p99", 10 }, { "max", 12 },
 	};
-	static const struct emit_table table = { 8, cols, sizeof(cols) / sizeof(cols[0]) };
+	static const struct emit_table table = { 12, cols, sizeof(cols) / sizeof(cols[0]) };
 
-	emit_section_begin(e, "latency_ns", "latency (nanoseconds; refault: one stored page, "
-			   "claim to installed; evict: one eviction request)");
+	emit_section_begin(e, "latency_ns", "latency (nanoseconds; refault: one page from the pool, "
+			   "claim to installed; refault_tier: the same from the second tier; "
+			   "evict: one eviction request)");
 	emit_table_header(e, &table);
 	for (size_t i = 0; i < sizeof(lat) / sizeof(lat[0]); i++) {
 		const struct hist *h = lat[i].h;
