@@ -2,7 +2,8 @@
  * bench_backing.c - what the second tier costs per page: sealing alone
  * (XChaCha20-Poly1305, and the keyed BLAKE2b checksum used with encryption
  * off) beside LZ4 on the same text pages, then a page written to the file
- * and read back in random order (O_DIRECT), then freed and punched out
+ * (one a write, then 16 a write), read back in random order (O_DIRECT),
+ * then freed and punched out
  * (every other slot of the first half: runs of one; the second half: runs
  * of 64), with
  * encryption on and off. Run in one process so the figures compare.
@@ -87,6 +88,21 @@ int main(int argc, char **argv)
 			if ((slot[i] = backing_write(b, pages + i * ZS_PAGE_SIZE, buf)) < 0)
 				bench_die("write %zu failed (%lld)", i, (long long)slot[i]);
 		printf("RESULT bench=backing what=write encrypt=%d us_per_page=%.2f\n", enc, per_page(t0, npages));
+		/* The same pages again, 16 to a write (writeback's batches). */
+		unsigned char *batch = prim_alloc(16 * ZS_PAGE_SIZE);
+		int64_t *slot2 = prim_alloc(npages * sizeof(*slot2));
+		t0 = bench_now_ns();
+		for (size_t i = 0; i + 16 <= npages; i += 16) {
+			memcpy(batch, pages + i * ZS_PAGE_SIZE, 16 * ZS_PAGE_SIZE);
+			if (backing_write_batch(b, batch, 16, slot2 + i) != 16)
+				bench_die("batch write at %zu failed", i);
+		}
+		printf("RESULT bench=backing what=write_batch16 encrypt=%d us_per_page=%.2f\n", enc,
+		       per_page(t0, npages / 16 * 16));
+		for (size_t i = 0; i < npages / 16 * 16; i++)
+			backing_free(b, (uint64_t)slot2[i]);
+		prim_free(slot2, npages * sizeof(*slot2));
+		prim_free(batch, 16 * ZS_PAGE_SIZE);
 		uint64_t rs = 1;
 		t0 = bench_now_ns();
 		for (size_t k = 0; k < npages; k++) {

@@ -322,41 +322,69 @@ static int backing_open_seal(struct backing *b, void *dst, uint64_t slot)
 
 /* --- I/O ---------------------------------------------------------------------- */
 
-int64_t backing_write(struct backing *b, const void *src, void *buf)
+int backing_write_batch(struct backing *b, void *buf, size_t n, int64_t *slots)
 {
-	ssize_t n;
+	size_t got = 0, written = 0;
+	int err = -ENOSPC;
 
 	if (b->read_only)
 		return -EROFS;
-	int64_t slot = backing_alloc(b);
-	if (slot < 0) {
-		atomic_fetch_add_explicit(&b->write_fail, 1, memory_order_relaxed);
-		return slot;
+	for (; got < n; got++) {
+		int64_t slot = backing_alloc(b);
+		if (slot < 0)
+			break;
+		slots[got] = slot;
 	}
-	backing_seal(b, src, buf, (uint64_t)slot);
-	unsigned int inj = atomic_load_explicit(&b->inject, memory_order_relaxed);
-	if (inj && atomic_compare_exchange_strong(&b->inject, &inj, inj - 1)) {
-		errno = atomic_load(&b->inject_eio) ? EIO : ENOSPC;
-		n = -1;
-	} else {
-		n = pwrite(b->fd, buf, ZS_PAGE_SIZE, (off_t)((uint64_t)slot * ZS_PAGE_SIZE));
+	for (size_t k = 0; k < got; k++) {
+		char *page = (char *)buf + k * ZS_PAGE_SIZE;
+		backing_seal(b, page, page, (uint64_t)slots[k]);
 	}
-	if (n != (ssize_t)ZS_PAGE_SIZE) {
-		int err = n < 0 && (errno == ENOSPC || errno == EDQUOT) ? -ENOSPC : -EIO;
-		backing_release(b, (uint64_t)slot, true);	/* a short write may have filled part */
-		atomic_fetch_add_explicit(&b->write_fail, 1, memory_order_relaxed);
-		return err;
+	/* One write a run of consecutive slots (the lowest free first makes
+	 * most batches one run). */
+	while (written < got) {
+		size_t run = 1;
+		while (written + run < got && slots[written + run] == slots[written] + (int64_t)run)
+			run++;
+		off_t off = (off_t)((uint64_t)slots[written] * ZS_PAGE_SIZE);
+		size_t len = run * ZS_PAGE_SIZE;
+		ssize_t w;
+		unsigned int inj = atomic_load_explicit(&b->inject, memory_order_relaxed);
+		if (inj && atomic_compare_exchange_strong(&b->inject, &inj, inj - 1)) {
+			errno = atomic_load(&b->inject_eio) ? EIO : ENOSPC;
+			w = -1;
+		} else {
+			w = pwrite(b->fd, (char *)buf + written * ZS_PAGE_SIZE, len, off);
+		}
+		if (w != (ssize_t)len) {
+			err = w < 0 && (errno == ENOSPC || errno == EDQUOT) ? -ENOSPC : -EIO;
+			break;
+		}
+		if (!b->direct) {
+			/* Written through and dropped: the page cache must not keep it. */
+			sync_file_range(b->fd, off, (off_t)len,
+					SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+			posix_fadvise(b->fd, off, (off_t)len, POSIX_FADV_DONTNEED);
+		}
+		written += run;
 	}
-	if (!b->direct) {
-		/* Written through and dropped: the page cache must not keep it. */
-		sync_file_range(b->fd, (off_t)((uint64_t)slot * ZS_PAGE_SIZE), (off_t)ZS_PAGE_SIZE,
-				SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
-		posix_fadvise(b->fd, (off_t)((uint64_t)slot * ZS_PAGE_SIZE), (off_t)ZS_PAGE_SIZE,
-			      POSIX_FADV_DONTNEED);
-	}
-	atomic_fetch_add_explicit(&b->count, 1, memory_order_relaxed);
-	atomic_fetch_add_explicit(&b->writes, 1, memory_order_relaxed);
-	return slot;
+	/* A short write may have filled part of a run: punched with the rest. */
+	for (size_t k = written; k < got; k++)
+		backing_release(b, (uint64_t)slots[k], true);
+	if (written < n)
+		atomic_fetch_add_explicit(&b->write_fail, n - written, memory_order_relaxed);
+	atomic_fetch_add_explicit(&b->count, written, memory_order_relaxed);
+	atomic_fetch_add_explicit(&b->writes, written, memory_order_relaxed);
+	return written ? (int)written : err;
+}
+
+int64_t backing_write(struct backing *b, const void *src, void *buf)
+{
+	int64_t slot;
+
+	if (src != buf)
+		memcpy(buf, src, ZS_PAGE_SIZE);
+	int rc = backing_write_batch(b, buf, 1, &slot);
+	return rc == 1 ? slot : rc;
 }
 
 int backing_read(struct backing *b, uint64_t slot, void *dst)

@@ -67,6 +67,12 @@ void backing_close(struct backing *b);
  * child's tier: backing_fork_child). */
 int64_t backing_write(struct backing *b, const void *src, void *buf);
 
+/* Write n pages (n * PAGE_SIZE bytes at buf, page-aligned, sealed in
+ * place) to n slots, filled into slots[]: one write a run of consecutive
+ * slots. Returns how many were written (the first ones; the others failed
+ * and hold nothing), or -ENOSPC / -EIO / -EROFS when none was. */
+int backing_write_batch(struct backing *b, void *buf, size_t n, int64_t *slots);
+
 /* Read slot into dst (page-aligned, PAGE_SIZE) and verify it. 0, or -EIO
  * (a failed or short read, or a page that does not verify: dst holds
  * nothing usable). The slot stays allocated. */

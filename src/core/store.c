@@ -444,7 +444,7 @@ int zswap_read_backed(struct zswap_store *s, const struct zswap_entry *e, void *
 	return backing_read(s->tier, zswap_entry_slot(e), dst);
 }
 
-int zswap_writeback_entry(struct zswap_store *s, struct zswap_entry *e, void *buf)
+int zswap_writeback_restore(struct zswap_store *s, const struct zswap_entry *e, void *buf)
 {
 	enum zswap_entry_type t = zswap_entry_type(e);
 	struct store_ws *w;
@@ -461,19 +461,34 @@ int zswap_writeback_entry(struct zswap_store *s, struct zswap_entry *e, void *bu
 	else if (comp_decompress(&w->comp, obj, zswap_entry_length(e), buf) != 0)
 		ret = -EBADMSG;
 	zs_unmap_object(pool, handle);
-	if (!ret) {
-		int64_t slot = backing_write(s->tier, buf, buf);
-		if (slot < 0) {
-			ret = (int)slot;
-			cnt_add(&w->c.writeback_failed, 1);
-		} else {
-			store_drop(s, w, e);	/* the pool's copy, and the stored gauge */
-			e->w = (uint64_t)slot << ZE_SLOT_SHIFT | ZE_BACKED_BIT | ZE_SAME;
-			cnt_add(&w->c.written_back, 1);
-		}
-	}
 	store_ws_put(w);
 	return ret;
+}
+
+void zswap_writeback_commit(struct zswap_store *s, struct zswap_entry *e, int64_t slot)
+{
+	struct store_ws *w = store_ws_get(s);
+
+	if (slot >= 0) {
+		store_drop(s, w, e);	/* the pool's copy, and the stored gauge */
+		e->w = (uint64_t)slot << ZE_SLOT_SHIFT | ZE_BACKED_BIT | ZE_SAME;
+		cnt_add(&w->c.written_back, 1);
+	} else {
+		cnt_add(&w->c.writeback_failed, 1);
+	}
+	store_ws_put(w);
+}
+
+int zswap_writeback_entry(struct zswap_store *s, struct zswap_entry *e, void *buf)
+{
+	int64_t slot;
+	int ret = zswap_writeback_restore(s, e, buf);
+
+	if (ret)
+		return ret;
+	int n = backing_write_batch(s->tier, buf, 1, &slot);
+	zswap_writeback_commit(s, e, n == 1 ? slot : -1);
+	return n == 1 ? 0 : n;
 }
 
 int zswap_load_page(struct zswap_store *s, struct zswap_entry *e, void *dst)

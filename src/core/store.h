@@ -145,6 +145,12 @@ struct backing *zswap_store_backing(const struct zswap_store *s);
  * a pool entry), -EBADMSG (the pool's copy cannot be restored: unchanged). */
 int zswap_writeback_entry(struct zswap_store *s, struct zswap_entry *e, void *buf);
 
+/* The same in two steps, for a batch written with backing_write_batch():
+ * restore the page (0, -EINVAL, -EBADMSG), then commit the slot it was
+ * written to (slot < 0: the write failed, counted; *e is unchanged). */
+int zswap_writeback_restore(struct zswap_store *s, const struct zswap_entry *e, void *buf);
+void zswap_writeback_commit(struct zswap_store *s, struct zswap_entry *e, int64_t slot);
+
 /* Read a ZE_BACKED entry's page into dst without freeing it (fork's frozen
  * state serves pages so). 0, or -EIO. */
 int zswap_read_backed(struct zswap_store *s, const struct zswap_entry *e, void *dst);

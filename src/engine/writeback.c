@@ -21,12 +21,14 @@
 
 #define WB_REGIONS	16		/* regions looked at per table lookup */
 #define WB_TRIM_MIN	1024		/* freed slots (4 MiB) before a trim */
-#define WB_LOCK_PAGES	8		/* writes tried per hold of ev_lock's read side */
+#define WB_BATCH	16		/* pages written in one go (and per hold of ev_lock) */
 #define WB_RETRY_NS	1000000000ull	/* after a failed write, no other for this long */
 
 static struct {
 	struct backing *b;
-	void *buf;		/* one page: the page restored, then sealed, then written */
+	void *buf;		/* WB_BATCH pages: restored, then sealed, then written */
+	struct { struct slot_array *arr; size_t idx; } batch[WB_BATCH];	/* claimed: EVICTING */
+	size_t n;
 	uintptr_t hand;		/* the clock hand: the next address to look at */
 	uint64_t retry_ns;	/* no write before this (CLOCK_MONOTONIC): the last one failed */
 	bool said_fail;
@@ -50,7 +52,7 @@ bool writeback_init(void)
 	if (strcmp(dir, "auto") == 0)
 		dir = o->tmpdir[0] && writeback_dir_on_disk(o->tmpdir) ? o->tmpdir : "/var/tmp";
 	struct backing_config cfg = { .dir = dir, .max_bytes = o->backing_max, .encrypt = o->backing_encrypt };
-	wb.buf = prim_alloc(ZS_PAGE_SIZE);
+	wb.buf = prim_alloc(WB_BATCH * ZS_PAGE_SIZE);
 	wb.b = wb.buf ? backing_open(&cfg, why, sizeof(why)) : NULL;
 	if (!wb.b) {
 		if (!wb.buf)
@@ -82,38 +84,13 @@ static uint64_t writeback_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-enum { WB_SKIPPED, WB_WRITTEN, WB_TRIED, WB_FAILED };
-
-/* Write back slot idx of arr if it is a pool entry this pass takes. */
-static int writeback_slot(struct slot_array *arr, size_t idx, bool raw_only)
+/* Stored again (in the tier, or still in the pool), unless an event
+ * dropped the page meanwhile; a fault that waited is woken. */
+static void writeback_publish(struct slot_array *arr, size_t idx)
 {
 	struct slot *s = &arr->slots[idx];
 	uint32_t old = atomic_load(&s->state);
 
-	if ((old & (SLOT_STATE | SLOT_DROPPED)) != SLOT_STORED)
-		return WB_SKIPPED;
-	/* A hint until the slot is ours: re-read below. */
-	struct zswap_entry e = s->e;
-	enum zswap_entry_type t = zswap_entry_type(&e);
-	if (t != ZE_RAW && (raw_only || t != ZE_COMPRESSED))
-		return WB_SKIPPED;
-	if (!raw_only) {
-		/* The second chance: a page that came back quickly before
-		 * loses a level and stays this time. */
-		uint32_t aux = atomic_load_explicit(&s->aux, memory_order_relaxed);
-		if (!(aux & 1u) && ((aux >> 1) & 3u)) {
-			atomic_compare_exchange_strong_explicit(&s->aux, &aux, aux - 2u, memory_order_relaxed,
-								memory_order_relaxed);
-			return WB_SKIPPED;
-		}
-	}
-	if (!atomic_compare_exchange_strong(&s->state, &old, SLOT_EVICTING | (old & (SLOT_WAITER | SLOT_COLD))))
-		return WB_SKIPPED;
-	t = zswap_entry_type(&s->e);
-	int rc = t == ZE_RAW || t == ZE_COMPRESSED ? zswap_writeback_entry(eng.store, &s->e, wb.buf) : -EINVAL;
-	/* Stored again (in the tier, or still in the pool if the write
-	 * failed), unless an event dropped the page meanwhile. */
-	old = atomic_load(&s->state);
 	while (!atomic_compare_exchange_weak(&s->state, &old,
 					     (old & SLOT_DROPPED) ? SLOT_RESIDENT : SLOT_STORED | (old & SLOT_COLD)))
 		;
@@ -122,19 +99,73 @@ static int writeback_slot(struct slot_array *arr, size_t idx, bool raw_only)
 	uintptr_t at;
 	if ((old & SLOT_WAITER) && region_addr_of(arr, idx, &at))
 		uf_wake(eng.uffd, at, ZS_PAGE_SIZE);
-	if (rc == -ENOSPC || rc == -EIO) {
-		/* A full disk can take milliseconds a refusal (ext4 commits
-		 * its journal before it says ENOSPC): no more tries for a
-		 * while; the page stays in the pool. */
-		wb.retry_ns = writeback_now_ns() + WB_RETRY_NS;
-		if (!wb.said_fail) {
-			wb.said_fail = true;
-			zlog("writeback: the tier's file could not take a page (%s): pages stay in the pool",
-			     rc == -ENOSPC ? "it is full, or the disk is" : "an I/O error");
+}
+
+/* Take slot idx of arr into the batch, its page restored into the batch's
+ * buffer, if it is a pool entry this pass takes. */
+static bool writeback_claim(struct slot_array *arr, size_t idx, bool raw_only)
+{
+	struct slot *s = &arr->slots[idx];
+	uint32_t old = atomic_load(&s->state);
+
+	if ((old & (SLOT_STATE | SLOT_DROPPED)) != SLOT_STORED)
+		return false;
+	/* A hint until the slot is ours: re-read below. */
+	struct zswap_entry e = s->e;
+	enum zswap_entry_type t = zswap_entry_type(&e);
+	if (t != ZE_RAW && (raw_only || t != ZE_COMPRESSED))
+		return false;
+	if (!raw_only) {
+		/* The second chance: a page that came back quickly before
+		 * loses a level and stays this time. */
+		uint32_t aux = atomic_load_explicit(&s->aux, memory_order_relaxed);
+		if (!(aux & 1u) && ((aux >> 1) & 3u)) {
+			atomic_compare_exchange_strong_explicit(&s->aux, &aux, aux - 2u, memory_order_relaxed,
+								memory_order_relaxed);
+			return false;
 		}
-		return WB_FAILED;
 	}
-	return rc == 0 && !(old & SLOT_DROPPED) ? WB_WRITTEN : WB_TRIED;
+	if (!atomic_compare_exchange_strong(&s->state, &old, SLOT_EVICTING | (old & (SLOT_WAITER | SLOT_COLD))))
+		return false;
+	if (zswap_writeback_restore(eng.store, &s->e, (char *)wb.buf + wb.n * ZS_PAGE_SIZE) != 0) {
+		writeback_publish(arr, idx);
+		return false;
+	}
+	region_arr_get(arr);
+	wb.batch[wb.n].arr = arr;
+	wb.batch[wb.n].idx = idx;
+	wb.n++;
+	return true;
+}
+
+/* Write the batch (one write a run of slots), commit and publish every
+ * page. Returns the pages written, or -1 when a write failed. */
+static int writeback_flush(void)
+{
+	int64_t slots[WB_BATCH];
+	int rc = wb.n ? backing_write_batch(wb.b, wb.buf, wb.n, slots) : 0;
+	size_t ok = rc > 0 ? (size_t)rc : 0;
+
+	for (size_t k = 0; k < wb.n; k++) {
+		struct slot_array *arr = wb.batch[k].arr;
+		zswap_writeback_commit(eng.store, &arr->slots[wb.batch[k].idx].e, k < ok ? slots[k] : -1);
+		writeback_publish(arr, wb.batch[k].idx);
+		region_arr_put(arr);
+	}
+	bool failed = ok < wb.n;
+	wb.n = 0;
+	if (!failed)
+		return (int)ok;
+	/* A full disk can take milliseconds a refusal (ext4 commits its
+	 * journal before it says ENOSPC): no more tries for a while; the
+	 * pages stay in the pool. */
+	wb.retry_ns = writeback_now_ns() + WB_RETRY_NS;
+	if (!wb.said_fail) {
+		wb.said_fail = true;
+		zlog("writeback: the tier's file could not take a page (%s): pages stay in the pool",
+		     rc == -EIO ? "an I/O error" : "it is full, or the disk is");
+	}
+	return -1;
 }
 
 /* One pass of the hand over every region, from where it stopped round to
@@ -142,31 +173,31 @@ static int writeback_slot(struct slot_array *arr, size_t idx, bool raw_only)
 static size_t writeback_pass(size_t want, bool raw_only)
 {
 	struct region_ref refs[WB_REGIONS];
-	size_t done = 0, since_lock = 0;
+	size_t done = 0, claimed = 0;
 	const uintptr_t start = wb.hand;
 	uintptr_t lo = start, hi = UINTPTR_MAX, cursor = 0;
 	bool wrapped = false, failed = false;
 
 	pthread_rwlock_rdlock(&eng.evict_gate);
 	pthread_rwlock_rdlock(&eng.ev_lock);
-	while (done < want && !failed) {
+	while (claimed < want && !failed) {
 		size_t n = region_collect(lo, hi, &cursor, refs, WB_REGIONS);
 		for (size_t k = 0; k < n; k++) {
 			struct region_ref *r = &refs[k];
 			uintptr_t from = r->start > lo ? r->start : lo, to = r->end < hi ? r->end : hi;
-			for (uintptr_t a = from; a < to && done < want && !failed; a += ZS_PAGE_SIZE) {
+			for (uintptr_t a = from; a < to && claimed < want && !failed; a += ZS_PAGE_SIZE) {
 				wb.hand = a + ZS_PAGE_SIZE;
-				int rc = writeback_slot(r->arr, r->first + ((a - r->start) >> ZS_PAGE_SHIFT), raw_only);
-				if (rc == WB_SKIPPED)
+				if (!writeback_claim(r->arr, r->first + ((a - r->start) >> ZS_PAGE_SHIFT), raw_only))
 					continue;
-				done += rc == WB_WRITTEN;
-				failed = rc == WB_FAILED;
-				if (++since_lock >= WB_LOCK_PAGES) {
-					/* Let a handler that needs the write side in. */
-					since_lock = 0;
-					pthread_rwlock_unlock(&eng.ev_lock);
-					pthread_rwlock_rdlock(&eng.ev_lock);
-				}
+				claimed++;
+				if (wb.n < WB_BATCH)
+					continue;
+				int w = writeback_flush();
+				failed = w < 0;
+				done += w > 0 ? (size_t)w : 0;
+				/* Let a handler that needs the write side in. */
+				pthread_rwlock_unlock(&eng.ev_lock);
+				pthread_rwlock_rdlock(&eng.ev_lock);
 			}
 		}
 		for (size_t k = 0; k < n; k++)
@@ -183,6 +214,8 @@ static size_t writeback_pass(size_t want, bool raw_only)
 		hi = start;
 		cursor = 0;
 	}
+	int w = writeback_flush();
+	done += w > 0 ? (size_t)w : 0;
 	pthread_rwlock_unlock(&eng.ev_lock);
 	pthread_rwlock_unlock(&eng.evict_gate);
 	return done;
