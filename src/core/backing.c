@@ -426,6 +426,8 @@ uint64_t backing_trim(struct backing *b)
 {
 	uint64_t punched = 0, words = (b->end + 63) / 64;
 
+	if (b->read_only)
+		return 0;	/* a fork child's: the parent's to punch */
 	for (uint64_t w = 0; w < words; w++) {
 		/* Taken: marked in use while punched, so no writer gets one of
 		 * them and has its page punched away after writing it. */
@@ -489,6 +491,10 @@ void backing_fork_child(struct backing *b)
 	/* Whoever held the lock at fork stayed in the parent. */
 	pthread_mutex_init(&b->lock, NULL);
 	backing_fork_pin(b);
+	/* The parent punches what it freed before the fork; the child must
+	 * never punch a block: the parent may have written it again. */
+	memset(b->unpunched, 0, (b->end + 63) / 64 * sizeof(uint64_t));
+	b->nr_unpunched = 0;
 	b->read_only = true;
 }
 

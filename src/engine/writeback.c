@@ -32,6 +32,7 @@ static struct {
 	uintptr_t hand;		/* the clock hand: the next address to look at */
 	uint64_t retry_ns;	/* no write before this (CLOCK_MONOTONIC): the last one failed */
 	bool said_fail;
+	bool child;		/* a fork child's: it reads the tier, writes nothing */
 } wb;
 
 static bool writeback_dir_on_disk(const char *dir)
@@ -73,7 +74,7 @@ bool writeback_init(void)
 
 bool writeback_on(void)
 {
-	return wb.b != NULL;
+	return wb.b && !wb.child;
 }
 
 static uint64_t writeback_now_ns(void)
@@ -223,7 +224,7 @@ static size_t writeback_pass(size_t want, bool raw_only)
 
 size_t writeback_run(size_t want)
 {
-	if (!wb.b || !want || writeback_now_ns() < wb.retry_ns)
+	if (!writeback_on() || !want || writeback_now_ns() < wb.retry_ns)
 		return 0;
 	size_t done = writeback_pass(want, true);
 	if (done < want && writeback_now_ns() >= wb.retry_ns)
@@ -236,7 +237,8 @@ size_t writeback_run(size_t want)
 
 void writeback_trim(void)
 {
-	if (wb.b && backing_unpunched(wb.b) >= WB_TRIM_MIN)
+	/* Never in a fork child: the parent may have reused those slots. */
+	if (writeback_on() && backing_unpunched(wb.b) >= WB_TRIM_MIN)
 		backing_trim(wb.b);
 }
 
@@ -248,6 +250,9 @@ void writeback_fork_parent(void)
 
 void writeback_fork_child(void)
 {
-	if (wb.b)
-		backing_fork_child(wb.b);
+	if (!wb.b)
+		return;
+	backing_fork_child(wb.b);
+	wb.child = true;
+	wb.n = 0;	/* nothing was in a batch: fork waited for the pass to end */
 }

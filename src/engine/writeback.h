@@ -27,7 +27,8 @@
  * on. */
 bool writeback_init(void);
 
-/* Whether pages can be written back now (the tier is open and writable). */
+/* Whether pages can be written back (the tier is open, and this process
+ * is not a fork child, which only reads what it inherited). */
 bool writeback_on(void);
 
 /* Write back up to want stored pages; returns how many went. */
