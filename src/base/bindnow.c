@@ -52,12 +52,6 @@ struct bindnow_obj {
 	bool now, in_closure;
 };
 
-static uintptr_t bindnow_ptr(const struct link_map *l, const ElfW(Dyn) *d)
-{
-	/* As in elfsym.c: relocated in place by glibc for some tags only. */
-	return d->d_un.d_ptr < l->l_addr ? d->d_un.d_ptr + l->l_addr : d->d_un.d_ptr;
-}
-
 static void bindnow_read(const struct link_map *l, struct bindnow_obj *o)
 {
 	ElfW(Xword) soname = 0;
@@ -69,14 +63,14 @@ static void bindnow_read(const struct link_map *l, struct bindnow_obj *o)
 		return;
 	for (const ElfW(Dyn) *d = l->l_ld; d->d_tag != DT_NULL; d++) {
 		switch (d->d_tag) {
-		case DT_STRTAB: o->strtab = (const char *)bindnow_ptr(l, d); break;
-		case DT_SYMTAB: o->symtab = (const ElfW(Sym) *)bindnow_ptr(l, d); break;
-		case DT_JMPREL: o->jmprel = (const ElfW(Rela) *)bindnow_ptr(l, d); break;
+		case DT_STRTAB: o->strtab = (const char *)elfsym_dyn_ptr(l, d); break;
+		case DT_SYMTAB: o->symtab = (const ElfW(Sym) *)elfsym_dyn_ptr(l, d); break;
+		case DT_JMPREL: o->jmprel = (const ElfW(Rela) *)elfsym_dyn_ptr(l, d); break;
 		case DT_PLTRELSZ: o->jmprel_size = d->d_un.d_val; break;
 		case DT_PLTREL: rela = d->d_un.d_val == DT_RELA; break;
-		case DT_VERSYM: o->versym = (const ElfW(Half) *)bindnow_ptr(l, d); break;
-		case DT_VERNEED: o->verneed = (const ElfW(Verneed) *)bindnow_ptr(l, d); break;
-		case DT_VERDEF: o->verdef = (const ElfW(Verdef) *)bindnow_ptr(l, d); break;
+		case DT_VERSYM: o->versym = (const ElfW(Half) *)elfsym_dyn_ptr(l, d); break;
+		case DT_VERNEED: o->verneed = (const ElfW(Verneed) *)elfsym_dyn_ptr(l, d); break;
+		case DT_VERDEF: o->verdef = (const ElfW(Verdef) *)elfsym_dyn_ptr(l, d); break;
 		case DT_SONAME: soname = d->d_un.d_val; break;
 		case DT_FLAGS: o->now |= (d->d_un.d_val & DF_BIND_NOW) != 0; break;
 		case DT_FLAGS_1: o->now |= (d->d_un.d_val & DF_1_NOW) != 0; break;
@@ -136,13 +130,7 @@ static const char *bindnow_version(const struct bindnow_obj *o, uint32_t sym)
 	if (o->symtab[sym].st_shndx != SHN_UNDEF) {
 		/* A call to a version the object defines itself (libc's calls
 		 * to its own realloc@@GLIBC_2.2.5). */
-		const ElfW(Verdef) *vd = o->verdef;
-		while (vd) {
-			if (vd->vd_ndx == ndx)
-				return o->strtab + ((const ElfW(Verdaux) *)((const char *)vd + vd->vd_aux))->vda_name;
-			vd = vd->vd_next ? (const ElfW(Verdef) *)((const char *)vd + vd->vd_next) : NULL;
-		}
-		return NULL;
+		return elfsym_verdef_name(o->verdef, o->strtab, ndx);
 	}
 	const ElfW(Verneed) *vn = o->verneed;
 	while (vn) {

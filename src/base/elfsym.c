@@ -47,9 +47,7 @@ static bool elfsym_tables(const struct link_map *l, struct elfsym_tables *t)
 	if (!l->l_ld)
 		return false;
 	for (const ElfW(Dyn) *d = l->l_ld; d->d_tag != DT_NULL; d++) {
-		/* glibc relocates some of these in place where .dynamic is
-		 * writable; the others are still offsets from the load address. */
-		uintptr_t v = d->d_un.d_ptr < l->l_addr ? d->d_un.d_ptr + l->l_addr : d->d_un.d_ptr;
+		uintptr_t v = elfsym_dyn_ptr(l, d);
 		switch (d->d_tag) {
 		case DT_SYMTAB: t->symtab = (const ElfW(Sym) *)v; break;
 		case DT_STRTAB: t->strtab = (const char *)v; break;
@@ -62,15 +60,19 @@ static bool elfsym_tables(const struct link_map *l, struct elfsym_tables *t)
 	return t->symtab && t->strtab;
 }
 
-/* The name of version index ndx in the object's definitions, or NULL. */
-static const char *elfsym_verdef_name(const struct elfsym_tables *t, unsigned int ndx)
+uintptr_t elfsym_dyn_ptr(const struct link_map *l, const ElfW(Dyn) *d)
 {
-	const ElfW(Verdef) *vd = t->verdef;
+	/* glibc relocates some of these in place where .dynamic is writable;
+	 * the others are still offsets from the load address. */
+	return d->d_un.d_ptr < l->l_addr ? d->d_un.d_ptr + l->l_addr : d->d_un.d_ptr;
+}
 
+const char *elfsym_verdef_name(const ElfW(Verdef) *vd, const char *strtab, unsigned int ndx)
+{
 	while (vd) {
 		if (vd->vd_ndx == ndx) {
 			const ElfW(Verdaux) *a = (const ElfW(Verdaux) *)((const char *)vd + vd->vd_aux);
-			return t->strtab + a->vda_name;
+			return strtab + a->vda_name;
 		}
 		vd = vd->vd_next ? (const ElfW(Verdef) *)((const char *)vd + vd->vd_next) : NULL;
 	}
@@ -90,7 +92,7 @@ static bool elfsym_version_matches(const struct elfsym_tables *t, uint32_t i, co
 		return !hidden;
 	if (ndx <= 1)
 		return !hidden;
-	const char *name = elfsym_verdef_name(t, ndx);
+	const char *name = elfsym_verdef_name(t->verdef, t->strtab, ndx);
 	return name && strcmp(name, ver) == 0;
 }
 

@@ -88,16 +88,22 @@ static __attribute__((format(printf, 4, 5))) int backing_reason(char *why, size_
 	return -1;
 }
 
+bool backing_dir_on_disk(const char *dir)
+{
+	struct statfs sfs;
+
+	return statfs(dir, &sfs) == 0 && sfs.f_type != TMPFS_MAGIC && sfs.f_type != RAMFS_MAGIC;
+}
+
 /* Check the directory; 0, or -1 with errno and why. */
 static int backing_check_dir(const char *dir, char *why, size_t len)
 {
 	struct stat st;
-	struct statfs sfs;
 	struct statvfs svfs;
 
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
 		return backing_reason(why, len, ENOENT, "%s is not a directory", dir);
-	if (statfs(dir, &sfs) == 0 && (sfs.f_type == TMPFS_MAGIC || sfs.f_type == RAMFS_MAGIC))
+	if (!backing_dir_on_disk(dir))
 		return backing_reason(why, len, EXDEV, "%s is on tmpfs or ramfs: a tier there would live in RAM",
 				      dir);
 	if (statvfs(dir, &svfs) == 0 && (svfs.f_flag & ST_RDONLY))

@@ -52,6 +52,10 @@ struct backing_stats {
 
 struct backing;
 
+/* Whether dir is on a filesystem that keeps files on a disk (not tmpfs or
+ * ramfs, where the tier would live in RAM). */
+bool backing_dir_on_disk(const char *dir);
+
 /* Open the tier. NULL on failure, with errno and a one-line reason in why:
  * ENOENT (no such directory), EROFS (read-only), EXDEV (tmpfs or ramfs: the
  * tier would live in RAM), or the error of the file's creation. The default

@@ -416,6 +416,23 @@ static void store_drop(struct zswap_store *s, struct store_ws *w, struct zswap_e
 	store_entry_clear(e);
 }
 
+/* A pool entry's page into dst: copied (ZE_RAW) or decompressed (w held).
+ * 0, or the decompressor's error. */
+static int store_restore(struct zswap_store *s, struct store_ws *w, const struct zswap_entry *e, void *dst)
+{
+	struct zs_pool *pool = s->pools[zswap_entry_pool(e)];
+	unsigned long handle = zswap_entry_handle(e);
+	const void *obj = zs_map_object(pool, handle);
+	int ret = 0;
+
+	if (zswap_entry_type(e) == ZE_RAW)
+		memcpy(dst, obj, ZS_PAGE_SIZE);
+	else
+		ret = comp_decompress(&w->comp, obj, zswap_entry_length(e), dst);
+	zs_unmap_object(pool, handle);
+	return ret;
+}
+
 void zswap_store_set_backing(struct zswap_store *s, struct backing *b)
 {
 	s->tier = b;
@@ -453,14 +470,8 @@ int zswap_writeback_restore(struct zswap_store *s, const struct zswap_entry *e, 
 	if (!s->tier || (t != ZE_COMPRESSED && t != ZE_RAW) || zswap_entry_pool(e) >= s->nr_pools)
 		return -EINVAL;
 	w = store_ws_get(s);
-	struct zs_pool *pool = s->pools[zswap_entry_pool(e)];
-	unsigned long handle = zswap_entry_handle(e);
-	const void *obj = zs_map_object(pool, handle);
-	if (t == ZE_RAW)
-		memcpy(buf, obj, ZS_PAGE_SIZE);
-	else if (comp_decompress(&w->comp, obj, zswap_entry_length(e), buf) != 0)
+	if (store_restore(s, w, e, buf) != 0)
 		ret = -EBADMSG;
-	zs_unmap_object(pool, handle);
 	store_ws_put(w);
 	return ret;
 }
@@ -508,17 +519,7 @@ int zswap_load_page(struct zswap_store *s, struct zswap_entry *e, void *dst)
 		if (dst)
 			store_fill(dst, zswap_entry_word(e));
 	} else {
-		struct zs_pool *pool = s->pools[zswap_entry_pool(e)];
-		unsigned long handle = zswap_entry_handle(e);
-		const void *obj = zs_map_object(pool, handle);
-
-		if (store_take_injected(s))
-			ret = -EIO;
-		else if (zswap_entry_type(e) == ZE_RAW)
-			memcpy(dst, obj, ZS_PAGE_SIZE);
-		else
-			ret = comp_decompress(&w->comp, obj, zswap_entry_length(e), dst);
-		zs_unmap_object(pool, handle);
+		ret = store_take_injected(s) ? -EIO : store_restore(s, w, e, dst);
 	}
 	/* Exclusive load: the copy goes whether or not it could be restored; a
 	 * corrupt object is of no use to anyone. */

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <sys/statfs.h>
 #include <time.h>
 
 #include "base/log.h"
@@ -35,13 +34,6 @@ static struct {
 	bool child;		/* a fork child's: it reads the tier, writes nothing */
 } wb;
 
-static bool writeback_dir_on_disk(const char *dir)
-{
-	struct statfs s;
-
-	return statfs(dir, &s) == 0 && s.f_type != 0x01021994 /* tmpfs */ && s.f_type != 0x858458f6 /* ramfs */;
-}
-
 bool writeback_init(void)
 {
 	const struct opt_values *o = &eng.opt;
@@ -51,7 +43,7 @@ bool writeback_init(void)
 		return false;
 	const char *dir = o->backing_dir;
 	if (strcmp(dir, "auto") == 0)
-		dir = o->tmpdir[0] && writeback_dir_on_disk(o->tmpdir) ? o->tmpdir : "/var/tmp";
+		dir = o->tmpdir[0] && backing_dir_on_disk(o->tmpdir) ? o->tmpdir : "/var/tmp";
 	struct backing_config cfg = { .dir = dir, .max_bytes = o->backing_max, .encrypt = o->backing_encrypt };
 	wb.buf = prim_alloc(WB_BATCH * ZS_PAGE_SIZE);
 	wb.b = wb.buf ? backing_open(&cfg, why, sizeof(why)) : NULL;

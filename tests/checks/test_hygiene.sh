@@ -34,7 +34,6 @@
 #                 fork child before its threads start); anywhere: pread,
 #                 pwrite, fallocate, sync_file_range, posix_fadvise, fstat
 #                 and libsodium's pure functions (the second tier's I/O)
-#       writeback.o statfs (writeback_init)
 #       store.o   sysconf, pthread_mutex_init (zswap_store_create),
 #                 pthread_mutex_destroy (zswap_store_destroy; tools only)
 #       zsmalloc.o pthread_mutex_init, pthread_mutexattr_* (zs_create_pool),
@@ -142,7 +141,7 @@ allowed() {
 		return 1 ;;
 	backing:fchmod|backing:fcntl|backing:sodium_init|backing:randombytes_buf|backing:sodium_memzero)
 		return 1 ;;
-	backing:pthread_mutex_init|backing:pthread_mutex_destroy|writeback:statfs)
+	backing:pthread_mutex_init|backing:pthread_mutex_destroy)
 		return 1 ;;
 	growth:__libc_malloc|growth:__libc_calloc|growth:__libc_realloc|growth:__curbrk|elfsym:_r_debug)
 		return 0 ;;
@@ -162,8 +161,7 @@ startup_fns() {
 	start) echo "start_init start_ctor start_handlers start_thread start_handler_cpus" ;;
 	engine) echo "engine_note_objects" ;;
 	bindnow) echo "bindnow_closure" ;;
-	backing) echo "backing_open backing_create backing_check_dir backing_close backing_fork_child" ;;
-	writeback) echo "writeback_init writeback_dir_on_disk" ;;
+	backing) echo "backing_open backing_create backing_check_dir backing_dir_on_disk backing_close backing_fork_child" ;;
 	store) echo "zswap_store_create store_default_workspaces zswap_store_destroy" ;;
 	comp) echo "comp_ws_init" ;;
 	zsmalloc) echo "zs_create_pool zs_lock_init zs_destroy_pool" ;;
