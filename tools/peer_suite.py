@@ -12,6 +12,10 @@ the plain run, test module by test module and test case by test case:
            statistics at exit to OUT/limit.stats/ (how much was reclaimed
            is part of the report)
 
+In both library modes the library's own messages go to OUT/MODE.libzswap.log
+(ZSWAP_LOG_FILE), not into the workers' output that regrtest parses; the
+summary counts them.
+
 A difference is confirmed by running its module again, alone, in the plain
 mode and in the mode that differed (--confirm times); one that never shows
 again is reported as not reproduced and does not count. A confirmed
@@ -45,6 +49,10 @@ def mode_env(mode, args):
     if mode == "plain":
         return env
     env["LD_PRELOAD"] = args.lib
+    # regrtest's workers send their result as JSON on the stdout they share
+    # with stderr: the library's own lines go to a file (libzswap(7),
+    # DIAGNOSTICS), counted in the summary.
+    env["ZSWAP_LOG_FILE"] = os.path.join(args.out, mode + ".libzswap.log")
     if mode == "limit":
         env["ZSWAP_MEMORY_LIMIT"] = args.limit
         env["ZSWAP_COLD_AGE"] = str(args.cold_age)
@@ -248,6 +256,10 @@ def main():
 
     runs, secs = {}, {}
     for mode in modes:
+        try:
+            os.unlink(os.path.join(args.out, mode + ".libzswap.log"))
+        except FileNotFoundError:
+            pass
         print("peer_suite: %s: %d test modules..." % (mode, len(tests)), flush=True)
         st, cs, secs[mode] = regrtest(mode, tests, mode, args)
         if st is None:
@@ -295,10 +307,12 @@ def main():
             for r in diffs[mod]:
                 print("%s: %s: not reproduced in %d runs: %s" % (mode, mod, args.confirm, r),
                       file=report)
-        extra = ""
+        logf = os.path.join(args.out, mode + ".libzswap.log")
+        nlog = sum(1 for _ in open(logf, errors="replace")) if os.path.exists(logf) else 0
+        extra = "; %d libzswap messages (%s)" % (nlog, logf)
         if mode == "limit":
             procs, rec, zout, zin = limit_stats(args.out)
-            extra = "; %d processes dumped statistics, %d of them reclaimed (zswpout %d pages, " \
+            extra += "; %d processes dumped statistics, %d of them reclaimed (zswpout %d pages, " \
                     "zswpin %d)" % (procs, rec, zout, zin)
         print("peer_suite: cpython %s vs plain: %d modules, %d cases compared; plain: %s; %s: %s; "
               "%d differences (%d inherent, %d not reproduced)%s; %.0f s vs %.0f s plain"

@@ -165,6 +165,45 @@ int log_write_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
+/* Where lines go: stderr unless ZSWAP_LOG_FILE named a file (log_set_fd). */
+static _Atomic int log_fd = 2;
+
+void log_set_fd(int fd)
+{
+	atomic_store(&log_fd, fd >= 0 ? fd : 2);
+}
+
+int log_get_fd(void)
+{
+	return atomic_load(&log_fd);
+}
+
+size_t log_expand_path(char *out, size_t len, const char *pattern, long pid, long long secs,
+		       unsigned long long n)
+{
+	size_t pos = 0;
+
+	for (const char *f = pattern; *f && pos + 1 < len; f++) {
+		if (*f != '%' || !f[1]) {
+			out[pos++] = *f;
+			continue;
+		}
+		f++;
+		if (*f == 'p')
+			pos += log_snprintf(out + pos, len - pos, "%ld", pid);
+		else if (*f == 't')
+			pos += log_snprintf(out + pos, len - pos, "%lld", secs);
+		else if (*f == 'n')
+			pos += log_snprintf(out + pos, len - pos, "%llu", n);
+		else
+			out[pos++] = *f;
+	}
+	if (pos >= len)
+		pos = len - 1;
+	out[pos] = '\0';
+	return pos;
+}
+
 static _Atomic long log_window;		/* the second the current burst started */
 static _Atomic int log_in_window;	/* lines written in that second */
 static _Atomic unsigned long log_dropped;
@@ -184,7 +223,7 @@ void zlog(const char *fmt, ...)
 		if (dropped) {
 			n = log_snprintf(line, sizeof(line),
 					 "libzswap: %lu messages suppressed\n", dropped);
-			log_write_all(2, line, n);
+			log_write_all(atomic_load(&log_fd), line, n);
 		}
 	}
 	if (atomic_fetch_add(&log_in_window, 1) >= LOG_BURST) {
@@ -197,7 +236,7 @@ void zlog(const char *fmt, ...)
 	n += log_format(line + n, sizeof(line) - n - 1, fmt, ap);
 	va_end(ap);
 	line[n++] = '\n';
-	log_write_all(2, line, n);
+	log_write_all(atomic_load(&log_fd), line, n);
 }
 
 void log_check_failed(const char *file, int line, const char *cond)
@@ -205,6 +244,6 @@ void log_check_failed(const char *file, int line, const char *cond)
 	char buf[512];
 	size_t n = log_snprintf(buf, sizeof(buf),
 				"libzswap: internal check failed at %s:%d: %s\n", file, line, cond);
-	log_write_all(2, buf, n);
+	log_write_all(atomic_load(&log_fd), buf, n);
 	abort();
 }

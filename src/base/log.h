@@ -1,7 +1,8 @@
 /*
  * log.h - diagnostics written from inside someone else's process.
  *
- * Every message is one line "libzswap: ...\n" on stderr, formatted into a
+ * Every message is one line "libzswap: ...\n" on stderr (or the file
+ * ZSWAP_LOG_FILE names: log_set_fd), formatted into a
  * stack buffer by our own formatter (no malloc, no stdio, no locale) and
  * written with one write(2): safe on the fault path and in signal handlers.
  * Supported conversions: %s %c %d %i %u %x %p %% with the l, ll and z length
@@ -21,6 +22,16 @@ size_t log_snprintf(char *buf, size_t cap, const char *fmt, ...)
 /* One "libzswap: " line to stderr. Rate-limited: at most LOG_BURST lines per
  * second, the rest counted and reported once. */
 void zlog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Send every later line to fd (the caller opened it; negative: stderr again).
+ * log_get_fd() says where lines go now. */
+void log_set_fd(int fd);
+int log_get_fd(void);
+
+/* A file name from a pattern with %p (pid), %t (secs), %n (n) and %%
+ * expanded, truncated to fit len. Returns its length. */
+size_t log_expand_path(char *out, size_t len, const char *pattern, long pid, long long secs,
+		       unsigned long long n);
 
 /* Write a whole buffer to a file descriptor, retrying short writes and EINTR. */
 int log_write_all(int fd, const char *buf, size_t len);

@@ -118,6 +118,10 @@ const struct opt_def opt_table[OPT__COUNT] = {
 	[OPT_STATS_FILE] = {
 		OPT_STATS_FILE, "ZSWAP_STATS_FILE", OPT_STRING, "stderr", 0, 0, NULL, "",
 		"where dumps go: stderr, or an absolute PATH (%p: pid, %t: seconds since the epoch)", 0 },
+	[OPT_LOG_FILE] = {
+		OPT_LOG_FILE, "ZSWAP_LOG_FILE", OPT_STRING, "stderr", 0, 0, NULL, "",
+		"where the library's own messages go: stderr, or an absolute PATH appended to"
+		" (%p: pid, %t: seconds since the epoch)", 0 },
 	[OPT_STATS_FORMAT] = {
 		OPT_STATS_FORMAT, "ZSWAP_STATS_FORMAT", OPT_CHOICE, "text", 0, 0, "text|json", "",
 		"format of the statistics dump", 0 },
@@ -570,6 +574,9 @@ static void opt_set(enum opt_id id, const struct opt_val *val, struct opt_values
 	case OPT_STATS_FILE:
 		log_snprintf(v->stats_file, sizeof(v->stats_file), "%s", val->str ? val->str : "");
 		break;
+	case OPT_LOG_FILE:
+		log_snprintf(v->log_file, sizeof(v->log_file), "%s", val->str ? val->str : "");
+		break;
 	case OPT_STATS_FORMAT:	v->stats_format = (unsigned int)val->u; break;
 	case OPT_STATS_INTERVAL: v->stats_interval = (unsigned int)val->u; break;
 	case OPT_STATS_AT_EXIT:	v->stats_at_exit = val->u != 0; break;
@@ -607,6 +614,7 @@ static void opt_get(enum opt_id id, const struct opt_values *v, struct opt_val *
 	case OPT_INJECT_DECOMPRESS_FAIL: val->u = v->inject_decompress_fail; break;
 	case OPT_STATS_SIGNAL:	val->u = (uint64_t)v->stats_signal; break;
 	case OPT_STATS_FILE:	val->u = 0; val->str = v->stats_file; break;
+	case OPT_LOG_FILE:	val->u = 0; val->str = v->log_file; break;
 	case OPT_STATS_FORMAT:	val->u = v->stats_format; break;
 	case OPT_STATS_INTERVAL: val->u = v->stats_interval; break;
 	case OPT_STATS_AT_EXIT:	val->u = v->stats_at_exit; break;
@@ -934,6 +942,22 @@ static void opt_report_unknown(const char *name, size_t name_len, const struct o
 		zlog("%s is not a libzswap option (did you mean %s?); ignored", shown, hint->name);
 	else
 		zlog("%s is not a libzswap option; ignored", shown);
+}
+
+bool opt_peek(enum opt_id id, struct opt_values *v, char *const *envp)
+{
+	char why[OPT_WHY_MAX];
+	const struct opt_def *d = &opt_table[id];
+	size_t n = strlen(d->name);
+
+	if (!envp)
+		envp = environ;
+	if (!envp)
+		return false;
+	for (char *const *e = envp; *e; e++)
+		if (strncmp(*e, d->name, n) == 0 && (*e)[n] == '=')
+			return opt_parse_one(id, *e + n + 1, v, why, sizeof(why));
+	return false;
 }
 
 int opt_load(struct opt_values *v, char *const *envp)

@@ -61,6 +61,7 @@ enum opt_id {
 	OPT_INJECT_DECOMPRESS_FAIL,	/* ZSWAP_INJECT_DECOMPRESS_FAIL (testing) */
 	OPT_STATS_SIGNAL,	/* ZSWAP_STATS_SIGNAL */
 	OPT_STATS_FILE,		/* ZSWAP_STATS_FILE */
+	OPT_LOG_FILE,		/* ZSWAP_LOG_FILE */
 	OPT_STATS_FORMAT,	/* ZSWAP_STATS_FORMAT */
 	OPT_STATS_INTERVAL,	/* ZSWAP_STATS_INTERVAL */
 	OPT_STATS_AT_EXIT,	/* ZSWAP_STATS_AT_EXIT */
@@ -107,6 +108,7 @@ struct opt_values {
 	unsigned int inject_decompress_fail;	/* loads made to fail, for tests */
 	int stats_signal;		/* 0 = none */
 	char stats_file[OPT_STRING_MAX];	/* "stderr", or a path with %p/%t */
+	char log_file[OPT_STRING_MAX];		/* "stderr", or a path with %p/%t */
 	unsigned int stats_format;	/* 0 text, 1 json */
 	unsigned int stats_interval;	/* seconds; 0 = no periodic dump */
 	bool stats_at_exit;
@@ -138,6 +140,11 @@ void opt_defaults(struct opt_values *v);
  * are not options and pass silently. Returns the number of problems. No
  * malloc, no getenv, no stdio: safe in a constructor. */
 int opt_load(struct opt_values *v, char *const *envp);
+
+/* Set one option from the environment (envp, or environ when NULL) as
+ * opt_load will, silently: true if it is there and valid. For what must be
+ * known before the other options are read (ZSWAP_LOG_FILE). */
+bool opt_peek(enum opt_id id, struct opt_values *v, char *const *envp);
 
 /* Parse one value for one option, as opt_load does: returns true and sets
  * the field on success; on failure leaves the default and writes the text of

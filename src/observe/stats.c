@@ -457,27 +457,10 @@ static void stats_build(struct emit_buf *b, enum stats_fmt fmt, enum stats_reaso
  * number) and %% expanded. */
 static void stats_file_name(char *out, size_t len)
 {
-	const char *f = eng.opt.stats_file;
-	size_t pos = 0;
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	for (; *f && pos + 1 < len; f++) {
-		if (*f != '%' || !f[1]) {
-			out[pos++] = *f;
-			continue;
-		}
-		f++;
-		if (*f == 'p')
-			pos += log_snprintf(out + pos, len - pos, "%ld", stats_pid);
-		else if (*f == 't')
-			pos += log_snprintf(out + pos, len - pos, "%lld", (long long)ts.tv_sec);
-		else if (*f == 'n')
-			pos += log_snprintf(out + pos, len - pos, "%llu", (unsigned long long)stats_seq);
-		else
-			out[pos++] = *f;
-	}
-	out[pos < len ? pos : len - 1] = '\0';
+	log_expand_path(out, len, eng.opt.stats_file, stats_pid, (long long)ts.tv_sec, stats_seq);
 }
 
 /* Build and write one dump (stats_lock held). */

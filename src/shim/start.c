@@ -18,13 +18,16 @@
 #include "shim/start.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/auxv.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/bindnow.h"
@@ -105,6 +108,61 @@ static void start_fork_parent(void)
 	engine_sigrestore(&start_fork_mask);
 }
 
+/*
+ * ZSWAP_LOG_FILE: the library's messages go to a file instead of the
+ * program's stderr (a program that parses its children's stderr, such as a
+ * test runner reading a worker's JSON, must not find them there). Opened
+ * before the options are read so that their own warnings go there too;
+ * kept high and close-on-exec (src/base/fdtab.h). Returns false if it
+ * could not be opened (said on stderr; messages stay there).
+ */
+static bool start_log_open(const char *pattern)
+{
+	char path[OPT_STRING_MAX + 64];
+	struct timespec ts;
+
+	if (!pattern[0] || strcmp(pattern, "stderr") == 0)
+		return true;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	log_expand_path(path, sizeof(path), pattern, (long)syscall(SYS_getpid), (long long)ts.tv_sec, 0);
+	int fd = fdtab_keep((int)syscall(SYS_openat, AT_FDCWD, path,
+					 O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0600));
+	if (fd < 0) {
+		zlog("cannot open ZSWAP_LOG_FILE %s (errno %d): messages go to stderr", path, errno);
+		return false;
+	}
+	int old = log_get_fd();
+	log_set_fd(fd);
+	if (old != 2)
+		fdtab_close(old);
+	return true;
+}
+
+static void start_log_close(void)
+{
+	int fd = log_get_fd();
+
+	log_set_fd(-1);
+	if (fd != 2)
+		fdtab_close(fd);
+}
+
+static void start_log_init(void)
+{
+	/* Parsed again, and any problem reported, by opt_load. */
+	if (opt_peek(OPT_LOG_FILE, &eng.opt, NULL))
+		start_log_open(eng.opt.log_file);
+}
+
+/* True if the ZSWAP_LOG_FILE pattern names a file per process. */
+static bool start_log_per_process(void)
+{
+	for (const char *p = eng.opt.log_file; *p; p++)
+		if (p[0] == '%' && p[1] == 'p')
+			return true;
+	return false;
+}
+
 static void start_fork_child(void)
 {
 	fork_gate_reset();	/* the calls it held back were the parent's threads */
@@ -112,6 +170,8 @@ static void start_fork_child(void)
 	if (atomic_load(&eng.state) != ENGINE_RUNNING || start_fork_pid != eng.pid)
 		return;
 	eng.pid = (pid_t)syscall(SYS_getpid);
+	if (start_log_per_process())
+		start_log_open(eng.opt.log_file);	/* the child's own file */
 	int fd = start_fork_followed ? fork_child_take() : -1;
 	if (fd >= 0) {
 		/* Our own userfaultfd and copy of everything: serve it, and
@@ -142,8 +202,10 @@ static void start_fork_child(void)
 	 * registrations (the kernel then fills missing pages with zeros). */
 	atomic_store(&eng.state, ENGINE_OFF);
 	stats_fork_child_off();
-	if (!start_fork_fds_shared)
+	if (!start_fork_fds_shared) {
+		log_set_fd(-1);	/* its log file is closed with the rest */
 		fdtab_close_all();
+	}
 	eng.uffd = eng.pagemap_fd = -1;
 	engine_sigrestore(&start_fork_mask);
 }
@@ -336,8 +398,11 @@ static void start_init(void)
 
 	if (!atomic_compare_exchange_strong(&eng.state, &expected, ENGINE_STARTING))
 		return;
+	if (getauxval(AT_SECURE))
+		goto off;	/* set-user-ID: no file the environment names is opened */
+	start_log_init();
 	opt_load(&eng.opt, NULL);
-	if (!eng.opt.enabled || getauxval(AT_SECURE))
+	if (!eng.opt.enabled)
 		goto off;
 	engine_note_objects();
 	start_find_nthreads();
@@ -408,6 +473,7 @@ off_fd:
 	fdtab_close(eng.pagemap_fd);
 	eng.uffd = eng.pagemap_fd = -1;
 off:
+	start_log_close();	/* a pass-through holds no descriptor */
 	atomic_store(&eng.state, ENGINE_OFF);
 }
 

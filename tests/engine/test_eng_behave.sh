@@ -115,7 +115,29 @@ if eng_expect_rc 0; then
 	done
 fi
 
-# 6. A real program: Python's signal.pause() with its own handler, the
+# 6. ZSWAP_LOG_FILE: the library's own messages (a start-up line at
+#    ZSWAP_VERBOSE=1, the warning about a bad option) go to the file, the
+#    program's stderr stays its own; a fork child writes to its own file
+#    (%p); an unopenable file leaves them on stderr, said once.
+mkdir -p "$ENG_TMP/logs"
+if plain_then_lib log-file 0 ZSWAP_LOG_FILE="$ENG_TMP/logs/%p" ZSWAP_VERBOSE=1 ZSWAP_COLD_AGE=soon \
+	-- fork-thread; then
+	set -- "$ENG_TMP"/logs/*
+	[ $# = 2 ] || eng_fail "log-file: expected a log file for the process and its child, found: $*"
+	cat "$@" > "$ENG_TMP/log.all"
+	grep -q '^libzswap: ZSWAP_COLD_AGE="soon": ' "$ENG_TMP/log.all" ||
+		eng_fail "log-file: the option warning is not in the log file"
+	grep -q '^libzswap: active: ' "$ENG_TMP/log.all" ||
+		eng_fail "log-file: the start-up line is not in the log file"
+fi
+eng_run log-file-bad lib ZSWAP_LOG_FILE=/nonexistent/dir/log ZSWAP_VERBOSE=1 "$prog" last-thread
+if eng_expect_rc 0; then
+	grep -q '^libzswap: cannot open ZSWAP_LOG_FILE /nonexistent/dir/log' "$ENG_ERR" &&
+		grep -q '^libzswap: active: ' "$ENG_ERR" ||
+		eng_fail "log-file-bad: expected the open failure and then the messages on stderr"
+fi
+
+# 7. A real program: Python's signal.pause() with its own handler, the
 #    signal sent by a subprocess (subprocess's vfork child resets every
 #    handler before exec).
 if command -v python3 >/dev/null 2>&1; then
