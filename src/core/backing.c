@@ -393,23 +393,39 @@ int64_t backing_write(struct backing *b, const void *src, void *buf)
 	return rc == 1 ? slot : rc;
 }
 
-int backing_read(struct backing *b, uint64_t slot, void *dst)
+uint64_t backing_read_run(struct backing *b, uint64_t slot, size_t n, void *dst)
 {
-	ssize_t n;
+	size_t len = n * ZS_PAGE_SIZE;
+	uint64_t bad = 0;
+	ssize_t got;
 
-	if (slot >= b->max_slots)
-		return -EIO;
+	if (!n || n > 64)
+		return n ? ~0ULL : 0;
+	if (slot >= b->max_slots || n > b->max_slots - slot) {
+		atomic_fetch_add_explicit(&b->read_fail, n, memory_order_relaxed);
+		return n == 64 ? ~0ULL : (1ULL << n) - 1;
+	}
 	do
-		n = pread(b->fd, dst, ZS_PAGE_SIZE, (off_t)(slot * ZS_PAGE_SIZE));
-	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)ZS_PAGE_SIZE || backing_open_seal(b, dst, slot) != 0) {
-		atomic_fetch_add_explicit(&b->read_fail, 1, memory_order_relaxed);
-		return -EIO;
+		got = pread(b->fd, dst, len, (off_t)(slot * ZS_PAGE_SIZE));
+	while (got < 0 && errno == EINTR);
+	for (size_t k = 0; k < n; k++) {
+		char *page = (char *)dst + k * ZS_PAGE_SIZE;
+		/* A short read fails the pages it did not reach, no more. */
+		if (got < (ssize_t)((k + 1) * ZS_PAGE_SIZE) || backing_open_seal(b, page, slot + k) != 0)
+			bad |= 1ULL << k;
 	}
 	if (!b->direct)
-		posix_fadvise(b->fd, (off_t)(slot * ZS_PAGE_SIZE), (off_t)ZS_PAGE_SIZE, POSIX_FADV_DONTNEED);
-	atomic_fetch_add_explicit(&b->reads, 1, memory_order_relaxed);
-	return 0;
+		posix_fadvise(b->fd, (off_t)(slot * ZS_PAGE_SIZE), (off_t)len, POSIX_FADV_DONTNEED);
+	unsigned int nbad = (unsigned int)__builtin_popcountll(bad);
+	if (nbad)
+		atomic_fetch_add_explicit(&b->read_fail, nbad, memory_order_relaxed);
+	atomic_fetch_add_explicit(&b->reads, n - nbad, memory_order_relaxed);
+	return bad;
+}
+
+int backing_read(struct backing *b, uint64_t slot, void *dst)
+{
+	return backing_read_run(b, slot, 1, dst) ? -EIO : 0;
 }
 
 void backing_free(struct backing *b, uint64_t slot)

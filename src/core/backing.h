@@ -82,6 +82,12 @@ int backing_write_batch(struct backing *b, void *buf, size_t n, int64_t *slots);
  * nothing usable). The slot stays allocated. */
 int backing_read(struct backing *b, uint64_t slot, void *dst);
 
+/* Read n (at most 64) consecutive slots from slot on into dst (n pages,
+ * page-aligned) with one read, and verify each: readahead from the file.
+ * Returns the pages that failed (bit k: slot + k; dst's page k holds
+ * nothing usable), 0 when all verify. The slots stay allocated. */
+uint64_t backing_read_run(struct backing *b, uint64_t slot, size_t n, void *dst);
+
 /* Free a slot: reusable at once; its block stays on disk until
  * backing_trim() punches it out (a punch costs more than a read: never on
  * the fault path). */

@@ -454,6 +454,18 @@ static int store_load_backed(struct zswap_store *s, struct zswap_entry *e, void 
 	return ret;
 }
 
+uint64_t zswap_load_backed_run(struct zswap_store *s, struct zswap_entry *const *e, size_t n, void *dst)
+{
+	uint64_t bad = s->tier ? backing_read_run(s->tier, zswap_entry_slot(e[0]), n, dst) : ~0ULL;
+
+	for (size_t k = 0; k < n; k++) {
+		if (s->tier)
+			backing_free(s->tier, zswap_entry_slot(e[k]));
+		store_entry_clear(e[k]);
+	}
+	return n < 64 ? bad & ((1ULL << n) - 1) : bad;
+}
+
 int zswap_read_backed(struct zswap_store *s, const struct zswap_entry *e, void *dst)
 {
 	if (zswap_entry_type(e) != ZE_BACKED || !s->tier)

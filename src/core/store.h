@@ -151,6 +151,12 @@ int zswap_writeback_entry(struct zswap_store *s, struct zswap_entry *e, void *bu
 int zswap_writeback_restore(struct zswap_store *s, const struct zswap_entry *e, void *buf);
 void zswap_writeback_commit(struct zswap_store *s, struct zswap_entry *e, int64_t slot);
 
+/* Exclusive load of n (at most 64) ZE_BACKED entries whose slots follow
+ * each other (e[k]'s is e[0]'s + k) into dst, n pages, with one read:
+ * readahead from the tier. Every entry is freed; returns the pages that
+ * failed to read or verify (bit k: e[k]), 0 when none did. */
+uint64_t zswap_load_backed_run(struct zswap_store *s, struct zswap_entry *const *e, size_t n, void *dst);
+
 /* Read a ZE_BACKED entry's page into dst without freeing it (fork's frozen
  * state serves pages so). 0, or -EIO. */
 int zswap_read_backed(struct zswap_store *s, const struct zswap_entry *e, void *dst);

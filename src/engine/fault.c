@@ -510,6 +510,19 @@ static void fault_restore(struct fault_ctx *h, const struct region_ref *ref, siz
 		uf_wake(eng.uffd, addr, ZS_PAGE_SIZE);	/* it faults again and finds the page */
 }
 
+/* Give back a page claimed for readahead and not loaded: its entry is
+ * intact. */
+static void fault_unclaim(const struct region_ref *ref, size_t idx, uintptr_t addr)
+{
+	struct slot *s = &ref->arr->slots[idx];
+	uint32_t w = atomic_exchange(&s->state, SLOT_STORED);
+
+	if (w & SLOT_DROPPED)
+		region_drop_slot(eng.store, s);
+	if (w & SLOT_WAITER)
+		uf_wake(eng.uffd, addr, ZS_PAGE_SIZE);	/* it faults again and finds the page */
+}
+
 /*
  * Readahead (ZSWAP_READAHEAD, the window's maximum): after a refault at slot
  * idx (installed at addr), load the stored pages that follow it and install
@@ -529,28 +542,65 @@ static void fault_readahead(struct fault_ctx *h, const struct region_ref *ref, s
 	max = ra_window(ref->arr, idx, max);
 	if (max > left - 1)
 		max = left - 1;
-	for (; k < max; k++) {
-		struct slot *s = &ref->arr->slots[idx + 1 + k];
+	/* Claim first, then load: pages written back one after another sit in
+	 * consecutive slots of the tier's file (writeback goes in address
+	 * order, lowest free slot first), and a run of them is read with one
+	 * read instead of one a page. */
+	struct zswap_entry ents[64], *run[64];
+	size_t n = 0;
+	for (; n < max && n < 64; n++) {
+		struct slot *s = &ref->arr->slots[idx + 1 + n];
 		uint32_t old = atomic_load(&s->state);
 		if ((old & (SLOT_STATE | SLOT_DROPPED)) != SLOT_STORED ||
 		    !atomic_compare_exchange_strong(&s->state, &old, SLOT_LOADING | SLOT_INBUF | (old & SLOT_WAITER)))
 			break;
-		struct zswap_entry e = s->e;
+		ents[n] = s->e;
+	}
+	while (k < n) {
 		char *dst = h->buf + ((k + 1) << ZS_PAGE_SHIFT);
-		if (zswap_entry_is_zero(&e)) {
-			zswap_load_page(eng.store, &e, NULL);
+		size_t len = 1;
+		uint64_t bad;
+		if (zswap_entry_type(&ents[k]) == ZE_BACKED) {
+			run[0] = &ents[k];
+			while (k + len < n && zswap_entry_type(&ents[k + len]) == ZE_BACKED &&
+			       zswap_entry_slot(&ents[k + len]) == zswap_entry_slot(&ents[k]) + len) {
+				run[len] = &ents[k + len];
+				len++;
+			}
+			bad = zswap_load_backed_run(eng.store, run, len, dst);
+		} else if (zswap_entry_is_zero(&ents[k])) {
+			zswap_load_page(eng.store, &ents[k], NULL);
 			memset(dst, 0, ZS_PAGE_SIZE);
-		} else if (zswap_load_page(eng.store, &e, dst) < 0) {
-			/* Leave this one to its own fault, which poisons it. */
-			zlog("a stored page at %p could not be decompressed: poisoned (SIGBUS on access)",
-			     (void *)(addr + ((k + 1) << ZS_PAGE_SHIFT)));
-			uintptr_t at = addr + ((k + 1) << ZS_PAGE_SHIFT);
-			if (uf_poison(eng.uffd, at, ZS_PAGE_SIZE, UF_DONTWAKE) > 0)
-				atomic_fetch_add(&eng.cnt.poisoned_pages, 1);
-			if (atomic_exchange(&s->state, SLOT_RESIDENT) & SLOT_WAITER)
-				uf_wake(eng.uffd, at, ZS_PAGE_SIZE);
-			break;
+			bad = 0;
+		} else {
+			bad = zswap_load_page(eng.store, &ents[k], dst) < 0;
 		}
+		if (!bad) {
+			k += len;
+			continue;
+		}
+		/* The first page that failed is poisoned where it is (its own
+		 * access takes SIGBUS); readahead stops there. The pages of its
+		 * run read after it are put back in the pool, those that failed
+		 * too are poisoned, and the pages not read yet stay STORED. */
+		size_t first = (size_t)__builtin_ctzll(bad);
+		for (size_t j = first; j < len; j++) {
+			uintptr_t at = addr + ((k + j + 1) << ZS_PAGE_SHIFT);
+			if (bad >> j & 1) {
+				zlog("a stored page at %p could not be read back: poisoned (SIGBUS on access)",
+				     (void *)at);
+				if (uf_poison(eng.uffd, at, ZS_PAGE_SIZE, UF_DONTWAKE) > 0)
+					atomic_fetch_add(&eng.cnt.poisoned_pages, 1);
+				if (atomic_exchange(&ref->arr->slots[idx + 1 + k + j].state, SLOT_RESIDENT) & SLOT_WAITER)
+					uf_wake(eng.uffd, at, ZS_PAGE_SIZE);
+			} else {
+				fault_restore(h, ref, idx + 1 + k + j, k + j + 1, at);
+			}
+		}
+		for (size_t j = k + len; j < n; j++)
+			fault_unclaim(ref, idx + 1 + j, addr + ((j + 1) << ZS_PAGE_SHIFT));
+		k += first;
+		break;
 	}
 	if (!k)
 		return;
