@@ -71,7 +71,7 @@ struct backing {
 	uint64_t nr_unpunched;
 
 	_Atomic uint64_t count, reads, writes, read_fail, write_fail;
-	_Atomic unsigned int inject, inject_eio;
+	_Atomic unsigned int inject, inject_kind;	/* test hook: writes to fail, how */
 };
 
 static __attribute__((format(printf, 4, 5))) int backing_reason(char *why, size_t len, int err,
@@ -356,8 +356,17 @@ int backing_write_batch(struct backing *b, void *buf, size_t n, int64_t *slots)
 		ssize_t w;
 		unsigned int inj = atomic_load_explicit(&b->inject, memory_order_relaxed);
 		if (inj && atomic_compare_exchange_strong(&b->inject, &inj, inj - 1)) {
-			errno = atomic_load(&b->inject_eio) ? EIO : ENOSPC;
-			w = -1;
+			unsigned int kind = atomic_load(&b->inject_kind);
+			if (kind == BACKING_FAIL_CYCLE)
+				kind = inj % 3;	/* ENOSPC, EIO, short, in turn */
+			if (kind == BACKING_FAIL_SHORT) {
+				/* Half of the first page really written: the
+				 * slot holds a torn page until it is punched. */
+				w = pwrite(b->fd, (char *)buf + written * ZS_PAGE_SIZE, ZS_PAGE_SIZE / 2, off);
+			} else {
+				errno = kind == BACKING_FAIL_EIO ? EIO : ENOSPC;
+				w = -1;
+			}
 		} else {
 			w = pwrite(b->fd, (char *)buf + written * ZS_PAGE_SIZE, len, off);
 		}
@@ -525,8 +534,8 @@ int backing_fd(const struct backing *b)
 	return b->fd;
 }
 
-void backing_inject_write_fail(struct backing *b, unsigned int n, bool eio)
+void backing_inject_write_fail(struct backing *b, unsigned int n, enum backing_fail kind)
 {
-	atomic_store(&b->inject_eio, eio);
+	atomic_store(&b->inject_kind, kind);
 	atomic_store(&b->inject, n);
 }

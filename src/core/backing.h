@@ -117,8 +117,10 @@ void backing_fork_child(struct backing *b);
 /* The file's descriptor (tests read the file's bytes through it). */
 int backing_fd(const struct backing *b);
 
-/* Test hook: fail the next n writes as if the disk were full (ENOSPC), or
- * with a short write (eio). */
-void backing_inject_write_fail(struct backing *b, unsigned int n, bool eio);
+/* Test hook: fail the next n writes as if the disk were full (ENOSPC), with
+ * an I/O error, with a short write (half a page written), or each of the
+ * three in turn. */
+enum backing_fail { BACKING_FAIL_ENOSPC, BACKING_FAIL_EIO, BACKING_FAIL_SHORT, BACKING_FAIL_CYCLE };
+void backing_inject_write_fail(struct backing *b, unsigned int n, enum backing_fail kind);
 
 #endif

@@ -112,6 +112,10 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		OPT_INJECT_DECOMPRESS_FAIL, "ZSWAP_INJECT_DECOMPRESS_FAIL", OPT_UINT, "0", 0, 1000000,
 		NULL, "loads",
 		"testing: the next N loads of stored pages fail as if their data were corrupt", 0 },
+	[OPT_INJECT_WRITEBACK_FAIL] = {
+		OPT_INJECT_WRITEBACK_FAIL, "ZSWAP_INJECT_WRITEBACK_FAIL", OPT_UINT, "0", 0, 1000000,
+		NULL, "writes",
+		"testing: the next N writes to the tier fail: ENOSPC, EIO and a short write in turn", 0 },
 	[OPT_STATS_SIGNAL] = {
 		OPT_STATS_SIGNAL, "ZSWAP_STATS_SIGNAL", OPT_SIGNAL, "SIGUSR1", 1, 64, NULL, "",
 		"signal that makes the library write a statistics dump; none: no signal", 0 },
@@ -570,6 +574,7 @@ static void opt_set(enum opt_id id, const struct opt_val *val, struct opt_values
 	case OPT_BACKING_ENCRYPT: v->backing_encrypt = val->u != 0; break;
 	case OPT_VERBOSE:	v->verbose = (unsigned int)val->u; break;
 	case OPT_INJECT_DECOMPRESS_FAIL: v->inject_decompress_fail = (unsigned int)val->u; break;
+	case OPT_INJECT_WRITEBACK_FAIL: v->inject_writeback_fail = (unsigned int)val->u; break;
 	case OPT_STATS_SIGNAL:	v->stats_signal = (int)val->u; break;
 	case OPT_STATS_FILE:
 		log_snprintf(v->stats_file, sizeof(v->stats_file), "%s", val->str ? val->str : "");
@@ -612,6 +617,7 @@ static void opt_get(enum opt_id id, const struct opt_values *v, struct opt_val *
 	case OPT_BACKING_ENCRYPT: val->u = v->backing_encrypt; break;
 	case OPT_VERBOSE:	val->u = v->verbose; break;
 	case OPT_INJECT_DECOMPRESS_FAIL: val->u = v->inject_decompress_fail; break;
+	case OPT_INJECT_WRITEBACK_FAIL: val->u = v->inject_writeback_fail; break;
 	case OPT_STATS_SIGNAL:	val->u = (uint64_t)v->stats_signal; break;
 	case OPT_STATS_FILE:	val->u = 0; val->str = v->stats_file; break;
 	case OPT_LOG_FILE:	val->u = 0; val->str = v->log_file; break;

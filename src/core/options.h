@@ -59,6 +59,7 @@ enum opt_id {
 	OPT_BACKING_ENCRYPT,	/* ZSWAP_BACKING_ENCRYPT */
 	OPT_VERBOSE,		/* ZSWAP_VERBOSE */
 	OPT_INJECT_DECOMPRESS_FAIL,	/* ZSWAP_INJECT_DECOMPRESS_FAIL (testing) */
+	OPT_INJECT_WRITEBACK_FAIL,	/* ZSWAP_INJECT_WRITEBACK_FAIL (testing) */
 	OPT_STATS_SIGNAL,	/* ZSWAP_STATS_SIGNAL */
 	OPT_STATS_FILE,		/* ZSWAP_STATS_FILE */
 	OPT_LOG_FILE,		/* ZSWAP_LOG_FILE */
@@ -106,6 +107,7 @@ struct opt_values {
 	bool backing_encrypt;
 	unsigned int verbose;
 	unsigned int inject_decompress_fail;	/* loads made to fail, for tests */
+	unsigned int inject_writeback_fail;	/* writes to the tier made to fail, for tests */
 	int stats_signal;		/* 0 = none */
 	char stats_file[OPT_STRING_MAX];	/* "stderr", or a path with %p/%t */
 	char log_file[OPT_STRING_MAX];		/* "stderr", or a path with %p/%t */

@@ -55,6 +55,9 @@ bool writeback_init(void)
 		return false;
 	}
 	zswap_store_set_backing(eng.store, wb.b);
+	/* Test hook (ZSWAP_INJECT_WRITEBACK_FAIL): tests/engine/test_eng_writeback.sh. */
+	if (o->inject_writeback_fail)
+		backing_inject_write_fail(wb.b, o->inject_writeback_fail, BACKING_FAIL_CYCLE);
 	if (o->verbose) {
 		struct backing_stats st;
 		backing_stats(wb.b, &st);

@@ -41,6 +41,87 @@ eng_expect_rc 0 && cp "$ENG_OUT" "$ENG_TMP/fork.ref"
 eng_run fork-tier lib ZSWAP_MEMORY_LIMIT=32M ZSWAP_BACKING_DIR="$dir" "$prog" fork 64
 eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/fork.ref"
 
+# Write failures by injection (ENOSPC, EIO and a short write in turn): the
+# pages stay in the pool, every byte is right, the failure is said once
+# and counted, and writeback goes on afterwards (each failure pauses it for
+# a second: the fork mode waits until something was written back).
+ENG_ALLOW_LIBZSWAP='^libzswap: (writeback: the tier.s file could not take a page|ZSWAP_MEMORY_LIMIT \(32 MiB\) cannot hold)'
+eng_run inject lib ZSWAP_MEMORY_LIMIT=32M ZSWAP_BACKING_DIR="$dir" ZSWAP_INJECT_WRITEBACK_FAIL=3 \
+	"$prog" fork 64
+if eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/fork.ref"; then
+	[ "$(grep -c 'could not take a page' "$ENG_ERR")" = 1 ] ||
+		eng_fail "inject: the failed writes were not said exactly once"
+	[ "$(stat_of writeback_failed)" -ge 3 ] || eng_fail "inject: fewer than 3 failed write-backs counted"
+	[ "$(stat_of written_back_pages)" -gt 0 ] || eng_fail "inject: writeback did not go on after the failures"
+	[ "$(stat_of poisoned_pages)" = 0 ] || eng_fail "inject: pages were poisoned"
+	eng_expect_no_libzswap
+fi
+ENG_ALLOW_LIBZSWAP=
+
+# Four threads refaulting at once, from the pool (text pages) and from the
+# tier (random pages) interleaved: every byte right, both kinds of refault.
+eng_run threads-plain plain "$prog" threads 64
+eng_expect_rc 0 && cp "$ENG_OUT" "$ENG_TMP/threads.ref"
+eng_run threads lib ZSWAP_MEMORY_LIMIT=32M ZSWAP_BACKING_DIR="$dir" "$prog" threads 64
+if eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/threads.ref"; then
+	r=$(stat_of refaults); br=$(stat_of bd_reads)
+	eng_say "threads: $r refaults, $br of them from the tier"
+	[ "${br:-0}" -gt 0 ] || eng_fail "threads: nothing was read back from the tier"
+	[ "${r:-0}" -gt "${br:-0}" ] || eng_fail "threads: no refault came from the pool"
+fi
+
+
+# A damaged file: pages read back from blocks the test changed on disk
+# raise SIGBUS, those pages only; every other page is right, and each
+# SIGBUS is a poisoned page and a failed read in the counters.
+mkdir -p "$ENG_TMP/corrupt"
+ENG_ALLOW_LIBZSWAP='^libzswap: a stored page at .* could not be (decompressed|read back): poisoned'
+# No timeout(1) in between: $! is the program (its waits are bounded).
+ZSWAP_MEMORY_LIMIT=32M ZSWAP_BACKING_DIR="$dir" LD_PRELOAD="$ENG_PRELOAD" \
+	"$prog" corrupt 64 "$ENG_TMP/corrupt" >"$ENG_TMP/corrupt.out" 2>"$ENG_TMP/corrupt.err" &
+pid=$!
+for _ in $(seq 1 600); do
+	[ -e "$ENG_TMP/corrupt/ready" ] && break
+	kill -0 $pid 2>/dev/null || break
+	sleep 0.1
+done
+damaged=
+if [ -e "$ENG_TMP/corrupt/ready" ]; then
+	fd=$(ls -l /proc/$pid/fd 2>/dev/null | awk -v d="$dir/" 'index($0, d) && /\(deleted\)/ { print $9; exit }')
+	# One byte flipped in each of 4 pages spread over the file's first
+	# extent of data (SEEK_DATA): pages written back and not read since.
+	damaged=$(python3 -c '
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDWR)
+start = os.lseek(fd, 0, os.SEEK_DATA)
+end = os.lseek(fd, start, os.SEEK_HOLE)
+n = 0
+for k in range(4):
+    off = start + (end - start) // 4096 * k // 4 * 4096 + 100
+    if off >= end:
+        break
+    b = os.pread(fd, 1, off)
+    os.pwrite(fd, bytes([b[0] ^ 0x5a]), off)
+    n += 1
+os.fsync(fd)
+print(n)' "/proc/$pid/fd/$fd")
+fi
+: > "$ENG_TMP/corrupt/go"
+wait $pid
+ENG_RC=$? ENG_OUT=$ENG_TMP/corrupt.out ENG_ERR=$ENG_TMP/corrupt.err ENG_LABEL=corrupt
+if [ -z "$damaged" ] || [ "$damaged" = 0 ]; then
+	eng_fail "corrupt: the tier's file could not be damaged (fd ${fd:-none} of $pid)"
+elif eng_expect_rc 0; then
+	bus=$(sed -n 's/^prog_writeback: sigbus //p' "$ENG_ERR")
+	eng_say "corrupt: $damaged blocks damaged, $bus pages raised SIGBUS"
+	[ "${bus:-0}" -ge 1 ] && [ "${bus:-0}" -le "$damaged" ] ||
+		eng_fail "corrupt: ${bus:-?} pages raised SIGBUS for $damaged damaged blocks"
+	[ "$(stat_of poisoned_pages)" = "$bus" ] && [ "$(stat_of bd_read_fail)" = "$bus" ] ||
+		eng_fail "corrupt: poisoned_pages $(stat_of poisoned_pages), bd_read_fail $(stat_of bd_read_fail) for $bus SIGBUS"
+	eng_expect_no_libzswap
+fi
+ENG_ALLOW_LIBZSWAP=
+
 # SIGKILL while pages are in the tier: nothing is left in the directory (the
 # file never had a name), and the file was really in use (its descriptor
 # shows it while the program runs).

@@ -11,6 +11,16 @@
  *       written some back, fork: the child and the parent each check every
  *       page, rewrite their own half with their own seed and check all
  *       again; the parent checks once more after the child exited
+ *   prog_writeback threads MB
+ *       fill MB, even pages text (they stay in the pool) and odd pages
+ *       random (the tier's), then four threads check every page at once,
+ *       each from its own starting point, three rounds
+ *   prog_writeback corrupt MB DIR
+ *       fill MB of random pages, wait until the tier stops growing, create
+ *       DIR/ready and wait for DIR/go (the test damages the tier's file
+ *       meanwhile), then read every page: a page that raises SIGBUS is
+ *       counted ("prog_writeback: sigbus N" on stderr), every other page
+ *       must be right
  *
  * stdout is the same with and without the library; stderr gets
  * "prog_writeback: vmhwm_kb=N" and, under the library, the tier's counters
@@ -18,6 +28,10 @@
  */
 #include "prog_common.h"
 
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 static unsigned char *area;
@@ -54,6 +68,8 @@ static void report(void)
 		fprintf(stderr, "prog_writeback: stat bd_reads=%" PRIu64 "\n", st.bd_reads);
 		fprintf(stderr, "prog_writeback: stat writeback_failed=%" PRIu64 "\n", st.writeback_failed);
 		fprintf(stderr, "prog_writeback: stat poisoned_pages=%" PRIu64 "\n", st.poisoned_pages);
+		fprintf(stderr, "prog_writeback: stat bd_read_fail=%" PRIu64 "\n", st.bd_read_fail);
+		fprintf(stderr, "prog_writeback: stat refaults=%" PRIu64 "\n", st.refaults);
 	}
 }
 
@@ -80,11 +96,106 @@ static void fork_side(const char *who, size_t half, uint64_t seed)
 	}
 }
 
+static enum pc_kind mixed_kind(size_t i)
+{
+	return i & 1 ? PC_RANDOM : PC_TEXT;
+}
+
+static void *thread_check(void *arg)
+{
+	size_t start = (size_t)(uintptr_t)arg * (npages / 4);
+	static __thread unsigned char expect[PC_PAGE];
+
+	for (int round = 0; round < 3; round++)
+		for (size_t k = 0; k < npages; k++) {
+			size_t i = (start + k) % npages;
+			pc_fill(expect, mixed_kind(i), pc_page_seed(9, i));
+			if (memcmp(area + i * PC_PAGE, expect, PC_PAGE) != 0)
+				pc_fail("thread %zu: page %zu is wrong", (size_t)(uintptr_t)arg, i);
+		}
+	return NULL;
+}
+
+static uint64_t in_tier(void)
+{
+	struct zswap_stats st;
+
+	if (!pc_managed())
+		return 0;
+	pc_stats(&st);
+	return st.bd_count;
+}
+
+static sigjmp_buf bus_jmp;
+
+static void on_bus(int sig)
+{
+	(void)sig;
+	siglongjmp(bus_jmp, 1);
+}
+
+static void wait_file(const char *dir, const char *name, int seconds)
+{
+	char path[512];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	for (int t = 0; t < seconds * 10; t++) {
+		if (stat(path, &sb) == 0)
+			return;
+		usleep(100000);
+	}
+	pc_fail("%s did not appear within %d s", path, seconds);
+}
+
+static void corrupt_mode(const char *dir)
+{
+	char path[512];
+	uint64_t last = 0, now;
+	volatile size_t bus = 0;
+	static unsigned char expect[PC_PAGE];
+	struct sigaction sa;
+
+	for (size_t i = 0; i < npages; i++)
+		fill_page(i, PC_RANDOM, 7);
+	/* Settled: the tier has not grown for a second (at most 30 s). */
+	for (int t = 0; t < 30; t++) {
+		sleep(1);
+		now = in_tier();
+		if (now && now == last)
+			break;
+		last = now;
+	}
+	snprintf(path, sizeof(path), "%s/ready", dir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		pc_fail("create %s: %s", path, strerror(errno));
+	close(fd);
+	wait_file(dir, "go", 60);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_bus;
+	sigaction(SIGBUS, &sa, NULL);
+	for (size_t i = 0; i < npages; i++) {
+		volatile unsigned char *p = area + i * PC_PAGE;
+		if (sigsetjmp(bus_jmp, 1)) {
+			bus++;
+			continue;
+		}
+		(void)*p;
+		pc_fill(expect, PC_RANDOM, pc_page_seed(7, i));
+		if (memcmp((const void *)p, expect, PC_PAGE) != 0)
+			pc_fail("page %zu is wrong: %s", i, pc_describe(area + i * PC_PAGE, PC_RANDOM, pc_page_seed(7, i)));
+	}
+	fprintf(stderr, "prog_writeback: sigbus %zu\n", (size_t)bus);
+	printf("corrupt: every page that did not raise SIGBUS is right\n");
+}
+
 int main(int argc, char **argv)
 {
 	pc_init("prog_writeback", &argc, argv);
 	if (argc < 3)
-		pc_fail("usage: prog_writeback fill MB text|random | fork MB");
+		pc_fail("usage: prog_writeback fill MB text|random | fork MB | threads MB | corrupt MB DIR");
 	const char *mode = argv[1];
 	npages = (size_t)atol(argv[2]) * PC_MIB / PC_PAGE;
 	area = mmap(NULL, npages * PC_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -130,6 +241,20 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < npages; i++)
 			check_page(i, PC_RANDOM, i >= npages / 2 && i < 2 * (npages / 2) ? 13 : 7, "parent after the child");
 		printf("fork over %zu pages: ok\n", npages);
+	} else if (strcmp(mode, "threads") == 0) {
+		pthread_t t[4];
+		for (size_t i = 0; i < npages; i++)
+			pc_fill(area + i * PC_PAGE, mixed_kind(i), pc_page_seed(9, i));
+		for (int t0 = 0; t0 < 200 && !written_back(); t0++)
+			usleep(100000);
+		for (uintptr_t k = 0; k < 4; k++)
+			if (pthread_create(&t[k], NULL, thread_check, (void *)k) != 0)
+				pc_fail("pthread_create");
+		for (int k = 0; k < 4; k++)
+			pthread_join(t[k], NULL);
+		printf("threads over %zu pages: ok\n", npages);
+	} else if (strcmp(mode, "corrupt") == 0 && argc > 3) {
+		corrupt_mode(argv[3]);
 	} else {
 		pc_fail("unknown mode %s", mode);
 	}

@@ -5,10 +5,11 @@
  * written read back byte for byte, sealed or only checksummed; nothing of a
  * page's clear text is in the file when sealing is on (and it is there when
  * off, which proves the search can find it); a block changed on disk reads
- * back as -EIO for that slot only, as does a block copied to another slot;
+ * back as -EIO for that slot only, as does a block copied to another slot,
+ * also inside a run of slots read with one read;
  * the lowest free slot is reused first, a trim punches out what is free and
  * not what was reused; the cap and
- * injected ENOSPC and EIO fail the write without keeping a slot; tmpfs and
+ * injected ENOSPC, EIO and short write fail the write without keeping a slot; tmpfs and
  * a missing directory are refused with their reasons.
  */
 #include "config.h"
@@ -31,7 +32,9 @@
 #define NPAGES 96
 #define MARK "libzswap-backing-test-marker-"
 
-static unsigned char *page_buf, *scratch;
+#define RUN 24	/* pages read by one backing_read_run */
+
+static unsigned char *page_buf, *scratch, *run_buf;
 
 static void fill(unsigned char *p, unsigned int i)
 {
@@ -157,6 +160,20 @@ static void round_trip(bool encrypt)
 	fill(page_buf, 22);
 	CHECK(backing_read(b, 22, scratch) == 0 && memcmp(scratch, page_buf, ZS_PAGE_SIZE) == 0,
 	      "the block after a bad one no longer reads back");
+	/* A run read with one read (readahead): the bad blocks, and only
+	 * they, are reported; the others read back. */
+	uint64_t bad = backing_read_run(b, 8, RUN, run_buf);
+	CHECK(bad == (1ULL << 2 | 1ULL << 13), "a run of %d from slot 8 reported %#llx, expected slots 10 and 21",
+	      RUN, (unsigned long long)bad);
+	for (unsigned int k = 0; k < RUN; k++) {
+		if (bad >> k & 1)
+			continue;
+		fill(page_buf, 8 + k);
+		CHECK(memcmp(run_buf + k * ZS_PAGE_SIZE, page_buf, ZS_PAGE_SIZE) == 0,
+		      "slot %u of a run did not read back", 8 + k);
+	}
+	CHECK(backing_read_run(b, NPAGES - 2, 4, run_buf) == 0xc,
+	      "a run past the written end did not fail its last two pages only");
 
 	/* Freed slots are punched; the lowest is reused first. */
 	backing_free(b, 5);
@@ -202,13 +219,15 @@ static void limits(void)
 		CHECK(backing_write(b, page_buf, scratch) == i, "write %d under the cap failed", i);
 	CHECK(backing_write(b, page_buf, scratch) == -ENOSPC, "a write past the cap did not fail with ENOSPC");
 	backing_free(b, 7);
-	backing_inject_write_fail(b, 1, false);
+	backing_inject_write_fail(b, 1, BACKING_FAIL_ENOSPC);
 	CHECK(backing_write(b, page_buf, scratch) == -ENOSPC, "an injected ENOSPC was not reported");
-	backing_inject_write_fail(b, 1, true);
+	backing_inject_write_fail(b, 1, BACKING_FAIL_EIO);
 	CHECK(backing_write(b, page_buf, scratch) == -EIO, "an injected EIO was not reported");
+	backing_inject_write_fail(b, 1, BACKING_FAIL_SHORT);
+	CHECK(backing_write(b, page_buf, scratch) == -EIO, "an injected short write was not reported");
 	CHECK(backing_write(b, page_buf, scratch) == 7, "a failed write kept its slot");
 	backing_stats(b, &st);
-	CHECK(st.bd_count == 16 && st.bd_write_fail == 3, "bd_count %llu, write failures %llu",
+	CHECK(st.bd_count == 16 && st.bd_write_fail == 4, "bd_count %llu, write failures %llu",
 	      (unsigned long long)st.bd_count, (unsigned long long)st.bd_write_fail);
 	backing_close(b);
 }
@@ -233,6 +252,7 @@ int main(void)
 {
 	page_buf = prim_alloc(ZS_PAGE_SIZE);
 	scratch = prim_alloc(ZS_PAGE_SIZE);
+	run_buf = prim_alloc(RUN * ZS_PAGE_SIZE);
 	round_trip(true);
 	round_trip(false);
 	limits();
