@@ -92,7 +92,11 @@ const struct opt_def opt_table[OPT__COUNT] = {
 	[OPT_WRITEBACK] = {
 		OPT_WRITEBACK, "ZSWAP_WRITEBACK", OPT_CHOICE, "auto", 0, 0, "auto|0|1", "",
 		"the second tier: pages the pool cannot keep are written to a file on disk;"
-		" auto = on under ZSWAP_MEMORY_LIMIT (memory.zswap.writeback)", 0 },
+		" auto = on under ZSWAP_MEMORY_LIMIT or with ZSWAP_SHRINKER_ENABLED (memory.zswap.writeback)", 0 },
+	[OPT_SHRINKER_ENABLED] = {
+		OPT_SHRINKER_ENABLED, "ZSWAP_SHRINKER_ENABLED", OPT_BOOL, "0", 0, 1, NULL, "",
+		"1 writes the pool's coldest pages back to the tier while the system or the memory"
+		" cgroup is under memory pressure (zswap's shrinker_enabled)", 0 },
 	[OPT_BACKING_DIR] = {
 		OPT_BACKING_DIR, "ZSWAP_BACKING_DIR", OPT_STRING, "auto", 0, 0, NULL, "",
 		"directory of the tier's file (never tmpfs); auto = $TMPDIR when on a disk, else /var/tmp",
@@ -567,6 +571,7 @@ static void opt_set(enum opt_id id, const struct opt_val *val, struct opt_values
 	case OPT_MAX_POOL_PERCENT: v->max_pool_percent = (unsigned int)val->u; break;
 	case OPT_ACCEPT_THRESHOLD_PERCENT: v->accept_threshold_percent = (unsigned int)val->u; break;
 	case OPT_WRITEBACK:	v->writeback = (unsigned int)val->u; break;
+	case OPT_SHRINKER_ENABLED: v->shrinker_enabled = val->u != 0; break;
 	case OPT_BACKING_DIR:
 		log_snprintf(v->backing_dir, sizeof(v->backing_dir), "%s", val->str ? val->str : "");
 		break;
@@ -612,6 +617,7 @@ static void opt_get(enum opt_id id, const struct opt_values *v, struct opt_val *
 	case OPT_MAX_POOL_PERCENT: val->u = v->max_pool_percent; break;
 	case OPT_ACCEPT_THRESHOLD_PERCENT: val->u = v->accept_threshold_percent; break;
 	case OPT_WRITEBACK:	val->u = v->writeback; break;
+	case OPT_SHRINKER_ENABLED: val->u = v->shrinker_enabled; break;
 	case OPT_BACKING_DIR:	val->u = 0; val->str = v->backing_dir; break;
 	case OPT_BACKING_MAX:	val->u = v->backing_max; break;
 	case OPT_BACKING_ENCRYPT: val->u = v->backing_encrypt; break;

@@ -54,6 +54,7 @@ enum opt_id {
 	OPT_MAX_POOL_PERCENT,	/* ZSWAP_MAX_POOL_PERCENT */
 	OPT_ACCEPT_THRESHOLD_PERCENT,	/* ZSWAP_ACCEPT_THRESHOLD_PERCENT */
 	OPT_WRITEBACK,		/* ZSWAP_WRITEBACK */
+	OPT_SHRINKER_ENABLED,	/* ZSWAP_SHRINKER_ENABLED */
 	OPT_BACKING_DIR,	/* ZSWAP_BACKING_DIR */
 	OPT_BACKING_MAX,	/* ZSWAP_BACKING_MAX */
 	OPT_BACKING_ENCRYPT,	/* ZSWAP_BACKING_ENCRYPT */
@@ -102,6 +103,7 @@ struct opt_values {
 	unsigned int max_pool_percent;	/* of physical memory */
 	unsigned int accept_threshold_percent;	/* of the pool limit */
 	unsigned int writeback;		/* OPT_WB_*: the second tier */
+	bool shrinker_enabled;		/* writeback under memory pressure */
 	char backing_dir[OPT_STRING_MAX];	/* "auto", or where the tier's file goes */
 	uint64_t backing_max;		/* bytes; 0 = half the free space at start */
 	bool backing_encrypt;

@@ -39,7 +39,8 @@ bool writeback_init(void)
 	const struct opt_values *o = &eng.opt;
 	char why[320];
 
-	if (o->writeback == OPT_WB_OFF || (o->writeback == OPT_WB_AUTO && !o->memory_limit))
+	if (o->writeback == OPT_WB_OFF ||
+	    (o->writeback == OPT_WB_AUTO && !o->memory_limit && !o->shrinker_enabled))
 		return false;
 	const char *dir = o->backing_dir;
 	if (strcmp(dir, "auto") == 0)

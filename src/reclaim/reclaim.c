@@ -56,6 +56,7 @@
 #include "engine/writeback.h"
 #include "base/fdtab.h"
 #include "reclaim/growth.h"
+#include "reclaim/shrinker.h"
 #include "base/hist.h"
 #include "base/log.h"
 #include "base/maps.h"
@@ -573,6 +574,7 @@ void *reclaim_thread(void *arg)
 		}
 		if (writeback_on() && !zswap_store_accepting(eng.store) && reclaim_writeback(reclaim_pool_bytes()))
 			continue;	/* the pool reached ZSWAP_MAX_POOL_*: room made on disk */
+		shrinker_tick();	/* ZSWAP_SHRINKER_ENABLED: memory pressure around us */
 		writeback_trim();
 		uint64_t p0 = prof_now();	/* an instrumented build only (hist.h) */
 		reclaim_idle(pol.limit ? RECLAIM_POLL_MS : 1000);
@@ -622,7 +624,8 @@ int reclaim_init(void)
 	pol.limit = eng.opt.memory_limit;
 	pol.cold_age = eng.opt.cold_age;
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &pol.t0);
-	if (!pol.limit && !pol.cold_age)
+	shrinker_init();
+	if (!pol.limit && !pol.cold_age && !eng.opt.shrinker_enabled)
 		return 0;
 	/* The hold line: m below the limit, m = limit/96 but at least
 	 * min(RECLAIM_MARGIN_MIN, limit/64): below 192 MiB limit/64 (a 3 MiB
@@ -661,7 +664,7 @@ int reclaim_init(void)
 
 int reclaim_fork_child(void)
 {
-	if (!pol.limit && !pol.cold_age)
+	if (!pol.limit && !pol.cold_age && !eng.opt.shrinker_enabled)
 		return 0;
 	/* Until the child's own reclaimer runs, hold no fault. Everything
 	 * else is the parent's copy: its /proc/self/statm was opened as the

@@ -1,0 +1,211 @@
+/*
+ * shrinker.c - zswap's shrinker in user space (ZSWAP_SHRINKER_ENABLED): while
+ * memory is short around the process, the pool's coldest pages go to the
+ * second tier, so that the pool gives memory back before the kernel has to
+ * take it from the program.
+ *
+ * The kernel calls zswap's shrinker from reclaim: whenever the system or the
+ * memory cgroup reclaims, the pool is shrunk too. A process cannot see the
+ * kernel's reclaim, only its traces: memory pressure stall information (PSI,
+ * "some avg10": the share of the last 10 s in which some task stalled on
+ * memory), the system's in /proc/pressure/memory and, under cgroup v2, the
+ * process's memory cgroup's in memory.pressure; and the memory cgroup's
+ * usage against its limit (v1 memory.usage_in_bytes / memory.limit_in_bytes,
+ * v2 memory.current / memory.max), where reclaim starts before any task
+ * stalls. Pressure is either of: some avg10 at SHRINK_PSI or above, or the
+ * cgroup's usage within 1/SHRINK_HEADROOM of its limit.
+ *
+ * Under pressure, each tick of the reclaimer (every second without a limit)
+ * writes back an eighth of the pool (at least SHRINK_MIN pages), incompressible
+ * pages first, and the rest by CLOCK with zswap's second chance (a page that
+ * came back soon after its last writeback is passed over once): the
+ * writeback module's own order.
+ *
+ * The files are opened for each reading (a few a second at most) and closed
+ * again: no descriptor is kept for them.
+ */
+#include "config.h"
+#include "reclaim/shrinker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/fdtab.h"
+#include "base/log.h"
+#include "core/store.h"
+#include "engine/engine.h"
+#include "engine/writeback.h"
+
+#define SHRINK_PSI	10	/* some avg10 from 0.10 % on (hundredths of a percent) */
+#define SHRINK_HEADROOM	16	/* the cgroup's usage within 1/16 of its limit */
+#define SHRINK_SHARE	8	/* an eighth of the pool a tick */
+#define SHRINK_MIN	64	/* pages */
+#define SHRINK_MAX	4096	/* pages a tick */
+
+static struct {
+	bool on;
+	char usage[256], limit[256], psi[256];	/* the cgroup's files; "" if none */
+	bool said;
+	_Atomic uint64_t ticks;			/* ticks under pressure */
+} sh;
+
+/* Read a small file into buf (NUL-terminated); its length, or -1. */
+static long shrinker_read(const char *path, char *buf, size_t len)
+{
+	int fd = fdtab_open_ro(path, false);
+
+	if (fd < 0)
+		return -1;
+	long n = syscall(SYS_pread64, fd, buf, len - 1, 0);
+	fdtab_close_short(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+/* A decimal number at s; "max" or no digits: UINT64_MAX. */
+static uint64_t shrinker_u64(const char *s)
+{
+	uint64_t v = 0;
+
+	if (*s < '0' || *s > '9')
+		return UINT64_MAX;
+	for (; *s >= '0' && *s <= '9'; s++)
+		v = v * 10 + (uint64_t)(*s - '0');
+	return v;
+}
+
+/* "some avg10=X.YZ ..." of a PSI file, in hundredths of a percent; 0 if
+ * it cannot be read. */
+static uint64_t shrinker_psi(const char *path)
+{
+	char buf[256];
+
+	if (shrinker_read(path, buf, sizeof(buf)) <= 0 || strncmp(buf, "some avg10=", 11) != 0)
+		return 0;
+	const char *p = buf + 11;
+	uint64_t whole = 0, frac = 0;
+	for (; *p >= '0' && *p <= '9'; p++)
+		whole = whole * 10 + (uint64_t)(*p - '0');
+	if (*p == '.') {
+		p++;
+		for (int d = 0; d < 2; d++, p++)
+			frac = frac * 10 + (*p >= '0' && *p <= '9' ? (uint64_t)(*p - '0') : 0);
+	}
+	return whole * 100 + frac;
+}
+
+/* The memory cgroup's files from /proc/self/cgroup: v1's memory line, else
+ * v2's "0::" line. */
+static void shrinker_find_cgroup(void)
+{
+	char buf[2048], path[256];
+
+	sh.usage[0] = sh.limit[0] = sh.psi[0] = '\0';
+	if (shrinker_read("/proc/self/cgroup", buf, sizeof(buf)) <= 0)
+		return;
+	for (char *line = buf; *line;) {
+		char *end = strchr(line, '\n');
+		if (end)
+			*end = '\0';
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (c2) {
+			*c2 = '\0';
+			const char *ctl = c1 + 1, *cg = c2 + 1;
+			bool v1 = false;
+			for (const char *t = ctl; *t;) {
+				size_t n = strcspn(t, ",");
+				v1 |= n == 6 && strncmp(t, "memory", 6) == 0;
+				t += n + (t[n] == ',');
+			}
+			if (v1) {
+				log_snprintf(path, sizeof(path), "/sys/fs/cgroup/memory%s", cg);
+				log_snprintf(sh.usage, sizeof(sh.usage), "%s/memory.usage_in_bytes", path);
+				log_snprintf(sh.limit, sizeof(sh.limit), "%s/memory.limit_in_bytes", path);
+				sh.psi[0] = '\0';
+				return;
+			}
+			if (!ctl[0] && line[0] == '0') {
+				log_snprintf(path, sizeof(path), "/sys/fs/cgroup%s", cg);
+				log_snprintf(sh.usage, sizeof(sh.usage), "%s/memory.current", path);
+				log_snprintf(sh.limit, sizeof(sh.limit), "%s/memory.max", path);
+				log_snprintf(sh.psi, sizeof(sh.psi), "%s/memory.pressure", path);
+			}
+		}
+		if (!end)
+			break;
+		line = end + 1;
+	}
+}
+
+void shrinker_init(void)
+{
+	sh.on = eng.opt.shrinker_enabled && writeback_on();
+	if (!sh.on)
+		return;
+	shrinker_find_cgroup();
+	if (eng.opt.verbose)
+		zlog("shrinker: writes back under memory pressure (PSI some avg10 from %u.%02u %%%s%s)",
+		     SHRINK_PSI / 100, SHRINK_PSI % 100, sh.limit[0] ? ", or the memory cgroup near its limit: " : "",
+		     sh.limit);
+}
+
+/* Memory pressure now, and why (for the verbose line). */
+static bool shrinker_pressure(const char **why)
+{
+	char a[64], b[64];
+
+	if (shrinker_psi("/proc/pressure/memory") >= SHRINK_PSI) {
+		*why = "the system's PSI";
+		return true;
+	}
+	if (sh.psi[0] && shrinker_psi(sh.psi) >= SHRINK_PSI) {
+		*why = "the memory cgroup's PSI";
+		return true;
+	}
+	if (sh.limit[0] && shrinker_read(sh.limit, b, sizeof(b)) > 0 && shrinker_read(sh.usage, a, sizeof(a)) > 0) {
+		uint64_t lim = shrinker_u64(b), use = shrinker_u64(a);
+		/* v1 says "no limit" with a huge number, v2 with "max". */
+		if (lim < (1ULL << 60) && use != UINT64_MAX && use >= lim - lim / SHRINK_HEADROOM) {
+			*why = "the memory cgroup near its limit";
+			return true;
+		}
+	}
+	return false;
+}
+
+size_t shrinker_tick(void)
+{
+	const char *why = "";
+	struct zswap_stats st;
+
+	if (!sh.on || !writeback_on())
+		return 0;
+	memset(&st, 0, sizeof(st));
+	zswap_store_stats(eng.store, &st);
+	uint64_t pool_pages = st.stored_pages > st.same_filled_pages ? st.stored_pages - st.same_filled_pages : 0;
+	if (!pool_pages || !shrinker_pressure(&why))
+		return 0;
+	atomic_fetch_add_explicit(&sh.ticks, 1, memory_order_relaxed);
+	size_t want = (size_t)(pool_pages / SHRINK_SHARE);
+	if (want < SHRINK_MIN)
+		want = SHRINK_MIN;
+	if (want > SHRINK_MAX)
+		want = SHRINK_MAX;
+	size_t got = writeback_run(want);
+	if (got && !sh.said && eng.opt.verbose) {
+		sh.said = true;
+		zlog("shrinker: memory pressure (%s): %zu pages written back", why, got);
+	}
+	return got;
+}
+
+uint64_t shrinker_pressure_ticks(void)
+{
+	return atomic_load_explicit(&sh.ticks, memory_order_relaxed);
+}
