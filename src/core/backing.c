@@ -58,6 +58,7 @@ struct backing {
 	_Atomic uint64_t *bitmap;	/* a set bit: slot in use */
 	uint64_t *unpunched;		/* a set bit: freed, its block still on disk (under lock) */
 	uint64_t *pinned;		/* a set bit: a forked process may read it (under lock) */
+	uint64_t *pinned_freed;		/* pinned, and freed here since (under lock) */
 	uint64_t nr_pinned_free;	/* pinned slots this process no longer uses */
 	bool read_only;			/* a fork child's: the file is its parent's to write */
 	size_t meta_bytes, bitmap_bytes;
@@ -178,7 +179,10 @@ struct backing *backing_open(const struct backing_config *cfg, char *why, size_t
 	void *bitmap = meta ? prim_reserve(bitmap_bytes) : NULL;
 	void *unpunched = bitmap ? prim_reserve(bitmap_bytes) : NULL;
 	void *pinned = unpunched ? prim_reserve(bitmap_bytes) : NULL;
-	if (!pinned) {
+	void *pinned_freed = pinned ? prim_reserve(bitmap_bytes) : NULL;
+	if (!pinned_freed) {
+		if (pinned)
+			prim_free(pinned, bitmap_bytes);
 		if (unpunched)
 			prim_free(unpunched, bitmap_bytes);
 		if (bitmap)
@@ -199,6 +203,7 @@ struct backing *backing_open(const struct backing_config *cfg, char *why, size_t
 	b->bitmap = bitmap;
 	b->unpunched = unpunched;
 	b->pinned = pinned;
+	b->pinned_freed = pinned_freed;
 	b->meta_bytes = meta_bytes;
 	b->bitmap_bytes = bitmap_bytes;
 	randombytes_buf(b->key, sizeof(b->key));
@@ -217,6 +222,7 @@ void backing_close(struct backing *b)
 	prim_free((void *)b->bitmap, b->bitmap_bytes);
 	prim_free(b->unpunched, b->bitmap_bytes);
 	prim_free(b->pinned, b->bitmap_bytes);
+	prim_free(b->pinned_freed, b->bitmap_bytes);
 	pthread_mutex_destroy(&b->lock);
 	prim_free(b, sizeof(*b));
 }
@@ -254,7 +260,9 @@ static void backing_release(struct backing *b, uint64_t slot, bool punch_later)
 {
 	pthread_mutex_lock(&b->lock);
 	if (b->pinned[slot / 64] & 1ULL << (slot % 64)) {
-		/* Another process of the fork may still read it: kept. */
+		/* Another process of the fork may still read it: kept
+		 * until backing_fork_release. */
+		b->pinned_freed[slot / 64] |= 1ULL << (slot % 64);
 		b->nr_pinned_free++;
 		pthread_mutex_unlock(&b->lock);
 		return;
@@ -515,6 +523,34 @@ void backing_fork_pin(struct backing *b)
 	for (uint64_t w = 0; w < (b->end + 63) / 64; w++)
 		b->pinned[w] |= atomic_load_explicit(&b->bitmap[w], memory_order_relaxed);
 	pthread_mutex_unlock(&b->lock);
+}
+
+uint64_t backing_fork_release(struct backing *b)
+{
+	uint64_t n = 0;
+
+	pthread_mutex_lock(&b->lock);
+	for (uint64_t w = 0; w < (b->end + 63) / 64; w++) {
+		uint64_t freed = b->pinned_freed[w];
+		b->pinned[w] = 0;
+		b->pinned_freed[w] = 0;
+		if (!freed)
+			continue;
+		/* Free now, punched by the next trim (a read-only tier's never
+		 * are: the parent's to punch). */
+		if (!b->read_only) {
+			b->unpunched[w] |= freed;
+			b->nr_unpunched += (uint64_t)__builtin_popcountll(freed);
+		}
+		atomic_store_explicit(&b->bitmap[w], atomic_load_explicit(&b->bitmap[w], memory_order_relaxed) & ~freed,
+				      memory_order_relaxed);
+		if (w * 64 + (uint64_t)__builtin_ctzll(freed) < b->hint)
+			b->hint = w * 64 + (uint64_t)__builtin_ctzll(freed);
+		n += (uint64_t)__builtin_popcountll(freed);
+	}
+	b->nr_pinned_free = 0;
+	pthread_mutex_unlock(&b->lock);
+	return n;
 }
 
 void backing_fork_child(struct backing *b)

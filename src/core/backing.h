@@ -106,12 +106,14 @@ void backing_stats(struct backing *b, struct backing_stats *st);
 /* fork. Parent and child share the file (one open file description) and
  * inherit the same slots. backing_fork_pin (the parent, after a fork): the
  * slots in use now are never reused or punched by this process, since the
- * child may read them; they are kept until the process exits (counted in
- * pinned_free once freed here). backing_fork_child (the child): the same,
- * and the child writes nothing more to the file, which the parent keeps
- * allocating in (backing_write returns -EROFS); the child reads what it
- * inherited. */
+ * child may read them; freed here, they are kept (counted in pinned_free)
+ * until backing_fork_release, when no process forked since can read them
+ * any more: then they are free, and punched by the next trim; returns how
+ * many. backing_fork_child (the child): pinned the same, and the child
+ * writes nothing more to the file, which the parent keeps allocating in
+ * (backing_write returns -EROFS); the child reads what it inherited. */
 void backing_fork_pin(struct backing *b);
+uint64_t backing_fork_release(struct backing *b);
 void backing_fork_child(struct backing *b);
 
 /* The file's descriptor (tests read the file's bytes through it). */

@@ -6,10 +6,15 @@
 #include "engine/writeback.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 
+#include "base/fdtab.h"
 #include "base/log.h"
 #include "base/prim.h"
 #include "core/backing.h"
@@ -22,6 +27,7 @@
 #define WB_TRIM_MIN	1024		/* freed slots (4 MiB) before a trim */
 #define WB_BATCH	16		/* pages written in one go (and per hold of ev_lock) */
 #define WB_RETRY_NS	1000000000ull	/* after a failed write, no other for this long */
+#define WB_CHILDREN	8		/* fork children whose end is watched (writeback.h) */
 
 static struct {
 	struct backing *b;
@@ -33,6 +39,15 @@ static struct {
 	bool said_fail;
 	bool child;		/* a fork child's: it reads the tier, writes nothing */
 } wb;
+
+/* The fork children that may read kept slots (writeback_fork_prepare). */
+static struct {
+	pthread_mutex_t lock;	/* the forking thread and the reclaimer */
+	int fd[WB_CHILDREN];	/* read ends: a hang-up says that child is gone */
+	int n;
+	bool untracked;		/* a child beyond WB_CHILDREN: kept until exit */
+	int pend_r, pend_w;	/* the pipe of the fork under way */
+} wbc = { .lock = PTHREAD_MUTEX_INITIALIZER, .pend_r = -1, .pend_w = -1 };
 
 bool writeback_init(void)
 {
@@ -231,17 +246,80 @@ size_t writeback_run(size_t want)
 	return done;
 }
 
+/* Children gone (their pipe hung up): forget them; when none is left,
+ * the kept slots are free. */
+static void writeback_reap_children(void)
+{
+	struct pollfd pf[WB_CHILDREN];
+	int n = 0, left = 0;
+
+	pthread_mutex_lock(&wbc.lock);
+	for (int i = 0; i < wbc.n; i++)
+		pf[n++] = (struct pollfd){ .fd = wbc.fd[i], .events = POLLIN };
+	if (n && syscall(SYS_poll, pf, (unsigned long)n, 0) >= 0) {
+		for (int i = 0; i < n; i++) {
+			if (pf[i].revents & (POLLHUP | POLLERR | POLLNVAL | POLLIN))
+				fdtab_close(pf[i].fd);
+			else
+				wbc.fd[left++] = pf[i].fd;
+		}
+		wbc.n = left;
+		if (!left && !wbc.untracked) {
+			uint64_t freed = backing_fork_release(wb.b);
+			if (eng.opt.verbose && freed)
+				zlog("writeback: the forked processes are gone: %llu slots kept for them are free",
+				     (unsigned long long)freed);
+		}
+	}
+	pthread_mutex_unlock(&wbc.lock);
+}
+
 void writeback_trim(void)
 {
+	if (!writeback_on())
+		return;
+	if (wbc.n)
+		writeback_reap_children();
 	/* Never in a fork child: the parent may have reused those slots. */
-	if (writeback_on() && backing_unpunched(wb.b) >= WB_TRIM_MIN)
+	if (backing_unpunched(wb.b) >= WB_TRIM_MIN)
 		backing_trim(wb.b);
+}
+
+void writeback_fork_prepare(void)
+{
+	struct backing_stats st;
+	int p[2];
+
+	wbc.pend_r = wbc.pend_w = -1;
+	if (!writeback_on())
+		return;	/* a child never frees a slot for reuse: nothing to watch */
+	backing_stats(wb.b, &st);
+	if (!st.bd_count)
+		return;	/* nothing in the tier: nothing kept */
+	pthread_mutex_lock(&wbc.lock);
+	if (wbc.n >= WB_CHILDREN || syscall(SYS_pipe2, p, O_CLOEXEC) != 0) {
+		wbc.untracked = true;
+	} else {
+		wbc.pend_r = fdtab_keep(p[0]);
+		wbc.pend_w = fdtab_keep(p[1]);
+	}
+	pthread_mutex_unlock(&wbc.lock);
 }
 
 void writeback_fork_parent(void)
 {
-	if (wb.b)
-		backing_fork_pin(wb.b);
+	if (!wb.b)
+		return;
+	backing_fork_pin(wb.b);
+	if (wbc.pend_w < 0)
+		return;
+	/* The child holds the write end now (a fork that failed: nobody
+	 * does, and the next look frees what this one kept). */
+	pthread_mutex_lock(&wbc.lock);
+	fdtab_close(wbc.pend_w);
+	wbc.fd[wbc.n++] = wbc.pend_r;
+	wbc.pend_r = wbc.pend_w = -1;
+	pthread_mutex_unlock(&wbc.lock);
 }
 
 void writeback_fork_child(void)
@@ -251,4 +329,14 @@ void writeback_fork_child(void)
 	backing_fork_child(wb.b);
 	wb.child = true;
 	wb.n = 0;	/* nothing was in a batch: fork waited for the pass to end */
+	/* The parent's watch is the parent's: its other children's read ends
+	 * and this fork's are closed; the write end stays open, close-on-exec,
+	 * until this process exits or execs (and in whatever it forks). */
+	pthread_mutex_init(&wbc.lock, NULL);
+	for (int i = 0; i < wbc.n; i++)
+		fdtab_close(wbc.fd[i]);
+	fdtab_close(wbc.pend_r);
+	wbc.n = 0;
+	wbc.untracked = false;
+	wbc.pend_r = wbc.pend_w = -1;
 }

@@ -34,11 +34,20 @@ bool writeback_on(void);
 /* Write back up to want stored pages; returns how many went. */
 size_t writeback_run(size_t want);
 
-/* Punch freed slots out of the file once enough have gathered. */
+/* Punch freed slots out of the file once enough have gathered; and once
+ * every child forked with pages in the tier is gone, free the slots kept
+ * for them (the reclaimer's idle loop). */
 void writeback_trim(void);
 
 /* fork: the parent keeps the slots the child inherited; the child reads
- * them and writes no more (src/core/backing.h). */
+ * them and writes no more (src/core/backing.h). prepare (before the fork)
+ * makes a pipe when pages are in the tier: the child holds its write end
+ * (close-on-exec), so that the parent's read end reports a hang-up once
+ * the child and whatever it forked in turn have exited or exec'd; then
+ * nothing can read the kept slots any more and they are freed. At most
+ * WB_CHILDREN children are followed so at once; beyond that, the slots
+ * stay kept until the parent exits. */
+void writeback_fork_prepare(void);
 void writeback_fork_parent(void);
 void writeback_fork_child(void);
 

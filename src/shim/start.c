@@ -82,8 +82,10 @@ static void start_fork_prepare_as(bool interim)
 	fork_gate_close();
 	pthread_rwlock_wrlock(&eng.evict_gate);	/* no page in flight, none to come */
 	start_fork_followed = interim ? fork_prepare_interim() : fork_prepare();
-	if (start_fork_followed)
+	if (start_fork_followed) {
+		writeback_fork_prepare();	/* how the parent learns the child is gone */
 		return;
+	}
 	fault_load_all(0, UINTPTR_MAX);
 	/* Wait out fault services still installing a page. */
 	pthread_rwlock_wrlock(&eng.ev_lock);

@@ -4,8 +4,13 @@
 # the limit holds. Text 4x the limit and random pages 2x the limit, every
 # byte checked, VmHWM within 1.10 L + 8 MiB; the same with the tier off runs
 # over the limit (the comparison that proves the tier did the holding);
-# fork after writeback, both sides checking all and writing their own half;
-# a tier directory on tmpfs is refused with one line and the program runs.
+# fork after writeback, both sides checking all and writing their own half
+# (the child never punches a block; the parent frees the blocks kept for
+# the child once it is gone); four threads refaulting from the pool and the
+# tier at once; injected write failures (ENOSPC, EIO, a short write) and a
+# full disk keep the pages in the pool; blocks damaged on disk raise SIGBUS
+# on their pages only; SIGKILL leaves no file behind; a tier directory on
+# tmpfs is refused with one line and the program runs.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/../..}/tests/engine/eng_lib.sh"
 
 prog=$(eng_prog prog_writeback)
@@ -39,7 +44,14 @@ fi
 eng_run fork-plain plain "$prog" fork 64
 eng_expect_rc 0 && cp "$ENG_OUT" "$ENG_TMP/fork.ref"
 eng_run fork-tier lib ZSWAP_MEMORY_LIMIT=32M ZSWAP_BACKING_DIR="$dir" "$prog" fork 64
-eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/fork.ref"
+if eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/fork.ref"; then
+	# Once the child is gone the slots kept for it are freed and punched:
+	# the file on disk within 8 MiB of what is live.
+	d=$(stat_of disk_after_child_kb); l=$(stat_of live_after_child_kb)
+	eng_say "fork: after the child, ${d:-?} KiB on disk for ${l:-?} KiB live"
+	[ "${d:-999999999}" -le $(( ${l:-0} + 8192 )) ] ||
+		eng_fail "fork: ${d:-?} KiB on disk for ${l:-?} KiB live once the child is gone"
+fi
 
 # Write failures by injection (ENOSPC, EIO and a short write in turn): the
 # pages stay in the pool, every byte is right, the failure is said once

@@ -10,7 +10,9 @@
  *       fill MB of random pages, wait (at most 20 s) until the library has
  *       written some back, fork: the child and the parent each check every
  *       page, rewrite their own half with their own seed and check all
- *       again; the parent checks once more after the child exited
+ *       again; the parent checks once more after the child exited, and
+ *       reports the tier's file on disk against what is live once the
+ *       slots kept for the child are freed
  *   prog_writeback threads MB
  *       fill MB, even pages text (they stay in the pool) and odd pages
  *       random (the tier's), then four threads check every page at once,
@@ -232,6 +234,9 @@ int main(int argc, char **argv)
 			pc_fail("fork: %s", strerror(errno));
 		if (pid == 0) {
 			fork_side("child", 0, 11);
+			/* Time for the child's reclaimer to trim, were it to
+			 * punch blocks (it must not: the parent's). */
+			sleep(2);
 			_exit(0);
 		}
 		fork_side("parent", 1, 13);
@@ -240,6 +245,19 @@ int main(int argc, char **argv)
 			pc_fail("the child failed (status %d)", status);
 		for (size_t i = 0; i < npages; i++)
 			check_page(i, PC_RANDOM, i >= npages / 2 && i < 2 * (npages / 2) ? 13 : 7, "parent after the child");
+		if (pc_managed()) {
+			/* The child is gone: the slots kept for it are freed and
+			 * punched, the file near what is live (at most 5 s). */
+			struct zswap_stats st;
+			for (int t = 0; t < 50; t++) {
+				pc_stats(&st);
+				if (st.backing_disk_bytes <= (st.bd_count + 2048) * PC_PAGE)
+					break;
+				usleep(100000);
+			}
+			fprintf(stderr, "prog_writeback: stat disk_after_child_kb=%" PRIu64 "\n", st.backing_disk_bytes >> 10);
+			fprintf(stderr, "prog_writeback: stat live_after_child_kb=%" PRIu64 "\n", (st.bd_count * PC_PAGE) >> 10);
+		}
 		printf("fork over %zu pages: ok\n", npages);
 	} else if (strcmp(mode, "threads") == 0) {
 		pthread_t t[4];
