@@ -98,6 +98,8 @@ struct zswap_stats {
 	uint64_t bd_read_fail;			/* reads that failed or did not verify (the page is poisoned) */
 	uint64_t backing_disk_bytes;		/* bytes: the tier's file on disk now */
 	uint64_t backing_max_bytes;		/* bytes: the tier's cap (ZSWAP_BACKING_MAX) */
+	uint64_t zswpwb;			/* vmstat's name for written_back_pages */
+	uint64_t reject_reclaim_fail;		/* the pool full and writeback made no room: stores refused meanwhile */
 };
 
 /* Compress the managed pages of [addr, addr + len) into the pool and drop

@@ -418,10 +418,8 @@ uint64_t backing_read_run(struct backing *b, uint64_t slot, size_t n, void *dst)
 
 	if (!n || n > 64)
 		return n ? ~0ULL : 0;
-	if (slot >= b->max_slots || n > b->max_slots - slot) {
-		atomic_fetch_add_explicit(&b->read_fail, n, memory_order_relaxed);
-		return n == 64 ? ~0ULL : (1ULL << n) - 1;
-	}
+	if (slot >= b->max_slots || n > b->max_slots - slot)
+		return n == 64 ? ~0ULL : (1ULL << n) - 1;	/* no such slot: nothing read */
 	do
 		got = pread(b->fd, dst, len, (off_t)(slot * ZS_PAGE_SIZE));
 	while (got < 0 && errno == EINTR);

@@ -73,6 +73,7 @@ struct store_counters {
 	_Atomic int64_t decompress_fail;
 	_Atomic int64_t written_back;
 	_Atomic int64_t writeback_failed;
+	_Atomic int64_t reject_reclaim_fail;
 };
 
 struct store_ws {
@@ -287,6 +288,14 @@ static bool store_limit_ok(struct zswap_store *s)
 	return true;
 }
 
+void zswap_store_reclaim_failed(struct zswap_store *s)
+{
+	struct store_ws *w = store_ws_get(s);
+
+	cnt_add(&w->c.reject_reclaim_fail, 1);
+	store_ws_put(w);
+}
+
 bool zswap_store_accepting(struct zswap_store *s)
 {
 	return store_limit_ok(s);
@@ -443,12 +452,19 @@ struct backing *zswap_store_backing(const struct zswap_store *s)
 	return s->tier;
 }
 
-/* A written-back entry: read (and verify) it, free its slot. */
+void zswap_entry_mark_lost(struct zswap_entry *e)
+{
+	e->w = ZE_SLOT_LOST << ZE_SLOT_SHIFT | ZE_BACKED_BIT | ZE_SAME;
+}
+
+/* A written-back entry: read (and verify) it, free its slot. A lost one
+ * fails (the tier ignores its slot: out of range). */
 static int store_load_backed(struct zswap_store *s, struct zswap_entry *e, void *dst)
 {
-	int ret = s->tier && dst ? backing_read(s->tier, zswap_entry_slot(e), dst) : -EIO;
+	bool lost = zswap_entry_slot(e) == ZE_SLOT_LOST;
+	int ret = s->tier && dst && !lost ? backing_read(s->tier, zswap_entry_slot(e), dst) : -EIO;
 
-	if (s->tier)
+	if (s->tier && !lost)
 		backing_free(s->tier, zswap_entry_slot(e));
 	store_entry_clear(e);
 	return ret;
@@ -456,6 +472,7 @@ static int store_load_backed(struct zswap_store *s, struct zswap_entry *e, void 
 
 uint64_t zswap_load_backed_run(struct zswap_store *s, struct zswap_entry *const *e, size_t n, void *dst)
 {
+	/* A lost entry's slot is out of the tier's range: all fail, uncounted. */
 	uint64_t bad = s->tier ? backing_read_run(s->tier, zswap_entry_slot(e[0]), n, dst) : ~0ULL;
 
 	for (size_t k = 0; k < n; k++) {
@@ -468,7 +485,7 @@ uint64_t zswap_load_backed_run(struct zswap_store *s, struct zswap_entry *const 
 
 int zswap_read_backed(struct zswap_store *s, const struct zswap_entry *e, void *dst)
 {
-	if (zswap_entry_type(e) != ZE_BACKED || !s->tier)
+	if (zswap_entry_type(e) != ZE_BACKED || !s->tier || zswap_entry_slot(e) == ZE_SLOT_LOST)
 		return -EIO;
 	return backing_read(s->tier, zswap_entry_slot(e), dst);
 }
@@ -609,6 +626,8 @@ void zswap_store_stats(struct zswap_store *s, struct zswap_stats *st)
 	st->pool_metadata_bytes = meta;
 	st->written_back_pages = (uint64_t)sum.written_back;
 	st->writeback_failed = (uint64_t)sum.writeback_failed;
+	st->zswpwb = st->written_back_pages;
+	st->reject_reclaim_fail = (uint64_t)sum.reject_reclaim_fail;
 	if (s->tier) {
 		struct backing_stats bs;
 		backing_stats(s->tier, &bs);

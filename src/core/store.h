@@ -62,6 +62,9 @@ static inline enum zswap_entry_type zswap_entry_type(const struct zswap_entry *e
 	return (enum zswap_entry_type)(e->w & ZE_TYPE_MASK);
 }
 
+/* A ZE_BACKED entry whose page is lost (zswap_entry_mark_lost). */
+#define ZE_SLOT_LOST		(~0ull >> ZE_SLOT_SHIFT)
+
 /* The tier's slot of a ZE_BACKED entry. */
 static inline uint64_t zswap_entry_slot(const struct zswap_entry *e)
 {
@@ -157,6 +160,12 @@ void zswap_writeback_commit(struct zswap_store *s, struct zswap_entry *e, int64_
  * failed to read or verify (bit k: e[k]), 0 when none did. */
 uint64_t zswap_load_backed_run(struct zswap_store *s, struct zswap_entry *const *e, size_t n, void *dst);
 
+/* Make e the entry of a page whose data is lost (read back from the tier
+ * where its fault could not be answered with a poison at once): it holds
+ * nothing, frees nothing, and every load of it fails, so that the page's
+ * own fault poisons it. */
+void zswap_entry_mark_lost(struct zswap_entry *e);
+
 /* Read a ZE_BACKED entry's page into dst without freeing it (fork's frozen
  * state serves pages so). 0, or -EIO. */
 int zswap_read_backed(struct zswap_store *s, const struct zswap_entry *e, void *dst);
@@ -175,6 +184,11 @@ void zswap_store_stats(struct zswap_store *s, struct zswap_stats *st);
  * as a store would. For reclaim, so it does not compress pages the store
  * would refuse. */
 bool zswap_store_accepting(struct zswap_store *s);
+
+/* The pool is full and writeback could make no room in it (zswap's
+ * reject_reclaim_fail: its shrink worker failed while stores were being
+ * refused). Counted by the caller that tried. */
+void zswap_store_reclaim_failed(struct zswap_store *s);
 
 /* Compact every pool; returns pages freed. */
 unsigned long zswap_store_compact(struct zswap_store *s);

@@ -579,20 +579,19 @@ static void fault_readahead(struct fault_ctx *h, const struct region_ref *ref, s
 			k += len;
 			continue;
 		}
-		/* The first page that failed is poisoned where it is (its own
-		 * access takes SIGBUS); readahead stops there. The pages of its
-		 * run read after it are put back in the pool, those that failed
-		 * too are poisoned, and the pages not read yet stay STORED. */
+		/* Readahead stops at the first page that failed. A page that
+		 * failed is STORED again as lost: its own fault poisons it
+		 * (fault_load, which waits out pending events; a poison from
+		 * here could meet one, and a page left RESIDENT and missing
+		 * would read as zeros). The pages of its run read after it
+		 * are put back in the pool, and those not read yet stay
+		 * STORED. */
 		size_t first = (size_t)__builtin_ctzll(bad);
 		for (size_t j = first; j < len; j++) {
 			uintptr_t at = addr + ((k + j + 1) << ZS_PAGE_SHIFT);
 			if (bad >> j & 1) {
-				zlog("a stored page at %p could not be read back: poisoned (SIGBUS on access)",
-				     (void *)at);
-				if (uf_poison(eng.uffd, at, ZS_PAGE_SIZE, UF_DONTWAKE) > 0)
-					atomic_fetch_add(&eng.cnt.poisoned_pages, 1);
-				if (atomic_exchange(&ref->arr->slots[idx + 1 + k + j].state, SLOT_RESIDENT) & SLOT_WAITER)
-					uf_wake(eng.uffd, at, ZS_PAGE_SIZE);
+				zswap_entry_mark_lost(&ref->arr->slots[idx + 1 + k + j].e);
+				fault_unclaim(ref, idx + 1 + k + j, at);
 			} else {
 				fault_restore(h, ref, idx + 1 + k + j, k + j + 1, at);
 			}

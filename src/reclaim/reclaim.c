@@ -320,6 +320,8 @@ static bool reclaim_writeback(uint64_t pool)
 	size_t got = writeback_run(want);
 	if (got)
 		reclaim_compact(reclaim_pool_bytes());
+	else if (full)
+		zswap_store_reclaim_failed(eng.store);	/* stores stay refused */
 	return got > 0;
 }
 

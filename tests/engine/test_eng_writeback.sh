@@ -8,7 +8,8 @@
 # (the child never punches a block; the parent frees the blocks kept for
 # the child once it is gone); four threads refaulting from the pool and the
 # tier at once; injected write failures (ENOSPC, EIO, a short write) and a
-# full disk keep the pages in the pool; blocks damaged on disk raise SIGBUS
+# full disk keep the pages in the pool; a pool at ZSWAP_MAX_POOL_SIZE
+# makes room by writeback (reject_reclaim_fail when it cannot); blocks damaged on disk raise SIGBUS
 # on their pages only; SIGKILL leaves no file behind; a tier directory on
 # tmpfs is refused with one line and the program runs.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/../..}/tests/engine/eng_lib.sh"
@@ -82,6 +83,30 @@ if eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/threads.ref"; then
 	[ "${r:-0}" -gt "${br:-0}" ] || eng_fail "threads: no refault came from the pool"
 fi
 
+
+# A pool bounded by ZSWAP_MAX_POOL_SIZE: writeback makes room in it
+# (written_back_pages); when writeback cannot (every write fails), that is
+# counted in reject_reclaim_fail, and the pages the pool refused stay
+# resident. Every byte right either way.
+eng_run pool-plain plain "$prog" pool 64
+eng_expect_rc 0 && cp "$ENG_OUT" "$ENG_TMP/pool.ref"
+for inj in 0 1000000; do
+	ENG_ALLOW_LIBZSWAP='^libzswap: writeback: the tier.s file could not take a page'
+	eng_run pool-$inj lib ZSWAP_MAX_POOL_SIZE=8M ZSWAP_WRITEBACK=1 ZSWAP_BACKING_DIR="$dir" \
+		ZSWAP_INJECT_WRITEBACK_FAIL=$inj "$prog" pool 64
+	ENG_ALLOW_LIBZSWAP=
+	eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/pool.ref" || continue
+	hit=$(stat_of pool_limit_hit); rrf=$(stat_of reject_reclaim_fail); wb=$(stat_of written_back_pages)
+	eng_say "pool, $inj failures injected: pool_limit_hit $hit, written back $wb, reject_reclaim_fail $rrf"
+	[ "${hit:-0}" -gt 0 ] || eng_fail "pool-$inj: the pool never reached its limit"
+	if [ $inj = 0 ]; then
+		[ "${wb:-0}" -gt 0 ] && [ "${rrf:-1}" = 0 ] ||
+			eng_fail "pool-0: written back ${wb:-?}, reject_reclaim_fail ${rrf:-?}: expected some and none"
+	else
+		[ "${wb:-1}" = 0 ] && [ "${rrf:-0}" -gt 0 ] ||
+			eng_fail "pool-$inj: written back ${wb:-?}, reject_reclaim_fail ${rrf:-?}: expected none and some"
+	fi
+done
 
 # A damaged file: pages read back from blocks the test changed on disk
 # raise SIGBUS, those pages only; every other page is right, and each

@@ -17,6 +17,11 @@
  *       fill MB, even pages text (they stay in the pool) and odd pages
  *       random (the tier's), then four threads check every page at once,
  *       each from its own starting point, three rounds
+ *   prog_writeback pool MB
+ *       fill MB of text pages and page them all out (MADV_PAGEOUT) twice,
+ *       3 s apart, against a pool bounded by ZSWAP_MAX_POOL_SIZE: what the
+ *       pool refuses stays resident, and writeback makes room meanwhile;
+ *       then check every page
  *   prog_writeback corrupt MB DIR
  *       fill MB of random pages, wait until the tier stops growing, create
  *       DIR/ready and wait for DIR/go (the test damages the tier's file
@@ -271,6 +276,23 @@ int main(int argc, char **argv)
 		for (int k = 0; k < 4; k++)
 			pthread_join(t[k], NULL);
 		printf("threads over %zu pages: ok\n", npages);
+	} else if (strcmp(mode, "pool") == 0) {
+		for (size_t i = 0; i < npages; i++)
+			fill_page(i, PC_TEXT, 3);
+		for (int round = 0; round < 2; round++) {
+			if (madvise(area, npages * PC_PAGE, MADV_PAGEOUT) != 0)
+				pc_fail("madvise(MADV_PAGEOUT): %s", strerror(errno));
+			sleep(3);
+		}
+		for (size_t i = 0; i < npages; i++)
+			check_page(i, PC_TEXT, 3, "after page-out");
+		if (pc_managed()) {
+			struct zswap_stats st;
+			pc_stats(&st);
+			fprintf(stderr, "prog_writeback: stat pool_limit_hit=%" PRIu64 "\n", st.pool_limit_hit);
+			fprintf(stderr, "prog_writeback: stat reject_reclaim_fail=%" PRIu64 "\n", st.reject_reclaim_fail);
+		}
+		printf("pool over %zu pages: ok\n", npages);
 	} else if (strcmp(mode, "corrupt") == 0 && argc > 3) {
 		corrupt_mode(argv[3]);
 	} else {
