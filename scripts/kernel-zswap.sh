@@ -22,6 +22,9 @@
 #   --compressor NAME  zswap compressor during the run (default: unchanged;
 #                      this kernel has lzo, lzo-rle and deflate, no lz4);
 #                      with --backend zram, zram's comp_algorithm (lz4 here)
+#   --shrinker Y|N     zswap's shrinker_enabled during the run (default:
+#                      unchanged): Y writes the pool back to the swapfile
+#                      under memory pressure
 #   --backend zswap|zram
 #                      zswap (default): zswap in front of the swapfile.
 #                      zram: no swapfile and zswap disabled; a zram device
@@ -50,6 +53,7 @@ swapfile=/var/tmp/libzswap-bench.swap
 size=1G
 page_cluster=
 compressor=
+shrinker=
 backend=zswap
 memcg_limit=
 memcg_ctl=
@@ -100,6 +104,9 @@ restore() {
 	fi
 	if [ "${s_created_swapfile:-0}" = 1 ] && [ -e "$s_swapfile" ]; then
 		rm -f "$s_swapfile" || rc=1
+	fi
+	if [ -n "${s_shrinker:-}" ] && [ "$(cat $zp/shrinker_enabled)" != "$s_shrinker" ]; then
+		echo "$s_shrinker" > $zp/shrinker_enabled || rc=1
 	fi
 	if [ -n "${s_compressor:-}" ] && [ "$(cat $zp/compressor)" != "$s_compressor" ]; then
 		echo "$s_compressor" > $zp/compressor || rc=1
@@ -153,6 +160,7 @@ setup() {
 		echo "s_swapfile='$swapfile'"
 		echo "s_enabled='$(cat $zp/enabled)'"
 		echo "s_compressor='$(cat $zp/compressor)'"
+		echo "s_shrinker='$(cat $zp/shrinker_enabled)'"
 		echo "s_page_cluster='$(sysctl -n vm.page-cluster)'"
 	} > "$state" || die "cannot write $state"
 
@@ -172,11 +180,14 @@ setup() {
 	if [ -n "$compressor" ]; then
 		echo "$compressor" > $zp/compressor || die "compressor $compressor refused"
 	fi
+	if [ -n "$shrinker" ]; then
+		echo "$shrinker" > $zp/shrinker_enabled || die "shrinker_enabled $shrinker refused"
+	fi
 	# zswap before swapon: no page may reach the swapfile uncompressed.
 	echo Y > $zp/enabled || die "cannot enable zswap"
 	swapon "$swapfile" || die "swapon failed"
 	setup_memcg
-	say "swap on $swapfile ($size), zswap $(cat $zp/enabled) $(cat $zp/compressor)," \
+	say "swap on $swapfile ($size), zswap $(cat $zp/enabled) $(cat $zp/compressor) shrinker $(cat $zp/shrinker_enabled)," \
 	    "page-cluster $(sysctl -n vm.page-cluster)"
 }
 
@@ -225,6 +236,7 @@ while [ $# -gt 0 ]; do
 	--size) size=${2:?}; shift 2 ;;
 	--swapfile) swapfile=${2:?}; shift 2 ;;
 	--compressor) compressor=${2:?}; shift 2 ;;
+	--shrinker) shrinker=${2:?}; shift 2 ;;
 	--backend)
 		backend=${2:?}; shift 2
 		case $backend in zswap|zram) ;; *) say "--backend: zswap or zram"; usage ;; esac ;;

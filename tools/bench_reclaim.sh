@@ -50,12 +50,14 @@
 #            [--memcg-reclaim workload|bounded|writer]
 #            [--timeout SECONDS] [--lib-env "VAR=VALUE ..."]
 #            [--lib-env2 "VAR=VALUE ..."] [--guest-halt-poll NS]
-#            [--zram-comp NAME]
+#            [--zram-comp NAME] [--kernel-shrinker Y|N]
 #            [-- EXTRA-ARGS]
 # Defaults: W 512M, L 320M, 1 run, PC 0, both kernel modes, the controller's
 # interval 1000 us, margin 4M and reclaim policy workload (see
 # tools/bench_reclaim_memcg --help), timeout 600 s a run. EXTRA-ARGS go to
-# tools/bench_reclaim on every side. --lib-env sets libzswap options for its
+# tools/bench_reclaim on every side. --kernel-shrinker sets zswap's
+# shrinker_enabled on the kernel side (default: as the machine has it).
+# --lib-env sets libzswap options for its
 # side (ZSWAP_* of the caller's environment are cleared: a run says what it
 # used), e.g. --lib-env ZSWAP_COMPRESSOR=zstd. Root for the kernel side.
 # --guest-halt-poll NS sets the KVM guest's cpuidle halt polling
@@ -88,6 +90,7 @@ libenv2=
 libside2=0
 hpoll=
 zcomp=lz4
+kshrink=
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -111,6 +114,7 @@ while [ $# -gt 0 ]; do
 	--lib-env2) libenv2=${2:?}; libside2=1; shift 2 ;;
 	--guest-halt-poll) hpoll=${2:?}; shift 2 ;;
 	--zram-comp) zcomp=${2:?}; shift 2 ;;
+	--kernel-shrinker) kshrink=${2:?}; shift 2 ;;
 	--) shift; break ;;
 	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench_reclaim.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
@@ -221,6 +225,7 @@ while [ $i -le "$runs" ]; do
 				zram) kl=kernelzram; cm=v2; kb="--backend zram --compressor $zcomp" ;;
 				*) say "unknown kernel mode $m"; continue ;;
 				esac
+				[ -n "$kshrink" ] && [ "$m" != zram ] && kb="$kb --shrinker $kshrink"
 				# shellcheck disable=SC2086
 				run "$p-t$t-$kl" $i "$kz" $kb --memcg "$limit" --size "${swap_mb}M" --page-cluster "$pc" \
 					--memcg-ctl "$ctl" --memcg-report "$out/last.ctl" \
