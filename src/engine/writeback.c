@@ -88,6 +88,11 @@ bool writeback_on(void)
 	return wb.b && !wb.child;
 }
 
+bool writeback_child(void)
+{
+	return wb.b && wb.child;
+}
+
 static uint64_t writeback_now_ns(void)
 {
 	struct timespec ts;

@@ -31,6 +31,9 @@ bool writeback_init(void);
  * is not a fork child, which only reads what it inherited). */
 bool writeback_on(void);
 
+/* A fork child's tier: it reads what it inherited, and writes nothing. */
+bool writeback_child(void);
+
 /* Write back up to want stored pages; returns how many went. */
 size_t writeback_run(size_t want);
 

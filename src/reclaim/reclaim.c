@@ -64,7 +64,7 @@
 #include "core/zsmalloc.h"
 
 /* Why reclaim is stuck (reclaim_say_stuck). */
-enum { RECLAIM_STUCK_NOTHING, RECLAIM_STUCK_POOL, RECLAIM_STUCK_POOL_FULL };
+enum { RECLAIM_STUCK_NOTHING, RECLAIM_STUCK_POOL, RECLAIM_STUCK_POOL_FULL, RECLAIM_STUCK_CHILD };
 
 /* --- the clock ---------------------------------------------------------- */
 
@@ -477,7 +477,13 @@ static void reclaim_say_stuck(uint64_t charge)
 					  " libzswap does not manage: stacks, small or shared mappings)",
 		[RECLAIM_STUCK_POOL] = "the compressed data alone does not fit in it",
 		[RECLAIM_STUCK_POOL_FULL] = "the pool is full (ZSWAP_MAX_POOL_PERCENT or ZSWAP_MAX_POOL_SIZE)",
+		[RECLAIM_STUCK_CHILD] = "this fork child writes nothing to the second tier (the parent's file, which it"
+					" only reads), and what it read back from there does not fit in the pool",
 	};
+	/* Whatever the sweep found, a child's real reason is that it cannot
+	 * write back. */
+	if (writeback_child())
+		pol.stuck_why = RECLAIM_STUCK_CHILD;
 	uint64_t mib = 1 << 20;
 	zlog("ZSWAP_MEMORY_LIMIT (%llu MiB) cannot hold: %s, so the program runs over the limit"
 	     " (%llu MiB now, the pool %llu MiB)", (unsigned long long)(pol.limit / mib), why[pol.stuck_why],
