@@ -92,7 +92,9 @@ struct zswap_store {
 	struct store_ws *ws;
 	struct zs_pool *pools[STORE_MAX_POOLS];
 	_Atomic unsigned int inject_fail;	/* read by every load: not beside the totals */
-	struct backing *tier;		/* the second tier, or NULL */
+	struct backing *tier;		/* the second tier's file this process writes, or NULL */
+	struct backing *tiers[ZE_TIERS];	/* by index: tier is tiers[own]; the others a fork's */
+	unsigned int own;
 	_Atomic bool reached_full;	/* mem_limit was hit: refuse until below accept_limit */
 
 	/* Running totals, written whenever any pool grows or shrinks: on lines
@@ -445,6 +447,33 @@ static int store_restore(struct zswap_store *s, struct store_ws *w, const struct
 void zswap_store_set_backing(struct zswap_store *s, struct backing *b)
 {
 	s->tier = b;
+	s->tiers[0] = b;
+	s->own = 0;
+}
+
+bool zswap_store_fork_tier(struct zswap_store *s, struct backing *b)
+{
+	for (unsigned int i = 0; i < ZE_TIERS; i++) {
+		if (s->tiers[i])
+			continue;
+		s->tiers[i] = b;
+		s->own = i;
+		s->tier = b;
+		return true;
+	}
+	return false;
+}
+
+/* The file of a ZE_BACKED entry and its slot there; NULL for a lost one
+ * or an index with no file. */
+static struct backing *store_tier_of(const struct zswap_store *s, const struct zswap_entry *e, uint64_t *slot)
+{
+	uint64_t f = zswap_entry_slot(e);
+
+	if (f == ZE_SLOT_LOST)
+		return NULL;
+	*slot = f & ZE_TIER_SLOT_MASK;
+	return (f >> ZE_TIER_SHIFT) < ZE_TIERS ? s->tiers[f >> ZE_TIER_SHIFT] : NULL;
 }
 
 struct backing *zswap_store_backing(const struct zswap_store *s)
@@ -461,23 +490,26 @@ void zswap_entry_mark_lost(struct zswap_entry *e)
  * fails (the tier ignores its slot: out of range). */
 static int store_load_backed(struct zswap_store *s, struct zswap_entry *e, void *dst)
 {
-	bool lost = zswap_entry_slot(e) == ZE_SLOT_LOST;
-	int ret = s->tier && dst && !lost ? backing_read(s->tier, zswap_entry_slot(e), dst) : -EIO;
+	uint64_t slot = 0;
+	struct backing *b = store_tier_of(s, e, &slot);
+	int ret = b && dst ? backing_read(b, slot, dst) : -EIO;
 
-	if (s->tier && !lost)
-		backing_free(s->tier, zswap_entry_slot(e));
+	if (b)
+		backing_free(b, slot);
 	store_entry_clear(e);
 	return ret;
 }
 
 uint64_t zswap_load_backed_run(struct zswap_store *s, struct zswap_entry *const *e, size_t n, void *dst)
 {
-	/* A lost entry's slot is out of the tier's range: all fail, uncounted. */
-	uint64_t bad = s->tier ? backing_read_run(s->tier, zswap_entry_slot(e[0]), n, dst) : ~0ULL;
+	/* Consecutive slots are in one file (the index is above them). */
+	uint64_t slot = 0;
+	struct backing *b = store_tier_of(s, e[0], &slot);
+	uint64_t bad = b ? backing_read_run(b, slot, n, dst) : ~0ULL;
 
 	for (size_t k = 0; k < n; k++) {
-		if (s->tier)
-			backing_free(s->tier, zswap_entry_slot(e[k]));
+		if (b)
+			backing_free(b, slot + k);
 		store_entry_clear(e[k]);
 	}
 	return n < 64 ? bad & ((1ULL << n) - 1) : bad;
@@ -485,9 +517,10 @@ uint64_t zswap_load_backed_run(struct zswap_store *s, struct zswap_entry *const 
 
 int zswap_read_backed(struct zswap_store *s, const struct zswap_entry *e, void *dst)
 {
-	if (zswap_entry_type(e) != ZE_BACKED || !s->tier || zswap_entry_slot(e) == ZE_SLOT_LOST)
-		return -EIO;
-	return backing_read(s->tier, zswap_entry_slot(e), dst);
+	uint64_t slot = 0;
+	struct backing *b = zswap_entry_type(e) == ZE_BACKED ? store_tier_of(s, e, &slot) : NULL;
+
+	return b ? backing_read(b, slot, dst) : -EIO;
 }
 
 int zswap_writeback_restore(struct zswap_store *s, const struct zswap_entry *e, void *buf)
@@ -511,7 +544,7 @@ void zswap_writeback_commit(struct zswap_store *s, struct zswap_entry *e, int64_
 
 	if (slot >= 0) {
 		store_drop(s, w, e);	/* the pool's copy, and the stored gauge */
-		e->w = (uint64_t)slot << ZE_SLOT_SHIFT | ZE_BACKED_BIT | ZE_SAME;
+		e->w = ((uint64_t)s->own << ZE_TIER_SHIFT | (uint64_t)slot) << ZE_SLOT_SHIFT | ZE_BACKED_BIT | ZE_SAME;
 		cnt_add(&w->c.written_back, 1);
 	} else {
 		cnt_add(&w->c.writeback_failed, 1);
@@ -566,8 +599,10 @@ void zswap_invalidate(struct zswap_store *s, struct zswap_entry *e)
 	struct store_ws *w;
 
 	if (zswap_entry_type(e) == ZE_BACKED) {
-		if (s->tier)
-			backing_free(s->tier, zswap_entry_slot(e));
+		uint64_t slot = 0;
+		struct backing *b = store_tier_of(s, e, &slot);
+		if (b)
+			backing_free(b, slot);
 		store_entry_clear(e);
 		return;
 	}
@@ -628,13 +663,21 @@ void zswap_store_stats(struct zswap_store *s, struct zswap_stats *st)
 	st->writeback_failed = (uint64_t)sum.writeback_failed;
 	st->zswpwb = st->written_back_pages;
 	st->reject_reclaim_fail = (uint64_t)sum.reject_reclaim_fail;
-	if (s->tier) {
+	/* The file this process writes; reads from any (a fork child reads
+	 * the files it inherited too, counted from its parent's figures). */
+	st->bd_count = st->bd_reads = st->bd_writes = st->bd_read_fail = 0;
+	st->backing_disk_bytes = st->backing_max_bytes = 0;
+	for (unsigned int i = 0; i < ZE_TIERS; i++) {
 		struct backing_stats bs;
-		backing_stats(s->tier, &bs);
+		if (!s->tiers[i])
+			continue;
+		backing_stats(s->tiers[i], &bs);
+		st->bd_reads += bs.bd_reads;
+		st->bd_read_fail += bs.bd_read_fail;
+		if (s->tiers[i] != s->tier)
+			continue;
 		st->bd_count = bs.bd_count;
-		st->bd_reads = bs.bd_reads;
 		st->bd_writes = bs.bd_writes;
-		st->bd_read_fail = bs.bd_read_fail;
 		st->backing_disk_bytes = bs.disk_bytes;
 		st->backing_max_bytes = bs.max_bytes;
 	}

@@ -37,7 +37,10 @@ enum zswap_entry_type {
  *                64), bits 8..20 the bytes in the pool (compressed length,
  *                PAGE_SIZE for ZE_RAW), bits 21..63 the zs handle shifted
  *                right by one (its bit 0 is zsmalloc's tag, always set)
- *   ZE_BACKED:   bits 0..1 as ZE_SAME, bit 2 set, bits 3..63 the tier's slot
+ *   ZE_BACKED:   bits 0..1 as ZE_SAME, bit 2 set, bits 3..63 the tier's file
+ *                (its index, bits 59..63: 0 the process's own unless it is
+ *                a fork child, which writes a file of its own and reads
+ *                those it inherited) and slot there (bits 3..58)
  *
  * Only the store writes it; read it through the accessors below.
  */
@@ -64,8 +67,13 @@ static inline enum zswap_entry_type zswap_entry_type(const struct zswap_entry *e
 
 /* A ZE_BACKED entry whose page is lost (zswap_entry_mark_lost). */
 #define ZE_SLOT_LOST		(~0ull >> ZE_SLOT_SHIFT)
+/* Files of the tier an entry can name (index 31 is the lost entry's). */
+#define ZE_TIERS		16
+#define ZE_TIER_SHIFT		56
+#define ZE_TIER_SLOT_MASK	((1ull << ZE_TIER_SHIFT) - 1)
 
-/* The tier's slot of a ZE_BACKED entry. */
+/* The tier's file index and slot of a ZE_BACKED entry, as one number:
+ * consecutive numbers are consecutive slots of one file. */
 static inline uint64_t zswap_entry_slot(const struct zswap_entry *e)
 {
 	return e->w >> ZE_SLOT_SHIFT;
@@ -153,6 +161,11 @@ int zswap_writeback_entry(struct zswap_store *s, struct zswap_entry *e, void *bu
  * written to (slot < 0: the write failed, counted; *e is unchanged). */
 int zswap_writeback_restore(struct zswap_store *s, const struct zswap_entry *e, void *buf);
 void zswap_writeback_commit(struct zswap_store *s, struct zswap_entry *e, int64_t slot);
+
+/* A fork child's own file for what it writes back (b, open and writable),
+ * beside the files it inherited, which it only reads. False when no index
+ * is left (ZE_TIERS): the child then writes nothing back. */
+bool zswap_store_fork_tier(struct zswap_store *s, struct backing *b);
 
 /* Exclusive load of n (at most 64) ZE_BACKED entries whose slots follow
  * each other (e[k]'s is e[0]'s + k) into dst, n pages, with one read:

@@ -37,7 +37,9 @@ static struct {
 	uintptr_t hand;		/* the clock hand: the next address to look at */
 	uint64_t retry_ns;	/* no write before this (CLOCK_MONOTONIC): the last one failed */
 	bool said_fail;
-	bool child;		/* a fork child's: it reads the tier, writes nothing */
+	bool child;		/* a fork child without a file of its own: it reads, writes nothing */
+	char dir[OPT_STRING_MAX];	/* where the files go (a fork child opens its own) */
+	struct backing_config cfg;
 } wb;
 
 /* The fork children that may read kept slots (writeback_fork_prepare). */
@@ -60,9 +62,10 @@ bool writeback_init(void)
 	const char *dir = o->backing_dir;
 	if (strcmp(dir, "auto") == 0)
 		dir = o->tmpdir[0] && backing_dir_on_disk(o->tmpdir) ? o->tmpdir : "/var/tmp";
-	struct backing_config cfg = { .dir = dir, .max_bytes = o->backing_max, .encrypt = o->backing_encrypt };
+	log_snprintf(wb.dir, sizeof(wb.dir), "%s", dir);
+	wb.cfg = (struct backing_config){ .dir = wb.dir, .max_bytes = o->backing_max, .encrypt = o->backing_encrypt };
 	wb.buf = prim_alloc(WB_BATCH * ZS_PAGE_SIZE);
-	wb.b = wb.buf ? backing_open(&cfg, why, sizeof(why)) : NULL;
+	wb.b = wb.buf ? backing_open(&wb.cfg, why, sizeof(why)) : NULL;
 	if (!wb.b) {
 		if (!wb.buf)
 			log_snprintf(why, sizeof(why), "no memory");
@@ -329,19 +332,38 @@ void writeback_fork_parent(void)
 
 void writeback_fork_child(void)
 {
+	char why[320];
+
 	if (!wb.b)
 		return;
-	backing_fork_child(wb.b);
-	wb.child = true;
+	backing_fork_child(wb.b);	/* what it inherited: read, never written */
 	wb.n = 0;	/* nothing was in a batch: fork waited for the pass to end */
+	/* A file of its own for what it writes back from now on, so that its
+	 * limit holds as its parent's does (a BGSAVE child reads back what
+	 * its parent wrote out). */
+	struct backing *own = backing_open(&wb.cfg, why, sizeof(why));
+	if (own && zswap_store_fork_tier(eng.store, own)) {
+		wb.b = own;
+		wb.child = false;
+		wb.hand = 0;
+		wb.retry_ns = 0;
+		wb.said_fail = false;
+	} else {
+		if (own)
+			backing_close(own);
+		wb.child = true;
+		if (eng.opt.verbose)
+			zlog("writeback: this fork child has no file of its own (%s): it writes nothing back",
+			     own ? "too many generations of forks" : why);
+	}
 	/* The parent's watch is the parent's: its other children's read ends
 	 * and this fork's are closed; the write end stays open, close-on-exec,
 	 * until this process exits or execs (and in whatever it forks). */
-	pthread_mutex_init(&wbc.lock, NULL);
+	wbc.lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;	/* held by a thread that is gone */
 	for (int i = 0; i < wbc.n; i++)
 		fdtab_close(wbc.fd[i]);
 	fdtab_close(wbc.pend_r);
-	wbc.n = 0;
+	wbc.n = 0;	/* its own children, if it forks, are its own to watch */
 	wbc.untracked = false;
 	wbc.pend_r = wbc.pend_w = -1;
 }

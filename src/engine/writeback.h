@@ -28,10 +28,12 @@
 bool writeback_init(void);
 
 /* Whether pages can be written back (the tier is open, and this process
- * is not a fork child, which only reads what it inherited). */
+ * has a file of its own: a fork child opens one, and only reads the files
+ * it inherited). */
 bool writeback_on(void);
 
-/* A fork child's tier: it reads what it inherited, and writes nothing. */
+/* A fork child that could not open a file of its own: it reads what it
+ * inherited, and writes nothing. */
 bool writeback_child(void);
 
 /* Write back up to want stored pages; returns how many went. */
@@ -43,7 +45,8 @@ size_t writeback_run(size_t want);
 void writeback_trim(void);
 
 /* fork: the parent keeps the slots the child inherited; the child reads
- * them and writes no more (src/core/backing.h). prepare (before the fork)
+ * them and never writes that file again (src/core/backing.h): it writes
+ * back to a file of its own (zswap_store_fork_tier). prepare (before the fork)
  * makes a pipe when pages are in the tier: the child holds its write end
  * (close-on-exec), so that the parent's read end reports a hang-up once
  * the child and whatever it forked in turn have exited or exec'd; then

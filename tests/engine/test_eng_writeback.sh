@@ -5,8 +5,9 @@
 # byte checked, VmHWM within 1.10 L + 8 MiB; the same with the tier off runs
 # over the limit (the comparison that proves the tier did the holding);
 # fork after writeback, both sides checking all and writing their own half
-# (the child never punches a block; the parent frees the blocks kept for
-# the child once it is gone); four threads refaulting from the pool and the
+# (the child writes back to a file of its own and holds the limit too, and
+# never punches a block of its parent's; the parent frees the blocks kept
+# for the child once it is gone); four threads refaulting from the pool and the
 # tier at once; injected write failures (ENOSPC, EIO, a short write) and a
 # full disk keep the pages in the pool; a pool at ZSWAP_MAX_POOL_SIZE
 # makes room by writeback (reject_reclaim_fail when it cannot); blocks damaged on disk raise SIGBUS
@@ -48,8 +49,11 @@ eng_run fork-tier lib ZSWAP_MEMORY_LIMIT=32M ZSWAP_BACKING_DIR="$dir" "$prog" fo
 if eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/fork.ref"; then
 	# Once the child is gone the slots kept for it are freed and punched:
 	# the file on disk within 8 MiB of what is live.
+	# The child writes back to a file of its own: its limit holds too.
+	ch=$(sed -n 's/^prog_writeback: child vmhwm_kb=//p' "$ENG_ERR")
+	[ "${ch:-999999999}" -le "$bound" ] || eng_fail "fork: the child's VmHWM ${ch:-?} KiB over 1.10 L + 8 MiB ($bound KiB)"
 	d=$(stat_of disk_after_child_kb); l=$(stat_of live_after_child_kb)
-	eng_say "fork: after the child, ${d:-?} KiB on disk for ${l:-?} KiB live"
+	eng_say "fork: the child's VmHWM ${ch:-?} KiB; after it, ${d:-?} KiB on disk for ${l:-?} KiB live"
 	[ "${d:-999999999}" -le $(( ${l:-0} + 8192 )) ] ||
 		eng_fail "fork: ${d:-?} KiB on disk for ${l:-?} KiB live once the child is gone"
 fi

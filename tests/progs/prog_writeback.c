@@ -58,16 +58,21 @@ static void check_page(size_t i, enum pc_kind kind, uint64_t seed, const char *w
 		pc_fail("%s: page %zu is wrong: %s", who, i, pc_describe(area + i * PC_PAGE, kind, pc_page_seed(seed, i)));
 }
 
-static void report(void)
+static void report_hwm(const char *who)
 {
 	FILE *f = fopen("/proc/self/status", "r");
 	char line[256];
 
 	while (f && fgets(line, sizeof(line), f))
 		if (strncmp(line, "VmHWM:", 6) == 0)
-			fprintf(stderr, "prog_writeback: vmhwm_kb=%lld\n", atoll(line + 6));
+			fprintf(stderr, "prog_writeback: %svmhwm_kb=%lld\n", who, atoll(line + 6));
 	if (f)
 		fclose(f);
+}
+
+static void report(void)
+{
+	report_hwm("");
 	if (pc_managed()) {
 		struct zswap_stats st;
 		pc_stats(&st);
@@ -240,8 +245,10 @@ int main(int argc, char **argv)
 		if (pid == 0) {
 			fork_side("child", 0, 11);
 			/* Time for the child's reclaimer to trim, were it to
-			 * punch blocks (it must not: the parent's). */
+			 * punch blocks of its parent's (it must not). */
 			sleep(2);
+			report_hwm("child ");
+			fflush(stderr);
 			_exit(0);
 		}
 		fork_side("parent", 1, 13);
