@@ -235,6 +235,8 @@ def main():
     ap.add_argument("--cold-age", type=int, default=1)
     ap.add_argument("--inherent", default=os.path.join(os.path.dirname(__file__), "peer_suite.inherent"))
     ap.add_argument("--regrtest-args", default="")
+    ap.add_argument("--plain-from", default="",
+                    help="read the plain run from DIR/plain.log and plain.xml, a finished run of the same tests")
     ap.add_argument("tests", nargs="*")
     args = ap.parse_args()
     args.regrtest_args = args.regrtest_args.split()
@@ -260,6 +262,18 @@ def main():
             os.unlink(os.path.join(args.out, mode + ".libzswap.log"))
         except FileNotFoundError:
             pass
+        if mode == "plain" and args.plain_from:
+            base = os.path.join(args.plain_from, "plain")
+            print("peer_suite: plain: read from %s.log" % base, flush=True)
+            st, cs = parse_log(base + ".log", tests), parse_xml(base + ".xml", tests)
+            m = re.search(r"^Total duration: (?:(\d+) hour )?(?:(\d+) min )?(\d+) sec",
+                          open(base + ".log", errors="replace").read(), re.M)
+            secs[mode] = (int(m.group(1) or 0) * 3600 + int(m.group(2) or 0) * 60 + int(m.group(3))) if m else 0
+            if st is None:
+                print("peer_suite: %s.log is not a finished run" % base, file=sys.stderr)
+                return 2
+            runs[mode] = (st, cs)
+            continue
         print("peer_suite: %s: %d test modules..." % (mode, len(tests)), flush=True)
         st, cs, secs[mode] = regrtest(mode, tests, mode, args)
         if st is None:
