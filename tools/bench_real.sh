@@ -4,11 +4,24 @@
 # one invocation. A benchmark, not a test: it prints figures and
 # judges none (but says when an output differs from the unlimited run's).
 #
-# Workloads (each several times more live data than a 64M limit):
+# Workloads (each several times more live data than a 64M limit, or twice
+# its default limit for redis):
 #   perl     a hash of 400,000 keys, 50-byte values (docs/DESIGN.md, "Known
 #            bad case": random access all over a heap larger than the limit)
 #   python   a dict of 1,500,000 str keys and int values
 #   sort     sort -n of 2,000,000 lines of random numbers (a file made once)
+#   redis    (on request: --workloads redis; Debian's redis-server and
+#            redis-tools) a server and its clients: redis-server (no config
+#            file, unix socket in a temporary directory, no persistence) is
+#            the measured program; tools/bench_redis.sh, beside it, loads
+#            40,000 keys of 512-7680 random bytes (about 150 MiB that do not
+#            compress; the commands made once, from fixed seeds), then the
+#            timed phase: 100,000 GETs of random keys from 50 connections
+#            (redis-benchmark), 20,000 overwrites of random keys with
+#            random values (redis-cli --pipe, one ordered stream), then
+#            DEBUG DIGEST (the output compared) and SHUTDOWN. The clients
+#            run without LD_PRELOAD and outside the memory cgroup (the
+#            harness's own group): limit, peak and faults are the server's
 # Sides, each run:
 #   none     the program alone, no limit (its output is the reference; its
 #            peak RSS sets the kernel controller's footprint)
@@ -22,20 +35,26 @@
 #   libzswap LD_PRELOAD=libzswap.so with ZSWAP_MEMORY_LIMIT=L, its
 #            statistics written at exit to a file (ZSWAP_STATS_FILE: sort
 #            closes its stderr before the library's destructors run)
-# Figures: wall time (the median and the spread of the runs), peak memory
+# Figures: wall time (the median and the spread of the runs; redis: the
+# server's whole life, load and digest included), the throughput of redis's
+# timed phase (requests per second, GETs and SETs together), peak memory
 # (kernel: the group's usage plus its share of the pool, sampled every
 # millisecond by the controller; libzswap and none: the process's peak RSS,
 # ru_maxrss, libzswap's pool being in the process), refaults (kernel: the
-# process's major faults; libzswap: its refaults counter), and whether the
-# output is the unlimited run's. A kernel run killed by the OOM killer is a
-# table entry.
+# process's major faults; libzswap: its refaults counter), whether the
+# output is the unlimited run's, and the ratios libzswap / kernel of the
+# medians. A kernel run killed by the OOM killer is a table entry.
 #
 # Usage: tools/bench_real.sh [--limit L] [--runs N] [--workloads "perl python sort"]
 #            [--kernel-modes "v2"] [--no-kernel] [--no-lib] [--lib LIBZSWAP.so]
 #            [--lib-env "VAR=VALUE ..."] [--memcg-ctl-args "ARGS"]
 #            [--builddir DIR] [--out DIR] [--timeout SECONDS]
-# Defaults: L 64M, 3 runs, all three workloads, kernel mode v2 (emulated),
+#            [--kernel-shrinker Y|N]
+# Defaults: L 64M (redis 96M: about half its unlimited peak of 190 MiB),
+# 3 runs, the workloads perl, python and sort, kernel mode v2 (emulated),
 # the build directory's library, timeout 300 s a run. Root for the kernel side.
+# --kernel-shrinker sets zswap's shrinker_enabled on the kernel side, as
+# tools/bench_reclaim.sh's does (default: as the machine has it).
 # --memcg-ctl-args go to tools/bench_reclaim_memcg (default "--ratio 0": no
 # footprint equilibrium guessed before the pool's ratio is learnt; at its
 # default ratio 2 the guess for perl's 109 MiB was an 11 MiB limit at once).
@@ -43,7 +62,7 @@ set -u
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 builddir=${ZSWAP_BUILDDIR:-$(pwd)}
-limit=64M
+limit=
 runs=3
 workloads="perl python sort"
 kmodes=v2
@@ -54,6 +73,7 @@ libenv=
 ctlargs="--ratio 0"
 out=
 tmo=300
+kshrink=
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -69,6 +89,7 @@ while [ $# -gt 0 ]; do
 	--builddir) builddir=${2:?}; shift 2 ;;
 	--out) out=${2:?}; shift 2 ;;
 	--timeout) tmo=${2:?}; shift 2 ;;
+	--kernel-shrinker) kshrink=${2:?}; shift 2 ;;
 	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench_real.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
 	esac
@@ -76,6 +97,7 @@ done
 
 lib=${lib:-$builddir/.libs/libzswap.so}
 ctl=$builddir/tools/bench_reclaim_memcg
+# shellcheck disable=SC2034  # kz and the others so marked: read through eval
 kz=$here/scripts/kernel-zswap.sh
 out=${out:-$builddir/bench-out/real-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out" || exit 1
@@ -85,6 +107,14 @@ say() { echo "bench_real.sh: $*" >&2; }
 
 for v in $(env | sed -n 's/^\(ZSWAP_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
 command -v /usr/bin/time > /dev/null || { say "needs /usr/bin/time (package time)"; exit 1; }
+case " $workloads " in *" redis "*)
+	for p in redis-server redis-cli redis-benchmark; do
+		command -v $p > /dev/null && continue
+		say "$p is not installed (redis-server, redis-tools): redis skipped"
+		workloads=$(echo " $workloads " | sed 's/ redis / /g')
+		break
+	done ;;
+esac
 if [ $libside = 1 ]; then
 	[ -f "$lib" ] || { say "$lib not built: libzswap side skipped"; libside=0; }
 fi
@@ -99,20 +129,66 @@ fi
 
 # The workloads. sort's input is made once, from a fixed seed.
 sortin=$out/sort.in
+# shellcheck disable=SC2016,SC2034
 perl_prog='my %h; $h{$_} = "x" x 50 for 1..400000; print scalar(keys %h), "\n"'
+# shellcheck disable=SC2034
 python_prog='d = {}
 for i in range(1500000):
     d[str(i)] = i
 print(len(d), sum(d.values()))'
+# redis: the server is the command; its clients (wl_clients) run beside it.
+# Its commands are made once into $out/redis (removed at the end), its
+# socket and --dir are a temporary directory's.
+rdata=$out/redis
+rtmp=
+# shellcheck disable=SC2034
+rserver=$(command -v redis-server)
 wl_cmd() {
 	case "$1" in
 	perl) echo /usr/bin/perl -e "\"\$perl_prog\"" ;;
 	python) echo /usr/bin/python3 -c "\"\$python_prog\"" ;;
 	sort) echo /usr/bin/sort -n -o "\$outfile" "\$sortin" ;;
+	redis) echo "\"\$rserver\" --port 0 --unixsocket \"\$rtmp/sock\" --save '' --appendonly no" \
+		"--dir \"\$rtmp\" --enable-debug-command yes" ;;
+	esac
+}
+# The default limit: about half the unlimited peak for redis.
+wl_limit() {
+	case "$1" in redis) echo 96M ;; *) echo 64M ;; esac
+}
+# wl_clients WORKLOAD PID: the clients of a server workload, not preloaded,
+# in this shell's memory cgroup, while PID (the server's job) lives; their
+# stdout is the output compared.
+wl_clients() {
+	case "$1" in
+	redis) env -u LD_PRELOAD /bin/sh "$here/tools/bench_redis.sh" clients "$rdata" "$rtmp/sock" "$2" ;;
+	*) return 0 ;;
 	esac
 }
 case " $workloads " in *" sort "*)
 	awk 'BEGIN { srand(5); for (i = 0; i < 2000000; i++) printf "%d\n", int(rand() * 1000000000) }' > "$sortin" ;;
+esac
+# On a signal during a server workload: its clients stopped, the server
+# shut down (scripts/kernel-zswap.sh then restores as usual).
+srvjob=
+cjob=
+on_signal() {
+	[ -n "$cjob" ] && kill "$cjob" 2> /dev/null
+	if [ -n "$srvjob" ]; then
+		env -u LD_PRELOAD redis-cli -s "$rtmp/sock" shutdown nosave > /dev/null 2>&1
+		wait "$srvjob"
+	fi
+	exit "$1"
+}
+case " $workloads " in *" redis "*)
+	rtmp=$(mktemp -d "${TMPDIR:-/tmp}/bench_real.XXXXXX") || exit 1
+	trap 'rm -rf "$rtmp" "$rdata"/*.resp' EXIT
+	trap 'on_signal 130' INT
+	trap 'on_signal 143' TERM
+	if ! { mkdir -p "$rdata" && env -u LD_PRELOAD /bin/sh "$here/tools/bench_redis.sh" gen "$rdata"; }; then
+		say "could not write redis's commands into $rdata"
+		exit 1
+	fi ;;
 esac
 
 # run WORKLOAD SIDE N: one run; appends "WORKLOAD SIDE N key=value..." to raw.
@@ -122,19 +198,39 @@ run() {
 	rm -f "$out/last.ctl" "$outfile" "$out/last.stats"
 	cmd=$(wl_cmd "$w")
 	say "$w $side run $n"
+	# shellcheck disable=SC2034
 	tf="wall_s=%e user_s=%U sys_s=%S majflt=%F maxrss_kb=%M"
+	# The side's environment: kernel-zswap.sh before time, the preload after.
+	pre='' post=''
 	case $side in
-	none) eval "timeout -k 10 $tmo /usr/bin/time -o \"\$out/last.time\" -f \"\$tf\" $cmd" \
-		> "$out/last.out" 2> "$out/last.err" ;;
-	libzswap) eval "timeout -k 10 $tmo /usr/bin/time -o \"\$out/last.time\" -f \"\$tf\" env LD_PRELOAD=\"\$lib\"" \
-		"ZSWAP_MEMORY_LIMIT=$limit ZSWAP_STATS_AT_EXIT=1 ZSWAP_STATS_FILE=\"\$out/last.stats\" $libenv $cmd" \
-		> "$out/last.out" 2> "$out/last.err" ;;
+	libzswap) post="env LD_PRELOAD=\"\$lib\" ZSWAP_MEMORY_LIMIT=\$L ZSWAP_STATS_AT_EXIT=1"
+		post="$post ZSWAP_STATS_FILE=\"\$out/last.stats\" $libenv" ;;
 	kernel*) m=v2; [ "$side" = kernelv1 ] && m=v1
-		eval "timeout -k 10 $tmo \"\$kz\" --memcg \"\$limit\" --page-cluster 0 --memcg-ctl \"\$ctl\"" \
-			"--memcg-report \"\$out/last.ctl\" --memcg-ctl-args \"--mode \$m --footprint \${foot:-0} \$ctlargs\"" \
-			"run -- /usr/bin/time -o \"\$out/last.time\" -f \"\$tf\" $cmd" > "$out/last.out" 2> "$out/last.err" ;;
+		[ -n "$kshrink" ] && pre="--shrinker \"\$kshrink\""
+		pre="\"\$kz\" $pre --memcg \"\$L\" --page-cluster 0 --memcg-ctl \"\$ctl\" --memcg-report \"\$out/last.ctl\""
+		pre="$pre --memcg-ctl-args \"--mode \$m --footprint \${foot:-0} \$ctlargs\" run --" ;;
 	esac
-	rc=$?
+	line="timeout -k 10 $tmo $pre /usr/bin/time -o \"\$out/last.time\" -f \"\$tf\" $post $cmd"
+	crc=0 fig=
+	rm -f "$out/last.cli"
+	case $w in
+	redis)	# The server in the background (its log to last.err), its
+		# clients beside it (their stdout is the output compared).
+		eval "$line" > "$out/last.err" 2>&1 &
+		srvjob=$!
+		wl_clients "$w" "$srvjob" > "$out/last.out" 2> "$out/last.cli" &
+		cjob=$!
+		wait "$cjob"
+		crc=$?
+		cjob=
+		wait "$srvjob"
+		rc=$?
+		srvjob=
+		fig=$(sed -n 's/^bench_redis.sh: figures: //p' "$out/last.cli")
+		[ $rc = 0 ] && [ $crc != 0 ] && { rc=$crc; say "$w $side run $n: the clients failed"; tail -n 3 "$out/last.cli" >&2; } ;;
+	*) eval "$line" > "$out/last.out" 2> "$out/last.err"
+		rc=$? ;;
+	esac
 	[ "$w" = sort ] && [ -f "$outfile" ] && cat "$outfile" > "$out/last.out"
 	sum=$(md5sum < "$out/last.out" | cut -c1-12)
 	[ "$side" = none ] && [ "$n" = 1 ] && echo "$sum" > "$out/$w.ref"
@@ -147,25 +243,29 @@ run() {
 	[ -f "$out/last.ctl" ] && ctlf=$(sed -n 's/^MEMCG //p' "$out/last.ctl" | sed 's/\([a-z_0-9]*\)=/ctl_\1=/g')
 	oom=0
 	grep -q 'OOM killer: ' "$out/last.err" && oom=1
-	echo "$w $side $n rc=$rc oom=$oom same=$same $t $st $ctlf" >> "$raw"
+	echo "$w $side $n rc=$rc crc=$crc oom=$oom same=$same limit=$L $t $fig $st $ctlf" >> "$raw"
 	[ "$side" = none ] && [ "$n" = 1 ] &&
 		foot=$(( $(echo "$t" | sed -n 's/.*maxrss_kb=\([0-9]*\).*/\1/p') / 1024 ))M
 	[ $rc = 0 ] || { say "$w $side run $n: exit $rc$([ $oom = 1 ] && echo ' (OOM kill)')"; tail -n 3 "$out/last.err" >&2; }
 	cat "$out/last.err" >> "$out/stderr.txt"
+	[ -f "$out/last.cli" ] && cat "$out/last.cli" >> "$out/stderr.txt"
 	[ -f "$out/last.stats" ] && cat "$out/last.stats" >> "$out/stats.txt"
 }
 
 {
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -sr), $(nproc) CPUs, load: $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "limit $limit, runs $runs, workloads: $workloads; kernel modes: $kmodes (kernel side $([ $kernel_ok = 1 ] && echo on || echo off), controller args: $ctlargs)"
+	echo "limit ${limit:-per workload (perl, python, sort 64M; redis 96M)}, runs $runs, workloads: $workloads; kernel modes: $kmodes (kernel side $([ $kernel_ok = 1 ] && echo on || echo off), controller args: $ctlargs, zswap shrinker ${kshrink:-as set: $(cat /sys/module/zswap/parameters/shrinker_enabled 2>/dev/null)})"
 	echo "libzswap: $lib${libenv:+ $libenv}, other options default"
 	echo "tree: $(git -C "$here" rev-parse --short HEAD 2>/dev/null)$(git -C "$here" status --porcelain 2>/dev/null | grep -q . && echo ' (uncommitted changes)')"
 	echo "perl: $(/usr/bin/perl -e 'print $^V'), python: $(/usr/bin/python3 -V 2>&1), sort: $(/usr/bin/sort --version | head -n 1)"
+	case " $workloads " in *" redis "*) echo "redis: $(redis-server --version)" ;; esac
 } > "$out/machine.txt"
 cat "$out/machine.txt" >&2
 
 for w in $workloads; do
+	# shellcheck disable=SC2034
 	foot=
+	L=${limit:-$(wl_limit "$w")}
 	i=1
 	while [ $i -le "$runs" ]; do
 		run "$w" none $i
@@ -179,36 +279,59 @@ for w in $workloads; do
 	done
 done
 
-# The table: medians and spreads (min-max) per workload and side.
-awk -v limit="$limit" '
+# The tables: medians and spreads (min-max) per workload and side, then
+# the ratios libzswap / kernel of the medians.
+awk -v load="$(cut -d' ' -f1-3 /proc/loadavg)" -v kshrink="${kshrink:-as the machine has it}" '
 function val(line, key,   m) { if (match(line, " " key "=[^ ]*")) return substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2); return "" }
 function add(k, key, v) { if (v == "") return; n[k, key]++; x[k, key, n[k, key]] = v + 0 }
 function sortk(k, key,   i, j, t, c) { c = n[k, key]; for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++) if (x[k, key, j] < x[k, key, i]) { t = x[k, key, i]; x[k, key, i] = x[k, key, j]; x[k, key, j] = t } return c }
-function med(k, key, f,   c) { c = sortk(k, key); if (!c) return "-"; return sprintf(f, c % 2 ? x[k, key, (c + 1) / 2] : (x[k, key, c / 2] + x[k, key, c / 2 + 1]) / 2) }
+function medv(k, key,   c) { c = sortk(k, key); if (!c) return ""; return c % 2 ? x[k, key, (c + 1) / 2] : (x[k, key, c / 2] + x[k, key, c / 2 + 1]) / 2 }
+function med(k, key, f,   v) { v = medv(k, key); return v == "" ? "-" : sprintf(f, v) }
 function spread(k, key, f,   c) { c = sortk(k, key); if (!c) return "-"; return sprintf(f, x[k, key, 1]) "-" sprintf(f, x[k, key, c]) }
+function ratio(a, b, key,   u, v) { u = medv(a, key); v = medv(b, key); return (u == "" || v == "" || v == 0) ? "-" : sprintf("%.2f", u / v) }
 {
 	k = $1 SUBSEP $2
 	if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
+	if (!($1 in lim)) { lim[$1] = val($0, "limit"); worder[++nw] = $1 }
 	runs[k]++
 	if (val($0, "rc") != "0") { failed[k]++; if (val($0, "oom") == "1") oom[k]++; next }
 	ok[k]++; if (val($0, "same") != "1") diff[k]++
 	add(k, "wall", val($0, "wall_s"))
+	add(k, "rps", val($0, "rps"))
 	if ($2 == "libzswap") { add(k, "peak", val($0, "maxrss_kb") / 1024); add(k, "ref", val($0, "refaults")) }
 	else if ($2 ~ /^kernel/) { add(k, "peak", val($0, "ctl_peak_sum_mb")); add(k, "ref", val($0, "majflt")) }
 	else { add(k, "peak", val($0, "maxrss_kb") / 1024); add(k, "ref", val($0, "majflt")) }
 }
 END {
-	print "| workload | side | runs ok / runs | wall s, median (spread) | peak MiB, median (spread) | refaults, median (spread) | output as unlimited |"
-	print "|---|---|---|---|---|---|---|"
+	print "| workload, limit | side | runs ok / runs | wall s, median (spread) | requests/s, median (spread) | peak MiB, median (spread) | refaults, median (spread) | output as unlimited |"
+	print "|---|---|---|---|---|---|---|---|"
 	for (i = 1; i <= nk; i++) {
 		k = order[i]; split(k, p, SUBSEP)
 		note = failed[k] ? sprintf(" (%d failed%s)", failed[k], oom[k] ? sprintf(", %d OOM-killed", oom[k]) : "") : ""
-		printf "| %s | %s | %d / %d%s | %s (%s) | %s (%s) | %s (%s) | %s |\n", p[1], p[2], ok[k], runs[k], note,
-		       med(k, "wall", "%.2f"), spread(k, "wall", "%.2f"), med(k, "peak", "%.1f"), spread(k, "peak", "%.1f"),
+		printf "| %s, %s | %s | %d / %d%s | %s (%s) | %s (%s) | %s (%s) | %s (%s) | %s |\n", p[1], lim[p[1]], p[2], ok[k], runs[k], note,
+		       med(k, "wall", "%.2f"), spread(k, "wall", "%.2f"), med(k, "rps", "%d"), spread(k, "rps", "%d"),
+		       med(k, "peak", "%.1f"), spread(k, "peak", "%.1f"),
 		       med(k, "ref", "%d"), spread(k, "ref", "%d"), ok[k] ? (diff[k] ? "DIFFERENT in " diff[k] : "yes") : "-"
 	}
+	hdr = 0
+	for (i = 1; i <= nw; i++) {
+		w = worder[i]; l = w SUBSEP "libzswap"
+		if (!ok[l]) continue
+		for (j = 1; j <= nk; j++) {
+			k = order[j]; split(k, p, SUBSEP)
+			if (p[1] != w || p[2] !~ /^kernel/ || !ok[k]) continue
+			if (!hdr++) {
+				print ""
+				print "| workload | libzswap / | wall | requests/s | peak | refaults |"
+				print "|---|---|---|---|---|---|"
+			}
+			printf "| %s | %s | %s | %s | %s | %s |\n", w, p[2], ratio(l, k, "wall"), ratio(l, k, "rps"), ratio(l, k, "peak"), ratio(l, k, "ref")
+		}
+	}
 	print ""
-	print "limit " limit "; peak: none = peak RSS, libzswap = peak RSS (pool included), kernel = usage + pool (sampled)"
+	print "peak: none = peak RSS, libzswap = peak RSS (pool included), kernel = usage + pool (sampled); requests/s: redis'"'"'s timed phase"
+	print "charging of the kernel'"'"'s pool: kernel = cgroup v2'"'"'s, emulated (the v1 group'"'"'s limit kept at L minus its share of the pool), kernelv1 = v1'"'"'s (none); zswap'"'"'s shrinker on the kernel side: " kshrink
+	print "load average at the end: " load
 }' "$raw" > "$out/summary.md"
 cat "$out/summary.md"
 say "raw figures in $raw, table in $out/summary.md"
