@@ -122,6 +122,23 @@ int fdtab_open_ro(const char *path, bool keep)
 	return keep ? fdtab_keep(fd) : fdtab_move(fd);
 }
 
+long fdtab_read_file(const char *path, char *buf, size_t cap)
+{
+	int fd = fdtab_open_ro(path, false);
+	long n;
+
+	if (fd < 0 || !cap)
+		return -1;
+	do
+		n = syscall(SYS_read, fd, buf, cap - 1);
+	while (n < 0 && errno == EINTR);
+	fdtab_close_short(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
 void fdtab_close_short(int fd)
 {
 	if (fd >= 0)

@@ -18,6 +18,7 @@
 #define ZSWAP_FDTAB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Move fd up (close-on-exec) and record it as the library's. Returns the
  * descriptor to use from then on: the new one, or fd itself if it could not
@@ -28,6 +29,10 @@ int fdtab_keep(int fd);
 /* Open path read-only (close-on-exec, a raw openat) and move it up: kept
  * (fdtab_keep) or short-lived (fdtab_short). Returns it, or -1 (errno set). */
 int fdtab_open_ro(const char *path, bool keep);
+
+/* Read a small file (a /proc or /sys one) into buf with one read through a
+ * short-lived descriptor, NUL-terminated. Its length, or -1 (errno set). */
+long fdtab_read_file(const char *path, char *buf, size_t cap);
 
 /* Forget a descriptor fdtab_keep() recorded and close it (a raw close: the
  * interposed one would refuse). Negative fd: nothing. */

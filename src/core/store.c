@@ -92,9 +92,8 @@ struct zswap_store {
 	struct store_ws *ws;
 	struct zs_pool *pools[STORE_MAX_POOLS];
 	_Atomic unsigned int inject_fail;	/* read by every load: not beside the totals */
-	struct backing *tier;		/* the second tier's file this process writes, or NULL */
-	struct backing *tiers[ZE_TIERS];	/* by index: tier is tiers[own]; the others a fork's */
-	unsigned int own;
+	struct backing *tiers[ZE_TIERS];	/* the second tier's files by index, or NULL */
+	unsigned int own;			/* the one this process writes */
 	_Atomic bool reached_full;	/* mem_limit was hit: refuse until below accept_limit */
 
 	/* Running totals, written whenever any pool grows or shrinks: on lines
@@ -446,7 +445,6 @@ static int store_restore(struct zswap_store *s, struct store_ws *w, const struct
 
 void zswap_store_set_backing(struct zswap_store *s, struct backing *b)
 {
-	s->tier = b;
 	s->tiers[0] = b;
 	s->own = 0;
 }
@@ -458,7 +456,6 @@ bool zswap_store_fork_tier(struct zswap_store *s, struct backing *b)
 			continue;
 		s->tiers[i] = b;
 		s->own = i;
-		s->tier = b;
 		return true;
 	}
 	return false;
@@ -478,7 +475,7 @@ static struct backing *store_tier_of(const struct zswap_store *s, const struct z
 
 struct backing *zswap_store_backing(const struct zswap_store *s)
 {
-	return s->tier;
+	return s->tiers[s->own];
 }
 
 void zswap_entry_mark_lost(struct zswap_entry *e)
@@ -529,7 +526,7 @@ int zswap_writeback_restore(struct zswap_store *s, const struct zswap_entry *e, 
 	struct store_ws *w;
 	int ret = 0;
 
-	if (!s->tier || (t != ZE_COMPRESSED && t != ZE_RAW) || zswap_entry_pool(e) >= s->nr_pools)
+	if (!s->tiers[s->own] || (t != ZE_COMPRESSED && t != ZE_RAW) || zswap_entry_pool(e) >= s->nr_pools)
 		return -EINVAL;
 	w = store_ws_get(s);
 	if (store_restore(s, w, e, buf) != 0)
@@ -559,7 +556,7 @@ int zswap_writeback_entry(struct zswap_store *s, struct zswap_entry *e, void *bu
 
 	if (ret)
 		return ret;
-	int n = backing_write_batch(s->tier, buf, 1, &slot);
+	int n = backing_write_batch(s->tiers[s->own], buf, 1, &slot);
 	zswap_writeback_commit(s, e, n == 1 ? slot : -1);
 	return n == 1 ? 0 : n;
 }
@@ -674,7 +671,7 @@ void zswap_store_stats(struct zswap_store *s, struct zswap_stats *st)
 		backing_stats(s->tiers[i], &bs);
 		st->bd_reads += bs.bd_reads;
 		st->bd_read_fail += bs.bd_read_fail;
-		if (s->tiers[i] != s->tier)
+		if (i != s->own)
 			continue;
 		st->bd_count = bs.bd_count;
 		st->bd_writes = bs.bd_writes;

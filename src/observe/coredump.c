@@ -103,11 +103,9 @@ bool coredump_signal(int sig)
 
 void coredump_init(void)
 {
-	char c = 0;
-	int fd = fdtab_open_ro("/proc/sys/kernel/core_pattern", false);
+	char c[2];
 
-	coredump_pipe = fd >= 0 && read(fd, &c, 1) == 1 && c == '|';
-	fdtab_close_short(fd);
+	coredump_pipe = fdtab_read_file("/proc/sys/kernel/core_pattern", c, sizeof(c)) == 1 && c[0] == '|';
 	for (size_t i = 0; i < sizeof(coredump_signals) / sizeof(coredump_signals[0]); i++)
 		if (coredump_signals[i] != eng.opt.stats_signal &&	/* stats.c's, then */
 		    sigchain_take_while_default(coredump_signals[i], coredump_on_signal) < 0 && eng.opt.verbose)

@@ -746,13 +746,8 @@ void *stats_thread(void *arg)
 
 static void stats_read_comm(void)
 {
-	int fd = fdtab_open_ro("/proc/self/comm", false);
-	long n = fd >= 0 ? read(fd, stats_comm, sizeof(stats_comm) - 1) : -1;
-
-	fdtab_close_short(fd);
-	if (n <= 0)
-		n = 0;
-	stats_comm[n] = '\0';
+	if (fdtab_read_file("/proc/self/comm", stats_comm, sizeof(stats_comm)) < 0)
+		stats_comm[0] = '\0';
 	char *nl = strchr(stats_comm, '\n');
 	if (nl)
 		*nl = '\0';

@@ -15,7 +15,8 @@
  * stalls. Pressure is either of: some avg10 at SHRINK_PSI or above, or the
  * cgroup's usage within 1/SHRINK_HEADROOM of its limit.
  *
- * Under pressure, each tick of the reclaimer (every second without a limit)
+ * Under pressure, each look (the reclaimer's idle loop: once a second without
+ * a limit, at most every SHRINK_PERIOD_NS under one)
  * writes back an eighth of the pool (at least SHRINK_MIN pages), incompressible
  * pages first, and the rest by CLOCK with zswap's second chance (a page that
  * came back soon after its last writeback is passed over once): the
@@ -27,12 +28,8 @@
 #include "config.h"
 #include "reclaim/shrinker.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <stdatomic.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
+#include <time.h>
 
 #include "base/fdtab.h"
 #include "base/log.h"
@@ -45,28 +42,15 @@
 #define SHRINK_SHARE	8	/* an eighth of the pool a tick */
 #define SHRINK_MIN	64	/* pages */
 #define SHRINK_MAX	4096	/* pages a tick */
+#define SHRINK_PERIOD_NS 250000000ull	/* a look at most this often (the idle loop
+					 * turns every 10 ms under a limit) */
 
 static struct {
 	bool on;
 	char usage[256], limit[256], psi[256];	/* the cgroup's files; "" if none */
 	bool said;
-	_Atomic uint64_t ticks;			/* ticks under pressure */
+	uint64_t last_ns;			/* the last look (CLOCK_MONOTONIC_COARSE) */
 } sh;
-
-/* Read a small file into buf (NUL-terminated); its length, or -1. */
-static long shrinker_read(const char *path, char *buf, size_t len)
-{
-	int fd = fdtab_open_ro(path, false);
-
-	if (fd < 0)
-		return -1;
-	long n = syscall(SYS_pread64, fd, buf, len - 1, 0);
-	fdtab_close_short(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return n;
-}
 
 /* A decimal number at s; "max" or no digits: UINT64_MAX. */
 static uint64_t shrinker_u64(const char *s)
@@ -86,7 +70,7 @@ static uint64_t shrinker_psi(const char *path)
 {
 	char buf[256];
 
-	if (shrinker_read(path, buf, sizeof(buf)) <= 0 || strncmp(buf, "some avg10=", 11) != 0)
+	if (fdtab_read_file(path, buf, sizeof(buf)) <= 0 || strncmp(buf, "some avg10=", 11) != 0)
 		return 0;
 	const char *p = buf + 11;
 	uint64_t whole = 0, frac = 0;
@@ -107,7 +91,7 @@ static void shrinker_find_cgroup(void)
 	char buf[2048], path[256];
 
 	sh.usage[0] = sh.limit[0] = sh.psi[0] = '\0';
-	if (shrinker_read("/proc/self/cgroup", buf, sizeof(buf)) <= 0)
+	if (fdtab_read_file("/proc/self/cgroup", buf, sizeof(buf)) <= 0)
 		return;
 	for (char *line = buf; *line;) {
 		char *end = strchr(line, '\n');
@@ -168,7 +152,7 @@ static bool shrinker_pressure(const char **why)
 		*why = "the memory cgroup's PSI";
 		return true;
 	}
-	if (sh.limit[0] && shrinker_read(sh.limit, b, sizeof(b)) > 0 && shrinker_read(sh.usage, a, sizeof(a)) > 0) {
+	if (sh.limit[0] && fdtab_read_file(sh.limit, b, sizeof(b)) > 0 && fdtab_read_file(sh.usage, a, sizeof(a)) > 0) {
 		uint64_t lim = shrinker_u64(b), use = shrinker_u64(a);
 		/* v1 says "no limit" with a huge number, v2 with "max". */
 		if (lim < (1ULL << 60) && use != UINT64_MAX && use >= lim - lim / SHRINK_HEADROOM) {
@@ -184,14 +168,20 @@ size_t shrinker_tick(void)
 	const char *why = "";
 	struct zswap_stats st;
 
+	struct timespec ts;
+
 	if (!sh.on || !writeback_on())
 		return 0;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (now - sh.last_ns < SHRINK_PERIOD_NS)
+		return 0;
+	sh.last_ns = now;
 	memset(&st, 0, sizeof(st));
 	zswap_store_stats(eng.store, &st);
 	uint64_t pool_pages = st.stored_pages > st.same_filled_pages ? st.stored_pages - st.same_filled_pages : 0;
 	if (!pool_pages || !shrinker_pressure(&why))
 		return 0;
-	atomic_fetch_add_explicit(&sh.ticks, 1, memory_order_relaxed);
 	size_t want = (size_t)(pool_pages / SHRINK_SHARE);
 	if (want < SHRINK_MIN)
 		want = SHRINK_MIN;
@@ -203,9 +193,4 @@ size_t shrinker_tick(void)
 		zlog("shrinker: memory pressure (%s): %zu pages written back", why, got);
 	}
 	return got;
-}
-
-uint64_t shrinker_pressure_ticks(void)
-{
-	return atomic_load_explicit(&sh.ticks, memory_order_relaxed);
 }

@@ -17,7 +17,4 @@ void shrinker_init(void);
  * share of the pool. Returns the pages written back. */
 size_t shrinker_tick(void);
 
-/* Ticks that found memory pressure, since start. */
-uint64_t shrinker_pressure_ticks(void);
-
 #endif

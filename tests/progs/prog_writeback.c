@@ -85,14 +85,21 @@ static void report(void)
 	}
 }
 
-static uint64_t written_back(void)
+/* The library's counters now; all zero without it. */
+static struct zswap_stats lib_stats(void)
 {
 	struct zswap_stats st;
 
-	if (!pc_managed())
-		return 1;
-	pc_stats(&st);
-	return st.written_back_pages;
+	memset(&st, 0, sizeof(st));
+	if (pc_managed())
+		pc_stats(&st);
+	return st;
+}
+
+/* Pages written back so far (plainly: 1, nothing to wait for). */
+static uint64_t written_back(void)
+{
+	return pc_managed() ? lib_stats().written_back_pages : 1;
 }
 
 /* The child and the parent after fork: everything, then a half of their own. */
@@ -128,15 +135,6 @@ static void *thread_check(void *arg)
 	return NULL;
 }
 
-static uint64_t in_tier(void)
-{
-	struct zswap_stats st;
-
-	if (!pc_managed())
-		return 0;
-	pc_stats(&st);
-	return st.bd_count;
-}
 
 static sigjmp_buf bus_jmp;
 
@@ -173,7 +171,7 @@ static void corrupt_mode(const char *dir)
 	/* Settled: the tier has not grown for a second (at most 30 s). */
 	for (int t = 0; t < 30; t++) {
 		sleep(1);
-		now = in_tier();
+		now = lib_stats().bd_count;
 		if (now && now == last)
 			break;
 		last = now;
