@@ -16,6 +16,14 @@ In both library modes the library's own messages go to OUT/MODE.libzswap.log
 (ZSWAP_LOG_FILE), not into the workers' output that regrtest parses; the
 summary counts them.
 
+The library is preloaded into regrtest's workers (its --python option: each
+test module runs in a worker, and every program a test starts inherits the
+environment), not into regrtest's own parent, which only collects results:
+under the limit mode's 32 MiB the parent's growing result set would thrash
+and time the run out without telling anything about the tests. With
+--python regrtest does not re-run failures itself (no -w); the confirmation
+runs below do that, in both modes alike.
+
 A difference is confirmed by running its module again, alone, in the plain
 mode and in the mode that differed (--confirm times); one that never shows
 again is reported as not reproduced and does not count. A confirmed
@@ -32,6 +40,7 @@ import glob
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -41,11 +50,17 @@ PY = "/usr/bin/python3.11"
 BAD = ("failed", "env_changed", "omitted")
 
 
-def mode_env(mode, args):
+def plain_env():
     env = dict(os.environ)
     for k in list(env):
         if k.startswith("ZSWAP_") or k == "LD_PRELOAD":
             del env[k]
+    return env
+
+
+def mode_env(mode, args):
+    """The variables a worker of this mode gets on top of the plain environment."""
+    env = {}
     if mode == "plain":
         return env
     env["LD_PRELOAD"] = args.lib
@@ -67,11 +82,14 @@ def regrtest(mode, tests, tag, args):
     base = os.path.join(args.out, tag)
     tmp = base + ".tmp"
     os.makedirs(tmp, exist_ok=True)
+    worker = " ".join(shlex.quote(w) for w in
+                      ["env"] + ["%s=%s" % kv for kv in sorted(mode_env(mode, args).items())] + [PY])
     cmd = [PY, "-m", "test", "-j%d" % args.jobs, "--timeout", str(args.timeout),
-           "-w", "--junit-xml", base + ".xml", "--tempdir", tmp] + args.regrtest_args + tests
+           "--python", worker, "--junit-xml", base + ".xml", "--tempdir", tmp] + \
+        args.regrtest_args + tests
     t0 = time.monotonic()
     with open(base + ".log", "w") as log:
-        subprocess.run(cmd, env=mode_env(mode, args), stdout=log, stderr=subprocess.STDOUT,
+        subprocess.run(cmd, env=plain_env(), stdout=log, stderr=subprocess.STDOUT,
                        stdin=subprocess.DEVNULL, cwd=tmp)
     secs = time.monotonic() - t0
     return parse_log(base + ".log", tests), parse_xml(base + ".xml", tests), secs
@@ -120,8 +138,7 @@ def parse_log(path, tests):
 
 
 def parse_xml(path, tests):
-    """(module, test id) -> pass/fail/skip; a case run again (regrtest -w) keeps its
-    last outcome. A case inherited from a helper module (test.fork_wait in
+    """(module, test id) -> pass/fail/skip. A case inherited from a helper module (test.fork_wait in
     test_wait4) belongs to the module whose suite ran it."""
     cases = {}
     try:
@@ -250,7 +267,7 @@ def main():
     tests = args.tests
     if not tests:
         r = subprocess.run([PY, "-m", "test", "--list-tests"] + args.regrtest_args,
-                           env=mode_env("plain", args), capture_output=True, text=True)
+                           env=plain_env(), capture_output=True, text=True)
         tests = r.stdout.split()
     if not tests:
         print("peer_suite: no tests found (is libpython3.11-testsuite installed?)", file=sys.stderr)
