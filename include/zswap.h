@@ -100,6 +100,8 @@ struct zswap_stats {
 	uint64_t backing_max_bytes;		/* bytes: the tier's cap (ZSWAP_BACKING_MAX) */
 	uint64_t zswpwb;			/* vmstat's name for written_back_pages */
 	uint64_t reject_reclaim_fail;		/* the pool full and writeback made no room: stores refused meanwhile */
+	uint64_t swap_cached_pages;		/* pages read back from the tier that keep their slot while unchanged (meminfo SwapCached) */
+	uint64_t swap_cached_reclaimed;		/* pages evicted again unchanged to the slot they kept: nothing compressed or written */
 };
 
 /* Compress the managed pages of [addr, addr + len) into the pool and drop

@@ -18,7 +18,7 @@ case "${1:-}" in
 esac
 
 # --- packages --------------------------------------------------------------
-pkgs="gcc make autoconf automake libtool pkg-config liblz4-dev libzstd-dev liblzo2-dev libsodium-dev libunwind-dev util-linux"
+pkgs="gcc make autoconf automake libtool pkg-config liblz4-dev libzstd-dev liblzo2-dev libsodium-dev libxxhash-dev libunwind-dev util-linux"
 # What tests run besides the library's own programs (make check skips a
 # test whose program is missing): real programs nobody here wrote.
 test_pkgs="python3 redis-server redis-tools"

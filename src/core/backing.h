@@ -88,6 +88,16 @@ int backing_read(struct backing *b, uint64_t slot, void *dst);
  * nothing usable), 0 when all verify. The slots stay allocated. */
 uint64_t backing_read_run(struct backing *b, uint64_t slot, size_t n, void *dst);
 
+/* Whether page (PAGE_SIZE bytes of clear text) is what slot holds, by the
+ * 128-bit digest kept in memory for it (no read). For a page read back
+ * from the slot and kept in memory with it (the swap cache's clean page):
+ * unchanged, it can be dropped again without a write. */
+bool backing_same(const struct backing *b, uint64_t slot, const void *page);
+
+/* Whether the file is less than half full (of its cap): the kernel's
+ * vm_swap_full() in reverse. Only then is a slot kept for a page read back. */
+bool backing_room_to_keep(const struct backing *b);
+
 /* Free a slot: reusable at once; its block stays on disk until
  * backing_trim() punches it out (a punch costs more than a read: never on
  * the fault path). */

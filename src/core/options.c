@@ -109,6 +109,11 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		OPT_BACKING_ENCRYPT, "ZSWAP_BACKING_ENCRYPT", OPT_BOOL, "1", 0, 1, NULL, "",
 		"1 seals pages written to the tier (XChaCha20-Poly1305, a key only in memory);"
 		" 0 writes them in the clear with a checksum", 0 },
+	[OPT_SWAP_CACHE] = {
+		OPT_SWAP_CACHE, "ZSWAP_SWAP_CACHE", OPT_BOOL, "1", 0, 1, NULL, "",
+		"1 keeps a page read back from the tier in its slot there while the page stays"
+		" unchanged and the tier is under half its cap, so that evicting it again writes"
+		" nothing (the kernel's swap cache); 0 frees the slot at every read", 0 },
 	[OPT_VERBOSE] = {
 		OPT_VERBOSE, "ZSWAP_VERBOSE", OPT_UINT, "0", 0, 2, NULL, "",
 		"0: problems only; 1: also start-up and limits; 2: also every region", 0 },
@@ -577,6 +582,7 @@ static void opt_set(enum opt_id id, const struct opt_val *val, struct opt_values
 		break;
 	case OPT_BACKING_MAX:	v->backing_max = val->u; break;
 	case OPT_BACKING_ENCRYPT: v->backing_encrypt = val->u != 0; break;
+	case OPT_SWAP_CACHE:	v->swap_cache = val->u != 0; break;
 	case OPT_VERBOSE:	v->verbose = (unsigned int)val->u; break;
 	case OPT_INJECT_DECOMPRESS_FAIL: v->inject_decompress_fail = (unsigned int)val->u; break;
 	case OPT_INJECT_WRITEBACK_FAIL: v->inject_writeback_fail = (unsigned int)val->u; break;
@@ -621,6 +627,7 @@ static void opt_get(enum opt_id id, const struct opt_values *v, struct opt_val *
 	case OPT_BACKING_DIR:	val->u = 0; val->str = v->backing_dir; break;
 	case OPT_BACKING_MAX:	val->u = v->backing_max; break;
 	case OPT_BACKING_ENCRYPT: val->u = v->backing_encrypt; break;
+	case OPT_SWAP_CACHE:	val->u = v->swap_cache; break;
 	case OPT_VERBOSE:	val->u = v->verbose; break;
 	case OPT_INJECT_DECOMPRESS_FAIL: val->u = v->inject_decompress_fail; break;
 	case OPT_INJECT_WRITEBACK_FAIL: val->u = v->inject_writeback_fail; break;

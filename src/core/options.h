@@ -58,6 +58,7 @@ enum opt_id {
 	OPT_BACKING_DIR,	/* ZSWAP_BACKING_DIR */
 	OPT_BACKING_MAX,	/* ZSWAP_BACKING_MAX */
 	OPT_BACKING_ENCRYPT,	/* ZSWAP_BACKING_ENCRYPT */
+	OPT_SWAP_CACHE,		/* ZSWAP_SWAP_CACHE */
 	OPT_VERBOSE,		/* ZSWAP_VERBOSE */
 	OPT_INJECT_DECOMPRESS_FAIL,	/* ZSWAP_INJECT_DECOMPRESS_FAIL (testing) */
 	OPT_INJECT_WRITEBACK_FAIL,	/* ZSWAP_INJECT_WRITEBACK_FAIL (testing) */
@@ -107,6 +108,7 @@ struct opt_values {
 	char backing_dir[OPT_STRING_MAX];	/* "auto", or where the tier's file goes */
 	uint64_t backing_max;		/* bytes; 0 = half the free space at start */
 	bool backing_encrypt;
+	bool swap_cache;
 	unsigned int verbose;
 	unsigned int inject_decompress_fail;	/* loads made to fail, for tests */
 	unsigned int inject_writeback_fail;	/* writes to the tier made to fail, for tests */

@@ -95,6 +95,8 @@ struct zswap_store {
 	struct backing *tiers[ZE_TIERS];	/* the second tier's files by index, or NULL */
 	unsigned int own;			/* the one this process writes */
 	_Atomic bool reached_full;	/* mem_limit was hit: refuse until below accept_limit */
+	_Atomic int64_t swap_cached;	/* slots kept for pages read back (zswap_kept_*) */
+	_Atomic uint64_t swap_cached_reclaimed;
 
 	/* Running totals, written whenever any pool grows or shrinks: on lines
 	 * of their own, apart from the read-mostly fields above that every
@@ -512,6 +514,53 @@ uint64_t zswap_load_backed_run(struct zswap_store *s, struct zswap_entry *const 
 	return n < 64 ? bad & ((1ULL << n) - 1) : bad;
 }
 
+uint64_t zswap_read_backed_run(struct zswap_store *s, struct zswap_entry *const *e, size_t n, void *dst)
+{
+	uint64_t slot = 0;
+	struct backing *b = store_tier_of(s, e[0], &slot);
+	uint64_t bad = b ? backing_read_run(b, slot, n, dst) : ~0ULL;
+
+	return n < 64 ? bad & ((1ULL << n) - 1) : bad;
+}
+
+bool zswap_backed_keepable(const struct zswap_store *s, const struct zswap_entry *e)
+{
+	uint64_t slot = 0;
+	struct backing *b = zswap_entry_type(e) == ZE_BACKED ? store_tier_of(s, e, &slot) : NULL;
+
+	return b && backing_room_to_keep(b);
+}
+
+bool zswap_swap_full(const struct zswap_store *s)
+{
+	return s->tiers[s->own] && !backing_room_to_keep(s->tiers[s->own]);
+}
+
+bool zswap_backed_same(const struct zswap_store *s, const struct zswap_entry *e, const void *page)
+{
+	uint64_t slot = 0;
+	struct backing *b = zswap_entry_type(e) == ZE_BACKED ? store_tier_of(s, e, &slot) : NULL;
+
+	return b && backing_same(b, slot, page);
+}
+
+void zswap_kept_add(struct zswap_store *s, unsigned int n)
+{
+	atomic_fetch_add_explicit(&s->swap_cached, n, memory_order_relaxed);
+}
+
+void zswap_kept_release(struct zswap_store *s, struct zswap_entry *e)
+{
+	atomic_fetch_sub_explicit(&s->swap_cached, 1, memory_order_relaxed);
+	zswap_invalidate(s, e);
+}
+
+void zswap_kept_reclaimed(struct zswap_store *s)
+{
+	atomic_fetch_sub_explicit(&s->swap_cached, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->swap_cached_reclaimed, 1, memory_order_relaxed);
+}
+
 int zswap_read_backed(struct zswap_store *s, const struct zswap_entry *e, void *dst)
 {
 	uint64_t slot = 0;
@@ -659,6 +708,9 @@ void zswap_store_stats(struct zswap_store *s, struct zswap_stats *st)
 	st->written_back_pages = (uint64_t)sum.written_back;
 	st->writeback_failed = (uint64_t)sum.writeback_failed;
 	st->zswpwb = st->written_back_pages;
+	int64_t cached = atomic_load_explicit(&s->swap_cached, memory_order_relaxed);
+	st->swap_cached_pages = cached > 0 ? (uint64_t)cached : 0;
+	st->swap_cached_reclaimed = atomic_load_explicit(&s->swap_cached_reclaimed, memory_order_relaxed);
 	st->reject_reclaim_fail = (uint64_t)sum.reject_reclaim_fail;
 	/* The file this process writes; reads from any (a fork child reads
 	 * the files it inherited too, counted from its parent's figures). */

@@ -180,8 +180,33 @@ uint64_t zswap_load_backed_run(struct zswap_store *s, struct zswap_entry *const 
 void zswap_entry_mark_lost(struct zswap_entry *e);
 
 /* Read a ZE_BACKED entry's page into dst without freeing it (fork's frozen
- * state serves pages so). 0, or -EIO. */
+ * state serves pages so; so does a refault that keeps the slot). 0, or -EIO. */
 int zswap_read_backed(struct zswap_store *s, const struct zswap_entry *e, void *dst);
+
+/* zswap_load_backed_run without freeing: the entries and their slots stay. */
+uint64_t zswap_read_backed_run(struct zswap_store *s, struct zswap_entry *const *e, size_t n, void *dst);
+
+/*
+ * The swap cache, for the second tier. The kernel keeps a page read back
+ * from swap in its swap slot as long as the page stays clean and swap is
+ * not half full: evicted again unchanged, it is dropped without a write.
+ * zswap_backed_keepable: whether a ZE_BACKED entry's slot may be kept for
+ * the page being read back (its file less than half full of its cap);
+ * zswap_backed_same: whether page is still what the entry's slot holds
+ * (backing_same: a 128-bit digest, no read).
+ */
+bool zswap_backed_keepable(const struct zswap_store *s, const struct zswap_entry *e);
+bool zswap_backed_same(const struct zswap_store *s, const struct zswap_entry *e, const void *page);
+/* This process's tier file is at least half full: kept slots go back. */
+bool zswap_swap_full(const struct zswap_store *s);
+
+/* The swap_cached_pages gauge and swap_cached_reclaimed: n slots kept for
+ * pages read back; a kept slot freed (the page changed, left or went);
+ * a page evicted again unchanged to the slot it kept (then an ordinary
+ * ZE_BACKED entry). */
+void zswap_kept_add(struct zswap_store *s, unsigned int n);
+void zswap_kept_release(struct zswap_store *s, struct zswap_entry *e);
+void zswap_kept_reclaimed(struct zswap_store *s);
 
 static inline bool zswap_entry_is_zero(const struct zswap_entry *e)
 {

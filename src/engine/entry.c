@@ -183,6 +183,7 @@ static void entry_unmanage(uintptr_t start, uintptr_t end, bool cover_gaps, uint
 			region_arr_put(refs[k].arr);
 		}
 	}
+	region_release_kept_range(eng.store, start, end);
 	region_set_unmanageable(start, end, cover_gaps, extra);
 	pthread_rwlock_unlock(&eng.evict_gate);
 	engine_sigrestore(&old);

@@ -353,7 +353,11 @@ static size_t evict_moved_anyway(uintptr_t dst, uintptr_t src, size_t n)
 
 static void evict_unclaim(struct slot *s, uintptr_t addr)
 {
-	uint32_t old = atomic_exchange(&s->state, SLOT_RESIDENT);
+	uint32_t old = atomic_load(&s->state);
+
+	/* A kept tier slot stays with the page (region.h, KEPT). */
+	while (!atomic_compare_exchange_weak(&s->state, &old, SLOT_RESIDENT | (old & SLOT_KEPT)))
+		;
 
 	/* The page never left (it is present) and no event is processed while
 	 * we hold ev_lock: only EVICTING is possible. WAITER is, though: a fault
@@ -532,10 +536,17 @@ static int evict_stage_pages(struct evict_stage *st, const struct region_ref *re
 			while (p + (n << ZS_PAGE_SHIFT) < vend) {
 				struct slot *s = &ref->arr->slots[idx + n];
 				uint32_t old = atomic_load(&s->state);
-				if ((old & ~SLOT_COLD) != SLOT_RESIDENT ||
+				if ((old & ~(SLOT_COLD | SLOT_KEPT)) != SLOT_RESIDENT ||
 				    (sel && !policy_select(s, old, w, n && n < RECLAIM_CLUSTER)) ||
-				    !atomic_compare_exchange_strong(&s->state, &old, SLOT_EVICTING))
+				    !atomic_compare_exchange_strong(&s->state, &old, SLOT_EVICTING | (old & SLOT_KEPT))) {
+					/* Past half the tier's cap, a page reclaim keeps
+					 * gives its kept slot back, as the kernel frees
+					 * the swap cache of pages it activates when swap
+					 * is filling (vm_swap_full). */
+					if (sel && (old & SLOT_KEPT) && zswap_swap_full(eng.store))
+						region_release_kept(eng.store, s);
 					break;
+				}
 				n++;
 			}
 			if (n) {
@@ -620,10 +631,26 @@ static void evict_compress(struct evict_stage *st, size_t k)
 	void *page = (void *)(st->base + (k << ZS_PAGE_SHIFT));
 	int r = 0;
 
-	if (atomic_load(&s->state) & SLOT_DROPPED)
+	uint32_t state = atomic_load(&s->state);
+
+	if (state & SLOT_DROPPED) {
 		pg->fate = PG_VOID;	/* unmapped or zapped meanwhile */
-	else if (!atomic_load_explicit(&st->full, memory_order_relaxed) &&
-		 (r = zswap_store_page(eng.store, page, &s->e)) == 0)
+		return;
+	}
+	if (state & SLOT_KEPT) {
+		/* Read back from the tier and its slot kept: unchanged, the
+		 * page goes back to that slot, with nothing compressed or
+		 * written (the entry already names it). */
+		if (zswap_backed_same(eng.store, &s->e, page)) {
+			zswap_kept_reclaimed(eng.store);
+			pg->fate = PG_STORED;
+			return;
+		}
+		atomic_fetch_and(&s->state, ~SLOT_KEPT);
+		zswap_kept_release(eng.store, &s->e);
+	}
+	if (!atomic_load_explicit(&st->full, memory_order_relaxed) &&
+	    (r = zswap_store_page(eng.store, page, &s->e)) == 0)
 		pg->fate = PG_STORED;
 	else {
 		/* Pool full (the rest of the batch would be refused too, after
@@ -720,6 +747,8 @@ static size_t evict_finish(struct evict_stage *st)
 			if (pg->fate == PG_REFUSED)
 				evict_put_back(st, k);
 			old = atomic_exchange(&s->state, SLOT_RESIDENT);
+			if (old & SLOT_KEPT)	/* dropped meanwhile: the slot goes too */
+				zswap_kept_release(eng.store, &s->e);
 		}
 		pg->wake = old & SLOT_WAITER;
 	}

@@ -427,6 +427,9 @@ static int fault_zero_run(struct fault_ctx *h, const struct region_ref *ref, siz
 		fault_hold(h);
 		return SERVE_AGAIN;
 	}
+	/* A page that kept its tier slot and is missing now was zapped (its
+	 * REMOVE not processed yet): it reads as zeros, its copy is void. */
+	region_release_kept(eng.store, &ref->arr->slots[idx]);
 	for (; n < max; n++) {
 		/* ZAP: a REMOVE covered it; filling it now is as good as after
 		 * the zap (the zap would then take our zeros). */
@@ -547,6 +550,7 @@ static void fault_readahead(struct fault_ctx *h, const struct region_ref *ref, s
 	 * order, lowest free slot first), and a run of them is read with one
 	 * read instead of one a page. */
 	struct zswap_entry ents[64], *run[64];
+	bool kept[64];	/* read from the tier, its slot kept (region.h, KEPT) */
 	size_t n = 0;
 	for (; n < max && n < 64; n++) {
 		struct slot *s = &ref->arr->slots[idx + 1 + n];
@@ -555,6 +559,7 @@ static void fault_readahead(struct fault_ctx *h, const struct region_ref *ref, s
 		    !atomic_compare_exchange_strong(&s->state, &old, SLOT_LOADING | SLOT_INBUF | (old & SLOT_WAITER)))
 			break;
 		ents[n] = s->e;
+		kept[n] = false;
 	}
 	while (k < n) {
 		char *dst = h->buf + ((k + 1) << ZS_PAGE_SHIFT);
@@ -567,7 +572,13 @@ static void fault_readahead(struct fault_ctx *h, const struct region_ref *ref, s
 				run[len] = &ents[k + len];
 				len++;
 			}
-			bad = zswap_load_backed_run(eng.store, run, len, dst);
+			if (eng.opt.swap_cache && zswap_backed_keepable(eng.store, run[0])) {
+				bad = zswap_read_backed_run(eng.store, run, len, dst);
+				for (size_t j = 0; j < len; j++)
+					kept[k + j] = true;
+			} else {
+				bad = zswap_load_backed_run(eng.store, run, len, dst);
+			}
 		} else if (zswap_entry_is_zero(&ents[k])) {
 			zswap_load_page(eng.store, &ents[k], NULL);
 			memset(dst, 0, ZS_PAGE_SIZE);
@@ -585,12 +596,17 @@ static void fault_readahead(struct fault_ctx *h, const struct region_ref *ref, s
 		 * here could meet one, and a page left RESIDENT and missing
 		 * would read as zeros). The pages of its run read after it
 		 * are put back in the pool, and those not read yet stay
-		 * STORED. */
+		 * STORED. Read without freeing (kept), a page is back as it
+		 * was, its slot holding it. */
 		size_t first = (size_t)__builtin_ctzll(bad);
 		for (size_t j = first; j < len; j++) {
 			uintptr_t at = addr + ((k + j + 1) << ZS_PAGE_SHIFT);
 			if (bad >> j & 1) {
+				if (kept[k + j])
+					zswap_invalidate(eng.store, &ents[k + j]);
 				zswap_entry_mark_lost(&ref->arr->slots[idx + 1 + k + j].e);
+				fault_unclaim(ref, idx + 1 + k + j, at);
+			} else if (kept[k + j]) {
 				fault_unclaim(ref, idx + 1 + k + j, at);
 			} else {
 				fault_restore(h, ref, idx + 1 + k + j, k + j + 1, at);
@@ -632,20 +648,37 @@ static void fault_readahead(struct fault_ctx *h, const struct region_ref *ref, s
 	}
 	ra_done(ref->arr, idx, done);
 	bool wake = false;
+	unsigned int nkept = 0;
 	for (size_t i = 0; i < k; i++) {
 		struct slot *s = &ref->arr->slots[idx + 1 + i];
-		if (i < done)
+		uintptr_t at = addr + ((i + 1) << ZS_PAGE_SHIFT);
+		if (i < done && kept[i]) {
+			uint32_t o = atomic_load(&s->state), to;
+			do	/* not if an event dropped it meanwhile (fault_load) */
+				to = (o & SLOT_DROPPED) ? SLOT_RESIDENT : SLOT_RESIDENT | SLOT_KEPT;
+			while (!atomic_compare_exchange_weak(&s->state, &o, to));
+			wake |= o & SLOT_WAITER;
+			if (to & SLOT_KEPT)
+				nkept++;
+			else
+				zswap_invalidate(eng.store, &ents[i]);
+		} else if (i < done) {
 			wake |= atomic_exchange(&s->state, SLOT_RESIDENT) & SLOT_WAITER;
-		else
-			fault_restore(h, ref, idx + 1 + i, i + 1, addr + ((i + 1) << ZS_PAGE_SHIFT));
+		} else if (kept[i]) {
+			fault_unclaim(ref, idx + 1 + i, at);
+		} else {
+			fault_restore(h, ref, idx + 1 + i, i + 1, at);
+		}
 	}
+	if (nkept)
+		zswap_kept_add(eng.store, nkept);
 	if (wake)
 		uf_wake(eng.uffd, addr + ZS_PAGE_SIZE, done << ZS_PAGE_SHIFT);
 }
 
 /* A stored page: exclusive load, then install it. */
 static int fault_load(struct fault_ctx *h, const struct region_ref *ref, size_t idx,
-		      uintptr_t addr, uint32_t old, uint64_t gen)
+		      uintptr_t addr, uint32_t old, uint64_t gen, bool write)
 {
 	struct slot *s = &ref->arr->slots[idx];
 	uintptr_t target = addr;
@@ -666,8 +699,16 @@ static int fault_load(struct fault_ctx *h, const struct region_ref *ref, size_t 
 	struct zswap_entry e = s->e;
 	zero = zswap_entry_is_zero(&e);
 	bool tier = zswap_entry_type(&e) == ZE_BACKED;
+	/* The swap cache (region.h, KEPT): a page read back from the tier for
+	 * a read keeps its slot there; a write fault would change it at once. */
+	bool keep = tier && !write && eng.opt.swap_cache && zswap_backed_keepable(eng.store, &e);
 	uint64_t p0 = prof_now();
-	rc = zswap_load_page(eng.store, &e, zero ? NULL : h->buf);
+	if (keep && (rc = zswap_read_backed(eng.store, &e, h->buf)) < 0) {
+		zswap_invalidate(eng.store, &e);	/* as the exclusive load would */
+		keep = false;
+	} else if (!keep) {
+		rc = zswap_load_page(eng.store, &e, zero ? NULL : h->buf);
+	}
 	prof_add(PROF_DECOMP, p0);
 	prof_add(PROF_LOAD, t0);
 	p0 = prof_now();
@@ -723,7 +764,15 @@ static int fault_load(struct fault_ctx *h, const struct region_ref *ref, size_t 
 			     (void *)target);
 			abort();
 		}
-		/* Keep the data: store it again, so nothing is lost. */
+		/* Keep the data: store it again, so nothing is lost (a kept
+		 * slot still holds it: the entry is as it was). */
+		if (keep) {
+			uint32_t w = atomic_exchange(&s->state, SLOT_STORED);
+			if (w & SLOT_DROPPED)
+				region_drop_slot(eng.store, s);
+			uf_wake(eng.uffd, addr, ZS_PAGE_SIZE);
+			return SERVE_DONE;
+		}
 		if (zero)
 			memset(h->buf, 0, ZS_PAGE_SIZE);
 		if (zswap_store_page(eng.store, h->buf, &s->e) == 0) {
@@ -736,7 +785,21 @@ static int fault_load(struct fault_ctx *h, const struct region_ref *ref, size_t 
 		zlog("a page at %p could not be put back nor stored again: its data is lost",
 		     (void *)target);
 	}
-	atomic_exchange(&s->state, SLOT_RESIDENT);
+	if (keep && installed) {
+		/* Not if an event dropped the page meanwhile: its zap follows. */
+		uint32_t o = atomic_load(&s->state), to;
+		do
+			to = (o & SLOT_DROPPED) ? SLOT_RESIDENT : SLOT_RESIDENT | SLOT_KEPT;
+		while (!atomic_compare_exchange_weak(&s->state, &o, to));
+		if (to & SLOT_KEPT)
+			zswap_kept_add(eng.store, 1);
+		else
+			zswap_invalidate(eng.store, &e);
+	} else {
+		atomic_exchange(&s->state, SLOT_RESIDENT);
+		if (keep)
+			zswap_invalidate(eng.store, &e);
+	}
 	/* Wake whoever waits at either address: the faulting thread (at addr,
 	 * or at target if it faulted there again), and WAITERs. A thread woken
 	 * where nothing was installed retries its access and faults again. */
@@ -776,7 +839,7 @@ static void fault_serve(struct fault_ctx *h, uintptr_t addr, bool write)
 			rc = fault_zero_run(h, &ref, idx, addr, write);
 			break;
 		case SLOT_STORED:
-			rc = fault_load(h, &ref, idx, addr, old, gen);
+			rc = fault_load(h, &ref, idx, addr, old, gen, write);
 			break;
 		default:
 			/* In flight: its owner wakes the page when done. */
@@ -1020,7 +1083,7 @@ restart:
 				size_t idx = ref->first + ((p - ref->start) >> ZS_PAGE_SHIFT);
 				uint32_t old = atomic_load(&ref->arr->slots[idx].state);
 				if ((old & SLOT_STATE) == SLOT_STORED)
-					fault_load(&fault_helper, ref, idx, p, old, gen);
+					fault_load(&fault_helper, ref, idx, p, old, gen, true);
 				else if (old & SLOT_INBUF)
 					inbuf++;
 				stale = atomic_load(&eng.ev_gen) != gen;

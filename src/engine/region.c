@@ -356,9 +356,16 @@ static void region_drop_slot_mark(struct zswap_store *store, struct slot *s, uin
 	for (;;) {
 		uint32_t st = old & SLOT_STATE;
 		if (st == SLOT_RESIDENT) {
-			if (old == (SLOT_RESIDENT | mark) ||
-			    atomic_compare_exchange_weak(&s->state, &old, SLOT_RESIDENT | mark))
+			/* A kept slot goes with the page: copied before the
+			 * claim, as a stored entry is. */
+			struct zswap_entry e = s->e;
+			if (old == (SLOT_RESIDENT | mark))
 				return;
+			if (atomic_compare_exchange_weak(&s->state, &old, SLOT_RESIDENT | mark)) {
+				if (old & SLOT_KEPT)
+					zswap_kept_release(store, &e);
+				return;
+			}
 		} else if (st == SLOT_STORED) {
 			/* Only the thread that moves a slot out of STORED may use
 			 * its entry: copy it, then claim. The page is not present:
@@ -384,6 +391,36 @@ static void region_drop_slot_mark(struct zswap_store *store, struct slot *s, uin
 void region_drop_slot(struct zswap_store *store, struct slot *s)
 {
 	region_drop_slot_mark(store, s, 0);
+}
+
+bool region_release_kept(struct zswap_store *store, struct slot *s)
+{
+	uint32_t old = atomic_load(&s->state);
+
+	while ((old & (SLOT_STATE | SLOT_KEPT)) == (SLOT_RESIDENT | SLOT_KEPT)) {
+		struct zswap_entry e = s->e;
+		if (atomic_compare_exchange_weak(&s->state, &old, old & ~SLOT_KEPT)) {
+			zswap_kept_release(store, &e);
+			return true;
+		}
+	}
+	return false;
+}
+
+void region_release_kept_range(struct zswap_store *store, uintptr_t start, uintptr_t end)
+{
+	pthread_rwlock_rdlock(&tbl_lock);
+	for (size_t i = tbl_search(start); i < tbl_n && tbl[i]->start < end; i++) {
+		struct region *r = tbl[i];
+		if (!r->arr)
+			continue;
+		uintptr_t a = r->start > start ? r->start : start;
+		uintptr_t b = r->end < end ? r->end : end;
+		size_t idx = r->first + ((a - r->start) >> ZS_PAGE_SHIFT);
+		for (uintptr_t p = a; p < b; p += ZS_PAGE_SIZE, idx++)
+			region_release_kept(store, &r->arr->slots[idx]);
+	}
+	pthread_rwlock_unlock(&tbl_lock);
 }
 
 /* Drop the slots of [start, end) in every registered region (lock held). */

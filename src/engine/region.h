@@ -36,9 +36,14 @@
  * LOADING: the exclusive load has taken the page out of the store and it is
  * not in place yet: its only copy is in a handler's buffer, perhaps while
  * the handler waits for events. fork and mlock, which need every page in
- * place, wait until no slot has it).
+ * place, wait until no slot has it), KEPT (with RESIDENT, and with EVICTING
+ * while its evictor decides: the page came back from the second tier and
+ * its slot there was kept, the swap cache's way; the entry names that slot.
+ * Evicted again unchanged, the page goes to that slot with no write; changed,
+ * dropped or gone, the slot is freed, by whoever clears the flag).
  * The entry is written only by the slot's owner: the evictor while EVICTING,
- * and read/consumed only by whoever moves the slot out of STORED.
+ * and read/consumed only by whoever moves the slot out of STORED, or clears
+ * KEPT.
  *
  * Locking: the table is a sorted array under a rwlock; lookups are
  * O(log regions). Whoever mutates the table (interposed mmap/munmap, event
@@ -64,6 +69,7 @@
 #define SLOT_DROPPED	(1u << 4)
 #define SLOT_ZAP	(1u << 5)
 #define SLOT_INBUF	(1u << 6)
+#define SLOT_KEPT	(1u << 7)
 
 struct slot {
 	_Atomic uint32_t state;
@@ -184,5 +190,12 @@ void region_counts(uint64_t *regions, uint64_t *bytes);
 
 /* Drop one slot's entry (the per-page part of region_drop_range). */
 void region_drop_slot(struct zswap_store *store, struct slot *s);
+
+/* Free the tier slot a resident page kept (KEPT), if it has one: the page
+ * is about to change or leave management. True if one was freed. The
+ * range form covers every registered region's slots in [start, end) (an
+ * mlock, a fork advice: the arrays go, and with them what the slots name). */
+bool region_release_kept(struct zswap_store *store, struct slot *s);
+void region_release_kept_range(struct zswap_store *store, uintptr_t start, uintptr_t end);
 
 #endif

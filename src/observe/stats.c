@@ -135,6 +135,8 @@ static const struct stats_field stats_fields[] = {
 	F(S_ENGINE, bd_read_fail),
 	F(S_ENGINE, backing_disk_bytes),
 	F(S_ENGINE, backing_max_bytes),
+	F(S_ENGINE, swap_cached_pages),
+	F(S_ENGINE, swap_cached_reclaimed),
 	F(S_RECLAIM, memory_max),
 	F(S_RECLAIM, memory_current),
 	F(S_RECLAIM, pgscan),

@@ -11,7 +11,9 @@
 # tier at once; injected write failures (ENOSPC, EIO, a short write) and a
 # full disk keep the pages in the pool; a pool at ZSWAP_MAX_POOL_SIZE
 # makes room by writeback (reject_reclaim_fail when it cannot); blocks damaged on disk raise SIGBUS
-# on their pages only; SIGKILL leaves no file behind; a tier directory on
+# on their pages only; a page read back keeps its slot while unchanged (the
+# swap cache) and changed, moved or discarded pages still read right;
+# SIGKILL leaves no file behind; a tier directory on
 # tmpfs is refused with one line and the program runs.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/../..}/tests/engine/eng_lib.sh"
 
@@ -74,6 +76,27 @@ if eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/fork.ref"; then
 	eng_expect_no_libzswap
 fi
 ENG_ALLOW_LIBZSWAP=
+
+# The swap cache: a page read back keeps its tier slot while unchanged.
+# Changed pages (by the program, by the kernel through read(), at a page's
+# last bytes), moved ones (mremap) and discarded ones (MADV_DONTNEED) must
+# read right; clean ones go back to their slots without a write; nothing is
+# left in the tier once the area is unmapped.
+eng_run swapcache-plain plain "$prog" swapcache 64
+eng_expect_rc 0 && cp "$ENG_OUT" "$ENG_TMP/swapcache.ref"
+eng_run swapcache lib ZSWAP_MEMORY_LIMIT=32M ZSWAP_BACKING_DIR="$dir" "$prog" swapcache 64
+if eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/swapcache.ref"; then
+	re=$(stat_of swap_cached_reclaimed); wb=$(stat_of written_back_pages)
+	eng_say "swapcache: $re pages evicted again to the slot they kept, $wb written"
+	[ "${re:-0}" -gt 0 ] || eng_fail "swapcache: no clean page went back to its kept slot"
+	[ "$(stat_of bd_count_after_unmap)" = 0 ] || eng_fail "swapcache: $(stat_of bd_count_after_unmap) pages left in the tier after munmap"
+	[ "$(stat_of swap_cached_after_unmap)" = 0 ] || eng_fail "swapcache: $(stat_of swap_cached_after_unmap) kept slots left after munmap"
+fi
+# With the swap cache off every page evicted is written again.
+eng_run swapcache-off lib ZSWAP_MEMORY_LIMIT=32M ZSWAP_SWAP_CACHE=0 ZSWAP_BACKING_DIR="$dir" "$prog" swapcache 64
+if eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/swapcache.ref"; then
+	[ "$(stat_of swap_cached_reclaimed)" = 0 ] || eng_fail "ZSWAP_SWAP_CACHE=0: pages went back to kept slots"
+fi
 
 # Four threads refaulting at once, from the pool (text pages) and from the
 # tier (random pages) interleaved: every byte right, both kinds of refault.

@@ -22,6 +22,18 @@
  *       3 s apart, against a pool bounded by ZSWAP_MAX_POOL_SIZE: what the
  *       pool refuses stays resident, and writeback makes room meanwhile;
  *       then check every page
+ *   prog_writeback swapcache MB
+ *       fill MB of random pages, then four rounds: read every page back
+ *       (from the tier, where the library keeps each one's slot while the
+ *       page stays unchanged), change a third of them (8 bytes each, by a
+ *       store, by read() from a pipe, or at the page's last bytes) and
+ *       let the rest stay clean, so that cycling through the area evicts
+ *       clean pages to the slots they kept and changed ones anew; the
+ *       area is moved (mremap) before the third round and a range of it
+ *       discarded (MADV_DONTNEED: reads as zeros) before the last; every
+ *       page checked each round; then unmapped, and the tier's pages and
+ *       kept slots left reported ("stat bd_count_after_unmap",
+ *       "stat swap_cached_after_unmap": both 0 when nothing leaked)
  *   prog_writeback corrupt MB DIR
  *       fill MB of random pages, wait until the tier stops growing, create
  *       DIR/ready and wait for DIR/go (the test damages the tier's file
@@ -201,11 +213,93 @@ static void corrupt_mode(const char *dir)
 	printf("corrupt: every page that did not raise SIGBUS is right\n");
 }
 
+/* swapcache mode: page i after its first v changes. */
+static void sc_expect(unsigned char *page, size_t i, unsigned int v)
+{
+	pc_fill(page, PC_RANDOM, pc_page_seed(3, i));
+	for (unsigned int k = 1; k <= v; k++) {
+		uint64_t word = (uint64_t)i * 1000003u + k;
+		size_t off = k % 3 == 2 ? PC_PAGE - 8 : (((i * 131) + k * 977) % (PC_PAGE / 8)) * 8;
+		memcpy(page + off, &word, 8);
+	}
+}
+
+static void sc_change(size_t i, unsigned int v, int pipefd[2])
+{
+	uint64_t word = (uint64_t)i * 1000003u + v;
+	size_t off = v % 3 == 2 ? PC_PAGE - 8 : (((i * 131) + v * 977) % (PC_PAGE / 8)) * 8;
+	unsigned char *at = area + i * PC_PAGE + off;
+
+	if (v % 3 == 1) {
+		/* The kernel writes the page (copy_to_user), not the program. */
+		if (write(pipefd[1], &word, 8) != 8 || read(pipefd[0], at, 8) != 8)
+			pc_fail("pipe: %s", strerror(errno));
+	} else {
+		memcpy(at, &word, 8);
+	}
+}
+
+static void swapcache_mode(void)
+{
+	size_t len = npages * PC_PAGE, zlo = npages / 3, zhi = npages / 3 + npages / 16;
+	unsigned int *ver = calloc(npages, sizeof(*ver));
+	static unsigned char expect[PC_PAGE], zero[PC_PAGE];
+	int pipefd[2];
+
+	if (!ver || pipe(pipefd) != 0)
+		pc_fail("calloc or pipe: %s", strerror(errno));
+	for (size_t i = 0; i < npages; i++)
+		fill_page(i, PC_RANDOM, 3);
+	for (int t = 0; t < 200 && !written_back(); t++)
+		usleep(100000);
+	for (unsigned int round = 0; round < 4; round++) {
+		if (round == 2) {
+			void *to = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (to == MAP_FAILED ||
+			    (to = mremap(area, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to)) == MAP_FAILED)
+				pc_fail("mremap: %s", strerror(errno));
+			area = to;
+		}
+		if (round == 3 && madvise(area + zlo * PC_PAGE, (zhi - zlo) * PC_PAGE, MADV_DONTNEED) != 0)
+			pc_fail("madvise(MADV_DONTNEED): %s", strerror(errno));
+		for (size_t i = 0; i < npages; i++) {
+			bool zeroed = round == 3 && i >= zlo && i < zhi;
+			if (zeroed)
+				memcpy(expect, zero, PC_PAGE);
+			else
+				sc_expect(expect, i, ver[i]);
+			if (memcmp(area + i * PC_PAGE, expect, PC_PAGE) != 0)
+				pc_fail("round %u: page %zu (changed %u times%s) is wrong", round, i, ver[i],
+					zeroed ? ", discarded" : "");
+		}
+		for (size_t i = round % 3; i < npages; i += 3)
+			if (!(round == 3 && i >= zlo && i < zhi))
+				sc_change(i, ++ver[i], pipefd);
+	}
+	for (size_t i = 0; i < npages; i++) {
+		if (i >= zlo && i < zhi)
+			continue;
+		sc_expect(expect, i, ver[i]);
+		if (memcmp(area + i * PC_PAGE, expect, PC_PAGE) != 0)
+			pc_fail("at the end: page %zu (changed %u times) is wrong", i, ver[i]);
+	}
+	struct zswap_stats st = lib_stats();
+	fprintf(stderr, "prog_writeback: stat swap_cached_reclaimed=%" PRIu64 "\n", st.swap_cached_reclaimed);
+	if (munmap(area, len) != 0)
+		pc_fail("munmap: %s", strerror(errno));
+	st = lib_stats();
+	fprintf(stderr, "prog_writeback: stat bd_count_after_unmap=%" PRIu64 "\n", st.bd_count);
+	fprintf(stderr, "prog_writeback: stat swap_cached_after_unmap=%" PRIu64 "\n", st.swap_cached_pages);
+	area = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	free(ver);
+	printf("swapcache over %zu pages: ok\n", npages);
+}
+
 int main(int argc, char **argv)
 {
 	pc_init("prog_writeback", &argc, argv);
 	if (argc < 3)
-		pc_fail("usage: prog_writeback fill MB text|random | fork MB | threads MB | corrupt MB DIR");
+		pc_fail("usage: prog_writeback fill MB text|random | fork MB | threads MB | pool MB | swapcache MB | corrupt MB DIR");
 	const char *mode = argv[1];
 	npages = (size_t)atol(argv[2]) * PC_MIB / PC_PAGE;
 	area = mmap(NULL, npages * PC_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -298,6 +392,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "prog_writeback: stat reject_reclaim_fail=%" PRIu64 "\n", st.reject_reclaim_fail);
 		}
 		printf("pool over %zu pages: ok\n", npages);
+	} else if (strcmp(mode, "swapcache") == 0) {
+		swapcache_mode();
 	} else if (strcmp(mode, "corrupt") == 0 && argc > 3) {
 		corrupt_mode(argv[3]);
 	} else {
