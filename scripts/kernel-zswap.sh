@@ -25,8 +25,13 @@
 #   --shrinker Y|N     zswap's shrinker_enabled during the run (default:
 #                      unchanged): Y writes the pool back to the swapfile
 #                      under memory pressure
-#   --backend zswap|zram
+#   --backend zswap|zram|swap
 #                      zswap (default): zswap in front of the swapfile.
+#                      swap: the swapfile alone, zswap disabled: the
+#                      kernel's disk tier with nothing compressed in front,
+#                      whose swap cache is charged to a memory cgroup like
+#                      any page (a limit that holds on cgroup v1, where
+#                      zswap's pool is not charged).
 #                      zram: no swapfile and zswap disabled; a zram device
 #                      of its own (hot_add, removed after) is the swap
 #                      device: the kernel's LRU and zsmalloc with a
@@ -183,8 +188,12 @@ setup() {
 	if [ -n "$shrinker" ]; then
 		echo "$shrinker" > $zp/shrinker_enabled || die "shrinker_enabled $shrinker refused"
 	fi
-	# zswap before swapon: no page may reach the swapfile uncompressed.
-	echo Y > $zp/enabled || die "cannot enable zswap"
+	if [ "$backend" = swap ]; then
+		echo N > $zp/enabled || die "cannot disable zswap"
+	else
+		# zswap before swapon: no page may reach the swapfile uncompressed.
+		echo Y > $zp/enabled || die "cannot enable zswap"
+	fi
 	swapon "$swapfile" || die "swapon failed"
 	setup_memcg
 	say "swap on $swapfile ($size), zswap $(cat $zp/enabled) $(cat $zp/compressor) shrinker $(cat $zp/shrinker_enabled)," \
@@ -239,7 +248,7 @@ while [ $# -gt 0 ]; do
 	--shrinker) shrinker=${2:?}; shift 2 ;;
 	--backend)
 		backend=${2:?}; shift 2
-		case $backend in zswap|zram) ;; *) say "--backend: zswap or zram"; usage ;; esac ;;
+		case $backend in zswap|zram|swap) ;; *) say "--backend: zswap, zram or swap"; usage ;; esac ;;
 	--memcg) memcg_limit=${2:?}; shift 2 ;;
 	--memcg-ctl) memcg_ctl=${2:?}; shift 2 ;;
 	--memcg-ctl-args) memcg_ctl_args=${2?}; shift 2 ;;

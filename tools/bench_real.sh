@@ -30,6 +30,10 @@
 #            --memcg L), with tools/bench_reclaim_memcg --mode v2 beside it
 #            keeping the group's limit at L minus its share of zswap's pool:
 #            cgroup v2's charging emulated, as tools/bench_reclaim.sh does
+#   kernelswap (--kernel-modes "... swap") the swapfile alone, zswap off
+#            (scripts/kernel-zswap.sh --backend swap): the kernel's disk
+#            tier, with nothing compressed in front and nothing uncharged,
+#            so that the limit holds on cgroup v1 as on v2
 #   kernelv1 the same without the emulation (--kernel-modes "v2 v1"; v1 as
 #            it is: L resident plus an uncharged pool)
 #   libzswap LD_PRELOAD=libzswap.so with ZSWAP_MEMORY_LIMIT=L, its
@@ -207,6 +211,7 @@ run() {
 		post="$post ZSWAP_STATS_FILE=\"\$out/last.stats\" $libenv" ;;
 	kernel*) m=v2; [ "$side" = kernelv1 ] && m=v1
 		[ -n "$kshrink" ] && pre="--shrinker \"\$kshrink\""
+		[ "$side" = kernelswap ] && { m=v1; pre="--backend swap"; }
 		pre="\"\$kz\" $pre --memcg \"\$L\" --page-cluster 0 --memcg-ctl \"\$ctl\" --memcg-report \"\$out/last.ctl\""
 		pre="$pre --memcg-ctl-args \"--mode \$m --footprint \${foot:-0} \$ctlargs\" run --" ;;
 	esac
@@ -271,7 +276,8 @@ for w in $workloads; do
 		run "$w" none $i
 		if [ $kernel_ok = 1 ]; then
 			for m in $kmodes; do
-				case $m in v2) run "$w" kernel $i ;; v1) run "$w" kernelv1 $i ;; esac
+				case $m in v2) run "$w" kernel $i ;; v1) run "$w" kernelv1 $i ;;
+				swap) run "$w" kernelswap $i ;; esac
 			done
 		fi
 		[ $libside = 1 ] && run "$w" libzswap $i
@@ -330,7 +336,7 @@ END {
 	}
 	print ""
 	print "peak: none = peak RSS, libzswap = peak RSS (pool included), kernel = usage + pool (sampled); requests/s: redis'"'"'s timed phase"
-	print "charging of the kernel'"'"'s pool: kernel = cgroup v2'"'"'s, emulated (the v1 group'"'"'s limit kept at L minus its share of the pool), kernelv1 = v1'"'"'s (none); zswap'"'"'s shrinker on the kernel side: " kshrink
+	print "charging of the kernel'"'"'s pool: kernel = cgroup v2'"'"'s, emulated (the v1 group'"'"'s limit kept at L minus its share of the pool), kernelv1 = v1'"'"'s (none), kernelswap = no pool (swap alone, zswap off); zswap'"'"'s shrinker on the kernel side: " kshrink
 	print "load average at the end: " load
 }' "$raw" > "$out/summary.md"
 cat "$out/summary.md"

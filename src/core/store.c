@@ -63,6 +63,7 @@ struct store_counters {
 	_Atomic int64_t stored;		/* gauge: pages held (same-filled included) */
 	_Atomic int64_t same;		/* gauge: same-filled pages */
 	_Atomic int64_t raw;		/* gauge: pages held as-is (huge class) */
+	_Atomic int64_t poor;		/* gauge: pages saving less than a quarter (raw included) */
 	_Atomic int64_t compr_bytes;	/* gauge: bytes of objects in the pools */
 	_Atomic int64_t zswpout;
 	_Atomic int64_t zswpin;
@@ -393,6 +394,8 @@ int zswap_store_page(struct zswap_store *s, const void *page, struct zswap_entry
 	cnt_add(&w->c.compr_bytes, n);
 	if (type == ZE_RAW)
 		cnt_add(&w->c.raw, 1);
+	if (zswap_entry_poor(e))
+		cnt_add(&w->c.poor, 1);
 stored:
 	cnt_add(&w->c.stored, 1);
 	cnt_add(&w->c.zswpout, 1);
@@ -423,6 +426,8 @@ static void store_drop(struct zswap_store *s, struct store_ws *w, struct zswap_e
 		cnt_add(&w->c.compr_bytes, -(int64_t)zswap_entry_length(e));
 		if (zswap_entry_type(e) == ZE_RAW)
 			cnt_add(&w->c.raw, -1);
+		if (zswap_entry_poor(e))
+			cnt_add(&w->c.poor, -1);
 	}
 	cnt_add(&w->c.stored, -1);
 	store_entry_clear(e);
@@ -657,6 +662,15 @@ void zswap_invalidate(struct zswap_store *s, struct zswap_entry *e)
 	w = store_ws_get(s);
 	store_drop(s, w, e);
 	store_ws_put(w);
+}
+
+uint64_t zswap_store_poor_pages(struct zswap_store *s)
+{
+	int64_t n = 0;
+
+	for (unsigned int i = 0; i < s->nr_ws; i++)
+		n += atomic_load_explicit(&s->ws[i].c.poor, memory_order_relaxed);
+	return n > 0 ? (uint64_t)n : 0;
 }
 
 void zswap_store_stats(struct zswap_store *s, struct zswap_stats *st)

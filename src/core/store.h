@@ -87,6 +87,17 @@ static inline uint32_t zswap_entry_length(const struct zswap_entry *e)
 	return t == ZE_COMPRESSED || t == ZE_RAW ? (uint32_t)((e->w >> ZE_LEN_SHIFT) & ZE_LEN_MASK) : 0;
 }
 
+/* A pool entry that saves less than a quarter of a page (held as-is, or
+ * compressed to 3 KiB or more): the second tier takes these first. */
+#define ZSWAP_POOR_LEN		(ZS_PAGE_SIZE * 3 / 4)
+
+static inline bool zswap_entry_poor(const struct zswap_entry *e)
+{
+	enum zswap_entry_type t = zswap_entry_type(e);
+
+	return t == ZE_RAW || (t == ZE_COMPRESSED && zswap_entry_length(e) >= ZSWAP_POOR_LEN);
+}
+
 static inline unsigned int zswap_entry_pool(const struct zswap_entry *e)
 {
 	return (unsigned int)((e->w >> ZE_POOL_SHIFT) & ZE_POOL_MASK);
@@ -222,6 +233,11 @@ void zswap_store_stats(struct zswap_store *s, struct zswap_stats *st);
  * as a store would. For reclaim, so it does not compress pages the store
  * would refuse. */
 bool zswap_store_accepting(struct zswap_store *s);
+
+/* Pages in the pool now that save less than a quarter of a page
+ * (zswap_entry_poor: those held as-is included), without a whole snapshot:
+ * the reclaimer asks at every step. */
+uint64_t zswap_store_poor_pages(struct zswap_store *s);
 
 /* The pool is full and writeback could make no room in it (zswap's
  * reject_reclaim_fail: its shrink worker failed while stores were being

@@ -34,6 +34,15 @@
  * ZSWAP_READAHEAD; halved when the stream faults inside its own window
  * (pages read ahead were evicted again before the reader reached them: the
  * window outruns the memory it has).
+ *
+ * The first window waits for a longer run of single faults on consecutive
+ * pages while most pages read ahead lately went unused (the process's
+ * judged windows, hits against misses, halved as they add up): a program
+ * reading objects of two or three pages at random addresses (a key-value
+ * store's values) faults on consecutive pages for each object and never
+ * reads on; with one-page windows from its second fault, redis under a
+ * limit used 106 of 67,563 pages read ahead. A sequential reader, whose
+ * windows are used, starts at its second fault as before.
  */
 #include "config.h"
 #include "engine/readahead.h"
@@ -46,17 +55,21 @@
 
 #define RA_STREAMS 16		/* streams remembered */
 #define RA_SLACK 2		/* pages past a window's end that still continue it */
+#define RA_RUN_WASTEFUL 4	/* faults a run takes before its first window when readahead is mostly wasted */
+#define RA_DECAY 256		/* judged pages after which the history is halved */
 
 struct ra_stream {
 	const void *key;	/* the slot array; NULL: unused */
 	size_t last;		/* slot index of the stream's last refault */
 	size_t end;		/* one past the last page read ahead then */
 	size_t win;		/* pages read ahead then: end - last - 1 */
+	unsigned int run;	/* faults on consecutive pages with no window yet */
 	uint64_t stamp;		/* last use, for replacement */
 };
 
 static struct ra_stream ra_streams[RA_STREAMS];
 static uint64_t ra_clock;
+static uint64_t ra_hist_hits, ra_hist_misses;	/* judged pages lately (under ra_lock) */
 static pthread_mutex_t ra_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The stream of the fault this handler thread is serving, and its stamp
@@ -78,8 +91,23 @@ static void ra_lock_drop(void)
 
 static void ra_count(_Atomic uint64_t *c, size_t n)
 {
-	if (n)
-		atomic_fetch_add_explicit(c, n, memory_order_relaxed);
+	if (!n)
+		return;
+	atomic_fetch_add_explicit(c, n, memory_order_relaxed);
+	if (c == &eng.cnt.readahead_hits)
+		ra_hist_hits += n;
+	else
+		ra_hist_misses += n;
+	if (ra_hist_hits + ra_hist_misses > RA_DECAY) {
+		ra_hist_hits /= 2;
+		ra_hist_misses /= 2;
+	}
+}
+
+/* Faults a run of consecutive pages takes before its first window. */
+static unsigned int ra_run_to_start(void)
+{
+	return ra_hist_misses > 3 * ra_hist_hits ? RA_RUN_WASTEFUL : 1;
 }
 
 /* The next window after a whole window of win pages was used: the kernel's
@@ -137,6 +165,7 @@ size_t ra_window(const void *key, size_t idx, size_t max)
 	if (!s) {
 		s = ra_take();
 		s->key = key;
+		s->run = 0;
 		want = 0;
 	} else if (s->win && idx < s->end) {
 		/* Inside its own window: the pages before idx were used, idx
@@ -148,9 +177,11 @@ size_t ra_window(const void *key, size_t idx, size_t max)
 		/* Just past its window: the reader went through all of it. */
 		ra_count(&eng.cnt.readahead_hits, s->win);
 		want = ra_grow(s->win);
-	} else {
+	} else if (++s->run >= ra_run_to_start()) {
 		/* The page after its last fault: sequential, start small. */
 		want = 1;
+	} else {
+		want = 0;
 	}
 	s->last = idx;
 	s->end = idx + 1;

@@ -123,7 +123,7 @@ static void writeback_publish(struct slot_array *arr, size_t idx)
 
 /* Take slot idx of arr into the batch, its page restored into the batch's
  * buffer, if it is a pool entry this pass takes. */
-static bool writeback_claim(struct slot_array *arr, size_t idx, bool raw_only)
+static bool writeback_claim(struct slot_array *arr, size_t idx, bool poor_only)
 {
 	struct slot *s = &arr->slots[idx];
 	uint32_t old = atomic_load(&s->state);
@@ -133,9 +133,9 @@ static bool writeback_claim(struct slot_array *arr, size_t idx, bool raw_only)
 	/* A hint until the slot is ours: re-read below. */
 	struct zswap_entry e = s->e;
 	enum zswap_entry_type t = zswap_entry_type(&e);
-	if (t != ZE_RAW && (raw_only || t != ZE_COMPRESSED))
+	if (poor_only ? !zswap_entry_poor(&e) : t != ZE_RAW && t != ZE_COMPRESSED)
 		return false;
-	if (!raw_only) {
+	if (!poor_only) {
 		/* The second chance: a page that came back quickly before
 		 * loses a level and stays this time. */
 		uint32_t aux = atomic_load_explicit(&s->aux, memory_order_relaxed);
@@ -190,7 +190,7 @@ static int writeback_flush(void)
 
 /* One pass of the hand over every region, from where it stopped round to
  * where it started. */
-static size_t writeback_pass(size_t want, bool raw_only)
+static size_t writeback_pass(size_t want, bool poor_only)
 {
 	struct region_ref refs[WB_REGIONS];
 	size_t done = 0, claimed = 0;
@@ -207,7 +207,7 @@ static size_t writeback_pass(size_t want, bool raw_only)
 			uintptr_t from = r->start > lo ? r->start : lo, to = r->end < hi ? r->end : hi;
 			for (uintptr_t a = from; a < to && claimed < want && !failed; a += ZS_PAGE_SIZE) {
 				wb.hand = a + ZS_PAGE_SIZE;
-				if (!writeback_claim(r->arr, r->first + ((a - r->start) >> ZS_PAGE_SHIFT), raw_only))
+				if (!writeback_claim(r->arr, r->first + ((a - r->start) >> ZS_PAGE_SHIFT), poor_only))
 					continue;
 				claimed++;
 				if (wb.n < WB_BATCH)
@@ -252,6 +252,13 @@ size_t writeback_run(size_t want)
 	if (!done && writeback_now_ns() >= wb.retry_ns)
 		done = writeback_pass(want, false);
 	return done;
+}
+
+size_t writeback_run_poor(size_t want)
+{
+	if (!writeback_on() || !want || writeback_now_ns() < wb.retry_ns)
+		return 0;
+	return writeback_pass(want, true);
 }
 
 /* Children gone (their pipe hung up): forget them; when none is left,

@@ -39,6 +39,10 @@ bool writeback_child(void);
 /* Write back up to want stored pages; returns how many went. */
 size_t writeback_run(size_t want);
 
+/* Write back up to want poorly compressed pages only (zswap_entry_poor:
+ * held as-is, or compressed to 3 KiB or more); returns how many went. */
+size_t writeback_run_poor(size_t want);
+
 /* Punch freed slots out of the file once enough have gathered; and once
  * every child forked with pages in the tier is gone, free the slots kept
  * for them (the reclaimer's idle loop). */

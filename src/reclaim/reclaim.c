@@ -298,15 +298,33 @@ static bool reclaim_compact(uint64_t pool)
  */
 #define RECLAIM_WB_SHARE	2	/* the pool's share of the limit: 1/2 */
 #define RECLAIM_WB_HIGH		16	/* writeback starts 1/16 of the limit above it */
+#define RECLAIM_WB_POOR		32	/* poorly compressed pages the pool holds: 1/32 of the limit */
 
 static bool reclaim_writeback(uint64_t pool)
 {
 	uint64_t keep = pol.limit / RECLAIM_WB_SHARE;
 	bool full = !zswap_store_accepting(eng.store);
+	/* A page held as-is saves nothing in the pool, one compressed to 3
+	 * KiB or more little: beyond a write buffer's worth, such pages go to
+	 * the tier whatever the pool's size, and leave the memory to pages
+	 * the program uses (redis with random values under 96M: the pool held
+	 * 54 MiB of them). */
+	uint64_t poor = zswap_store_poor_pages(eng.store) << ZS_PAGE_SHIFT;
+	uint64_t poor_keep = pol.limit / RECLAIM_WB_POOR;
 	struct zswap_stats st;
 
-	if (!full && pool <= keep + pol.limit / RECLAIM_WB_HIGH)
+	if (!full && pool <= keep + pol.limit / RECLAIM_WB_HIGH && poor <= poor_keep + pol.limit / RECLAIM_WB_HIGH)
 		return false;
+	if (!full && pool <= keep + pol.limit / RECLAIM_WB_HIGH) {
+		/* Only the poorly compressed pages are over their share. */
+		size_t want = (size_t)((poor - poor_keep) >> ZS_PAGE_SHIFT);
+		if (want > RECLAIM_STEP_MAX)
+			want = RECLAIM_STEP_MAX;
+		size_t got = writeback_run_poor(want);
+		if (got)
+			reclaim_compact(reclaim_pool_bytes());
+		return got > 0;
+	}
 	memset(&st, 0, sizeof(st));
 	zswap_store_stats(eng.store, &st);
 	uint64_t per = st.stored_pages > st.same_filled_pages

@@ -1,10 +1,13 @@
 #!/bin/sh
 # Readahead on refault (ZSWAP_READAHEAD, src/engine/readahead.c): with it off and on
 # (two window maxima), refaults by sequential, two-thread sequential,
-# strided, backward, random and gapped patterns give exactly the bytes of a
-# run without the library; and the window adapts: on a sequential pass most
-# pages come in read ahead (few faults, hits counted), on a random pass
-# almost nothing is read ahead; with 0 nothing ever is.
+# strided, backward, random, gapped and object (two- and three-page objects
+# in a random order) patterns give exactly the bytes of a run without the
+# library; and the window adapts: on a sequential pass most pages come in
+# read ahead (few faults, hits counted), on a random pass almost nothing is
+# read ahead, nor on the objects once most windows went unused (one page
+# read ahead at each object's second fault wasted a fifth of the pages);
+# with 0 nothing ever is.
 #
 # Bounds are on counts, never on time, and loose: a fault message can
 # outlive its fault (DESIGN.md), so faults may exceed the pages touched.
@@ -27,7 +30,7 @@ stat() {
 for ra in 0 8 64; do
 	eng_ok_run ra$ra lib ZSWAP_READAHEAD=$ra "$prog" $pages || continue
 	eng_expect_same_stdout "$ENG_TMP/ref" || continue
-	for p in seq seq2 stride back random skip; do
+	for p in seq seq2 stride back random skip objects; do
 		[ -n "$(stat $p faults)" ] || { eng_fail "ra$ra: no stats line for $p"; continue; }
 	done
 	# pages touched per pattern: $pages per round, 2 rounds
@@ -37,7 +40,7 @@ for ra in 0 8 64; do
 	s2_h=$(stat seq2 hits)
 	eng_say "ra$ra: seq faults=$seq_f hits=$seq_h misses=$seq_m; random faults=$rnd_f hits=$rnd_h misses=$rnd_m; seq2 hits=$s2_h"
 	if [ "$ra" = 0 ]; then
-		for p in seq seq2 stride back random skip; do
+		for p in seq seq2 stride back random skip objects; do
 			h=$(stat $p hits) m=$(stat $p misses)
 			[ "$h" = 0 ] && [ "$m" = 0 ] ||
 				eng_fail "ra0: $p counted readahead (hits=$h misses=$m) with ZSWAP_READAHEAD=0"
@@ -58,5 +61,11 @@ for ra in 0 8 64; do
 		eng_fail "ra$ra: random took only $rnd_f faults over $total pages: more than 10% read ahead"
 	[ $((rnd_h + rnd_m)) -le $((total / 10)) ] ||
 		eng_fail "ra$ra: random read ahead $((rnd_h + rnd_m)) judged pages (expected at most 10%)"
+	# Objects at random (right after the gapped pass, whose windows were
+	# used): runs of two or three faults, which lead nowhere.
+	obj_h=$(stat objects hits) obj_m=$(stat objects misses)
+	eng_say "ra$ra: objects hits=$obj_h misses=$obj_m"
+	[ $((obj_h + obj_m)) -le $((total / 10)) ] ||
+		eng_fail "ra$ra: objects read ahead $((obj_h + obj_m)) judged pages (expected at most 10%)"
 done
 eng_finish

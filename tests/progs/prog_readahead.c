@@ -10,7 +10,10 @@
  *   stride   every 3rd page (0, 3, 6, ...), then 1, 4, 7, ..., then 2, 5, ...;
  *   back     pages in reverse order;
  *   random   a random permutation (fixed seed);
- *   skip     in order, but only 3 pages of every 4 (the 4th is touched last).
+ *   skip     in order, but only 3 pages of every 4 (the 4th is touched last);
+ *   objects  objects of two and three pages (in turn) in a random order,
+ *            each read through: what a key-value store's GETs of values
+ *            larger than a page make.
  * Each pattern runs ROUNDS times (page-out, pass, verify). stdout gets one
  * line per pattern with a checksum of the range: the same with and without
  * the library and whatever ZSWAP_READAHEAD is. When the library is active,
@@ -104,6 +107,24 @@ static void pass(const char *pattern, int round)
 		for (size_t i = 0; i < npages; i++)
 			touch(order[i], round);
 		free(order);
+	} else if (!strcmp(pattern, "objects")) {
+		/* Object k starts at page obj[k] / 4 and has obj[k] % 4 pages. */
+		size_t nobj = 0, *obj = malloc(npages * sizeof(*obj));
+		uint64_t rs = 4321 + (uint64_t)round;
+
+		if (!obj)
+			pc_fail("out of memory");
+		for (size_t i = 0, len = 2; i < npages; i += len, len = 5 - len)
+			obj[nobj++] = i * 4 + (i + len <= npages ? len : npages - i);
+		for (size_t i = nobj - 1; i > 0; i--) {
+			size_t j = pc_rand(&rs) % (i + 1), x = obj[i];
+			obj[i] = obj[j];
+			obj[j] = x;
+		}
+		for (size_t k = 0; k < nobj; k++)
+			for (size_t i = obj[k] / 4; i < obj[k] / 4 + obj[k] % 4; i++)
+				touch(i, round);
+		free(obj);
 	} else if (!strcmp(pattern, "skip")) {
 		for (size_t i = 0; i < npages; i++)
 			if (i % 4 != 3)
@@ -164,7 +185,7 @@ static void run(const char *pattern)
 
 int main(int argc, char **argv)
 {
-	static const char *const all[] = { "seq", "seq2", "stride", "back", "random", "skip" };
+	static const char *const all[] = { "seq", "seq2", "stride", "back", "random", "skip", "objects" };
 	int first = 1;
 
 	pc_init("prog_readahead", &argc, argv);
