@@ -7,6 +7,13 @@
  * A file is read in chunks into a library buffer; a line split across two
  * chunks is carried over. Only what adoption and attribution need is
  * parsed.
+ *
+ * One mapping by address (maps_find, maps_range_anon_rw) is asked of the
+ * kernel with PROCMAP_QUERY (6.11) where it has it: reading the whole file
+ * for each costs in proportion to the mappings, and a program with
+ * hundreds (V8 maps its heap in 256 KiB pieces) had the reclaimer spend
+ * most of its time in the kernel's formatting of the file and our parsing
+ * of it, once for every mapping it looked at.
  */
 #include "config.h"
 #include "base/maps.h"
@@ -14,10 +21,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/compat.h"
 #include "base/fdtab.h"
 #include "base/prim.h"
 
@@ -25,6 +35,7 @@
 
 static char *maps_buf;
 static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic bool maps_no_query;	/* the kernel has no PROCMAP_QUERY */
 
 int maps_init(void)
 {
@@ -50,6 +61,18 @@ static const char *maps_hex(const char *p, const char *end, uintptr_t *v)
 	}
 	*v = x;
 	return p;
+}
+
+/* What a mapping is, from its permissions (rw and private), whether it has
+ * no file (device and inode zero) and its name (path_len bytes at path). */
+static void maps_classify(struct maps_vma *v, bool rw_private, bool no_file, const char *path, size_t plen)
+{
+	v->path = path;
+	v->path_len = plen;
+	v->heap = plen == 6 && memcmp(path, "[heap]", 6) == 0;
+	bool named_anon = plen > 6 && memcmp(path, "[anon:", 6) == 0;
+	v->special = plen > 2 && path[0] == '[' && path[1] == 'v';
+	v->anon_rw_private = rw_private && no_file && (plen == 0 || v->heap || named_anon);
 }
 
 /* Parse one line [p, end). Returns false if it is malformed. */
@@ -82,16 +105,55 @@ static bool maps_parse_line(const char *p, const char *end, struct maps_vma *v)
 		while (q < end && *q == ' ')
 			q++;
 	}
-	size_t plen = (size_t)(end - q);
-	bool no_path = plen == 0;
-	v->path = q;
-	v->path_len = plen;
-	v->heap = plen == 6 && memcmp(q, "[heap]", 6) == 0;
-	bool named_anon = plen > 6 && memcmp(q, "[anon:", 6) == 0;
-	v->special = plen > 2 && q[0] == '[' && q[1] == 'v';
-	v->anon_rw_private = perm[0] == 'r' && perm[1] == 'w' && perm[3] == 'p' &&
-			     dev_zero && inode_zero && (no_path || v->heap || named_anon);
+	maps_classify(v, perm[0] == 'r' && perm[1] == 'w' && perm[3] == 'p', dev_zero && inode_zero, q,
+		      (size_t)(end - q));
 	return true;
+}
+
+/* The mapping at addr (or, with next, the first one after it) by
+ * PROCMAP_QUERY on fd: 0, -ENOENT (none), or -ENOSYS (no such ioctl: read
+ * the file). path is not kept (v->path is ""). */
+static int maps_query(int fd, uintptr_t addr, bool next, struct maps_vma *v)
+{
+	char name[256];
+	struct procmap_query q;
+
+	for (int named = 1; named >= 0; named--) {
+		memset(&q, 0, sizeof(q));
+		q.size = sizeof(q);
+		q.query_flags = next ? PROCMAP_QUERY_COVERING_OR_NEXT_VMA : 0;
+		q.query_addr = addr;
+		q.vma_name_size = named ? sizeof(name) : 0;
+		q.vma_name_addr = named ? (uintptr_t)name : 0;
+		if (syscall(SYS_ioctl, fd, PROCMAP_QUERY, &q) == 0)
+			break;
+		if (errno == ENAMETOOLONG && named)
+			continue;	/* a long file path: not anonymous memory */
+		if (errno == ENOENT)
+			return -ENOENT;
+		if (errno == ENOTTY || errno == EINVAL || errno == EOPNOTSUPP)
+			atomic_store_explicit(&maps_no_query, true, memory_order_relaxed);
+		return -ENOSYS;
+	}
+	size_t plen = q.vma_name_size ? q.vma_name_size - 1 : 0;	/* its NUL counted */
+	if (plen > sizeof(name) - 1)
+		plen = 0;
+	bool rw_private = (q.vma_flags & (PROCMAP_QUERY_VMA_READABLE | PROCMAP_QUERY_VMA_WRITABLE |
+					  PROCMAP_QUERY_VMA_SHARED)) ==
+			  (PROCMAP_QUERY_VMA_READABLE | PROCMAP_QUERY_VMA_WRITABLE);
+	maps_classify(v, rw_private, !q.inode && !q.dev_major && !q.dev_minor, q.vma_name_size ? name : "", plen);
+	v->path = "";
+	v->path_len = 0;
+	v->start = (uintptr_t)q.vma_start;
+	v->end = (uintptr_t)q.vma_end;
+	return 0;
+}
+
+static int maps_query_fd(void)
+{
+	if (atomic_load_explicit(&maps_no_query, memory_order_relaxed))
+		return -1;
+	return fdtab_open_ro("/proc/self/maps", false);
 }
 
 int maps_read_lines(const char *path, char *buf, size_t cap, int (*line)(char *l, void *arg), void *arg)
@@ -214,10 +276,23 @@ static int maps_find_fn(const struct maps_vma *v, void *arg)
 int maps_find(uintptr_t addr, struct maps_vma *vma)
 {
 	struct maps_find_arg a = { addr, vma };
-	int rc;
+	int rc, fd = maps_query_fd();
 
 	memset(vma, 0, sizeof(*vma));
 	vma->end = UINTPTR_MAX;
+	if (fd >= 0) {
+		struct maps_vma v;
+		rc = maps_query(fd, addr, true, &v);
+		fdtab_close_short(fd);
+		if (rc == 0 && v.start > addr) {
+			vma->end = v.start;
+			return -ENOENT;
+		}
+		if (rc == 0)
+			*vma = v;
+		if (rc != -ENOSYS)
+			return rc;
+	}
 	pthread_mutex_lock(&maps_lock);
 	rc = maps_walk(maps_find_fn, &a);
 	pthread_mutex_unlock(&maps_lock);
@@ -243,8 +318,18 @@ static int maps_range_fn(const struct maps_vma *v, void *arg)
 bool maps_range_anon_rw(uintptr_t start, uintptr_t end)
 {
 	struct maps_range_arg a = { start, end };
-	int rc;
+	int rc, fd = maps_query_fd();
 
+	if (fd >= 0) {
+		struct maps_vma v;
+		uintptr_t cur = start;
+		rc = 0;
+		while (cur < end && (rc = maps_query(fd, cur, false, &v)) == 0 && v.anon_rw_private)
+			cur = v.end;
+		fdtab_close_short(fd);
+		if (rc != -ENOSYS)
+			return cur >= end;
+	}
 	pthread_mutex_lock(&maps_lock);
 	rc = maps_walk(maps_range_fn, &a);
 	pthread_mutex_unlock(&maps_lock);

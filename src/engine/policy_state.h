@@ -25,6 +25,7 @@
 #define RECLAIM_STEP_MAX	512
 #define RECLAIM_STEP_MIN	128
 #define RECLAIM_TARGETS		1024	/* mappings one rotation walks */
+#define RECLAIM_MAPS_TTL_NS	100000000ull	/* the mappings to adopt, reread at most every 100 ms */
 #define RECLAIM_MAX_PASSES	2	/* rotations one step may take before it gives up */
 /* A step looks at most this many resident pages per page it wants before it
  * takes protected pages too (the kernel's scan priority, bounded): without
@@ -145,6 +146,11 @@ struct policy_state {
 	uintptr_t hand;
 	size_t ntargets, next;
 	struct { uintptr_t start, end; } *targets;
+	/* What /proc/self/maps offered for adoption at its last reading, and
+	 * when (hist_now): reread at most every RECLAIM_MAPS_TTL_NS. */
+	size_t nadopt;
+	struct { uintptr_t start, end; } *adopt;
+	uint64_t adopt_ns;
 
 	/* MADV_COLD's ranges, for the clock to visit first (policy_cold_hint):
 	 * written by program threads in the interposed madvise, taken by the

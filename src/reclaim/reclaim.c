@@ -91,27 +91,46 @@ static int reclaim_collect_vma(const struct maps_vma *v, void *arg)
 	w->prev_end = v->end;
 	w->prev_anon = v->anon_rw_private;
 	if (v->special || !v->anon_rw_private || (after_other && !v->heap) ||
-	    pol.ntargets == RECLAIM_TARGETS)
+	    pol.nadopt == RECLAIM_TARGETS)
 		return 0;
-	pol.targets[pol.ntargets].start = v->start;
-	pol.targets[pol.ntargets++].end = v->end;
+	pol.adopt[pol.nadopt].start = v->start;
+	pol.adopt[pol.nadopt++].end = v->end;
 	return 0;
 }
 
-/* The mappings of one rotation: what reclaim may adopt, plus every
- * registered region (merged where they overlap), in address order. */
+/*
+ * The mappings of one rotation: what reclaim may adopt, plus every
+ * registered region (merged where they overlap), in address order.
+ *
+ * The first part comes from /proc/self/maps, whose reading costs in
+ * proportion to the process's mappings: reread only when RECLAIM_MAPS_TTL_NS
+ * have passed. Where the working set does not fit, a rotation can take
+ * less than a millisecond, and rereading at each one made the file's
+ * formatting and parsing most of the reclaimer's time (V8's hundreds of
+ * heap mappings under a limit; CPython's regrtest parent). A stale entry is
+ * harmless: adoption and registration ask the kernel about the range
+ * itself first (evict_adopt, evict_register); a new mapping waits at most
+ * the TTL to be seen.
+ */
 static void reclaim_build_targets(void)
 {
-	struct reclaim_walk w = { 0, true };
 	struct region_ref refs[32];
 	uintptr_t cursor = 0;
+	uint64_t now = hist_now();
 
-	pol.ntargets = 0;
-	/* Under the gate: fork's prepare handler takes it for writing, so
-	 * maps_lock is never held across fork (the child would inherit it). */
-	pthread_rwlock_rdlock(&eng.evict_gate);
-	maps_for_each(reclaim_collect_vma, &w);
-	pthread_rwlock_unlock(&eng.evict_gate);
+	if (!pol.adopt_ns || now - pol.adopt_ns >= RECLAIM_MAPS_TTL_NS) {
+		struct reclaim_walk w = { 0, true };
+		pol.nadopt = 0;
+		/* Under the gate: fork's prepare handler takes it for writing,
+		 * so maps_lock is never held across fork (the child would
+		 * inherit it). */
+		pthread_rwlock_rdlock(&eng.evict_gate);
+		maps_for_each(reclaim_collect_vma, &w);
+		pthread_rwlock_unlock(&eng.evict_gate);
+		pol.adopt_ns = now;
+	}
+	memcpy(pol.targets, pol.adopt, pol.nadopt * sizeof(*pol.targets));
+	pol.ntargets = pol.nadopt;
 	while (cursor < UINTPTR_MAX) {
 		size_t n = region_collect(0, UINTPTR_MAX, &cursor, refs, 32);
 		for (size_t k = 0; k < n; k++) {
@@ -677,7 +696,8 @@ int reclaim_init(void)
 	atomic_store(&pol.wake, pol.high);
 	pol.pause_ms = 1;
 	pol.targets = prim_alloc(RECLAIM_TARGETS * sizeof(*pol.targets));
-	if (!pol.targets || reclaim_open_fds() < 0)
+	pol.adopt = prim_alloc(RECLAIM_TARGETS * sizeof(*pol.adopt));
+	if (!pol.targets || !pol.adopt || reclaim_open_fds() < 0)
 		return -ENOMEM;
 	reclaim_set_workingset(policy_read_charge(), reclaim_pool_bytes());
 	pol.pid = syscall(SYS_getpid);
