@@ -407,9 +407,11 @@ bool region_release_kept(struct zswap_store *store, struct slot *s)
 	return false;
 }
 
-void region_release_kept_range(struct zswap_store *store, uintptr_t start, uintptr_t end)
+
+/* fn on the slot of every page of [start, end) in every registered region
+ * (the table's lock held, either side). */
+static void tbl_each_slot(uintptr_t start, uintptr_t end, void (*fn)(struct slot *s, void *arg), void *arg)
 {
-	pthread_rwlock_rdlock(&tbl_lock);
 	for (size_t i = tbl_search(start); i < tbl_n && tbl[i]->start < end; i++) {
 		struct region *r = tbl[i];
 		if (!r->arr)
@@ -418,24 +420,40 @@ void region_release_kept_range(struct zswap_store *store, uintptr_t start, uintp
 		uintptr_t b = r->end < end ? r->end : end;
 		size_t idx = r->first + ((a - r->start) >> ZS_PAGE_SHIFT);
 		for (uintptr_t p = a; p < b; p += ZS_PAGE_SIZE, idx++)
-			region_release_kept(store, &r->arr->slots[idx]);
+			fn(&r->arr->slots[idx], arg);
 	}
-	pthread_rwlock_unlock(&tbl_lock);
+}
+
+struct tbl_drop_arg {
+	struct zswap_store *store;
+	uint32_t mark;
+};
+
+static void tbl_drop_one(struct slot *s, void *arg)
+{
+	const struct tbl_drop_arg *d = arg;
+
+	region_drop_slot_mark(d->store, s, d->mark);
 }
 
 /* Drop the slots of [start, end) in every registered region (lock held). */
 static void tbl_drop_slots(struct zswap_store *store, uintptr_t start, uintptr_t end, uint32_t mark)
 {
-	for (size_t i = tbl_search(start); i < tbl_n && tbl[i]->start < end; i++) {
-		struct region *r = tbl[i];
-		if (!r->arr)
-			continue;
-		uintptr_t a = r->start > start ? r->start : start;
-		uintptr_t b = r->end < end ? r->end : end;
-		size_t idx = r->first + ((a - r->start) >> ZS_PAGE_SHIFT);
-		for (uintptr_t p = a; p < b; p += ZS_PAGE_SIZE, idx++)
-			region_drop_slot_mark(store, &r->arr->slots[idx], mark);
-	}
+	struct tbl_drop_arg d = { store, mark };
+
+	tbl_each_slot(start, end, tbl_drop_one, &d);
+}
+
+static void tbl_release_kept_one(struct slot *s, void *arg)
+{
+	region_release_kept(arg, s);
+}
+
+void region_release_kept_range(struct zswap_store *store, uintptr_t start, uintptr_t end)
+{
+	pthread_rwlock_rdlock(&tbl_lock);
+	tbl_each_slot(start, end, tbl_release_kept_one, store);
+	pthread_rwlock_unlock(&tbl_lock);
 }
 
 /* The REMAP whose UNMAP [start, end) is, taken out of unmaps_due, or 0. */
@@ -486,23 +504,19 @@ void region_forget(struct zswap_store *store, uintptr_t start, uintptr_t end)
 	pthread_rwlock_unlock(&tbl_lock);
 }
 
+static void tbl_clear_zap_one(struct slot *s, void *arg)
+{
+	uint32_t old = atomic_load(&s->state);
+
+	(void)arg;
+	while ((old & SLOT_ZAP) && !atomic_compare_exchange_weak(&s->state, &old, old & ~SLOT_ZAP))
+		;
+}
+
 void region_clear_zap(uintptr_t start, uintptr_t end)
 {
 	pthread_rwlock_rdlock(&tbl_lock);
-	for (size_t i = tbl_search(start); i < tbl_n && tbl[i]->start < end; i++) {
-		struct region *r = tbl[i];
-		if (!r->arr)
-			continue;
-		uintptr_t a = r->start > start ? r->start : start;
-		uintptr_t b = r->end < end ? r->end : end;
-		size_t idx = r->first + ((a - r->start) >> ZS_PAGE_SHIFT);
-		for (uintptr_t p = a; p < b; p += ZS_PAGE_SIZE, idx++) {
-			struct slot *s = &r->arr->slots[idx];
-			uint32_t old = atomic_load(&s->state);
-			while ((old & SLOT_ZAP) && !atomic_compare_exchange_weak(&s->state, &old, old & ~SLOT_ZAP))
-				;
-		}
-	}
+	tbl_each_slot(start, end, tbl_clear_zap_one, NULL);
 	pthread_rwlock_unlock(&tbl_lock);
 }
 

@@ -23,6 +23,15 @@ ENG_TIMEOUT=180
 bound=$(( (32 * 1024 * 110 / 100) + 8 * 1024 ))
 
 hwm() { sed -n 's/^prog_writeback: vmhwm_kb=//p' "$ENG_ERR"; }
+# pair NAME MODE ARGS...: the mode plainly, then under 32M with the tier;
+# true when the second ran and printed what the first did.
+pair() {
+	n=$1; shift
+	eng_run "$n-plain" plain "$prog" "$@"
+	eng_expect_rc 0 && cp "$ENG_OUT" "$ENG_TMP/$n.ref"
+	eng_run "$n" lib ZSWAP_MEMORY_LIMIT=32M ZSWAP_BACKING_DIR="$dir" "$prog" "$@"
+	eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/$n.ref"
+}
 stat_of() { sed -n "s/^prog_writeback: stat $1=//p" "$ENG_ERR"; }
 
 for kind in "text 128" "random 64"; do
@@ -45,10 +54,7 @@ if eng_expect_rc 0; then
 	[ "${h:-0}" -gt "$bound" ] || eng_fail "with ZSWAP_WRITEBACK=0 random pages stayed within the bound (${h:-?} KiB)"
 fi
 
-eng_run fork-plain plain "$prog" fork 64
-eng_expect_rc 0 && cp "$ENG_OUT" "$ENG_TMP/fork.ref"
-eng_run fork-tier lib ZSWAP_MEMORY_LIMIT=32M ZSWAP_BACKING_DIR="$dir" "$prog" fork 64
-if eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/fork.ref"; then
+if pair fork fork 64; then
 	# Once the child is gone the slots kept for it are freed and punched:
 	# the file on disk within 8 MiB of what is live.
 	# The child writes back to a file of its own: its limit holds too.
@@ -82,10 +88,7 @@ ENG_ALLOW_LIBZSWAP=
 # last bytes), moved ones (mremap) and discarded ones (MADV_DONTNEED) must
 # read right; clean ones go back to their slots without a write; nothing is
 # left in the tier once the area is unmapped.
-eng_run swapcache-plain plain "$prog" swapcache 64
-eng_expect_rc 0 && cp "$ENG_OUT" "$ENG_TMP/swapcache.ref"
-eng_run swapcache lib ZSWAP_MEMORY_LIMIT=32M ZSWAP_BACKING_DIR="$dir" "$prog" swapcache 64
-if eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/swapcache.ref"; then
+if pair swapcache swapcache 64; then
 	re=$(stat_of swap_cached_reclaimed); wb=$(stat_of written_back_pages)
 	eng_say "swapcache: $re pages evicted again to the slot they kept, $wb written"
 	[ "${re:-0}" -gt 0 ] || eng_fail "swapcache: no clean page went back to its kept slot"
@@ -100,10 +103,7 @@ fi
 
 # Four threads refaulting at once, from the pool (text pages) and from the
 # tier (random pages) interleaved: every byte right, both kinds of refault.
-eng_run threads-plain plain "$prog" threads 64
-eng_expect_rc 0 && cp "$ENG_OUT" "$ENG_TMP/threads.ref"
-eng_run threads lib ZSWAP_MEMORY_LIMIT=32M ZSWAP_BACKING_DIR="$dir" "$prog" threads 64
-if eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/threads.ref"; then
+if pair threads threads 64; then
 	r=$(stat_of refaults); br=$(stat_of bd_reads)
 	eng_say "threads: $r refaults, $br of them from the tier"
 	[ "${br:-0}" -gt 0 ] || eng_fail "threads: nothing was read back from the tier"
