@@ -28,7 +28,12 @@ A difference is confirmed by running its module again, alone, in the plain
 mode and in the mode that differed (--confirm times); one that never shows
 again is reported as not reproduced and does not count. A confirmed
 difference listed in tools/peer_suite.inherent (libzswap(7) says why) is
-reported as inherent and does not count either.
+reported as inherent and does not count either; a module that failed as a
+whole in the full run (a timeout) is judged by the cases its confirmation
+runs name.
+
+--from DIR judges the runs an earlier invocation left in DIR (each mode's,
+each confirmation's) without running them again; what is missing is run.
 
 Usage: tools/peer_suite.sh [options] [test ...]   (see peer_suite.sh)
 Exit: 0 no difference left, 1 differences, 2 could not run.
@@ -135,6 +140,21 @@ def parse_log(path, tests):
         else:
             status[t] = "flaky" if t in lists["rerun"] else "ok"
     return status
+
+
+def finished(base, tests):
+    """An earlier run's (statuses, cases, seconds) from base.log and base.xml,
+    or None when there is none or it did not finish."""
+    try:
+        text = open(base + ".log", errors="replace").read()
+    except OSError:
+        return None
+    st = parse_log(base + ".log", tests)
+    if st is None:
+        return None
+    m = re.search(r"^Total duration: (?:(\d+) hour )?(?:(\d+) min )?([\d.]+) sec", text, re.M)
+    secs = (int(m.group(1) or 0) * 3600 + int(m.group(2) or 0) * 60 + float(m.group(3))) if m else 0
+    return st, parse_xml(base + ".xml", tests), secs
 
 
 def parse_xml(path, tests):
@@ -254,6 +274,8 @@ def main():
     ap.add_argument("--regrtest-args", default="")
     ap.add_argument("--plain-from", default="",
                     help="read the plain run from DIR/plain.log and plain.xml, a finished run of the same tests")
+    ap.add_argument("--from", dest="reuse", default="",
+                    help="read every run DIR holds (each mode's, each confirmation's) instead of running it again")
     ap.add_argument("tests", nargs="*")
     args = ap.parse_args()
     args.regrtest_args = args.regrtest_args.split()
@@ -275,20 +297,20 @@ def main():
 
     runs, secs = {}, {}
     for mode in modes:
-        try:
-            os.unlink(os.path.join(args.out, mode + ".libzswap.log"))
-        except FileNotFoundError:
-            pass
-        if mode == "plain" and args.plain_from:
-            base = os.path.join(args.plain_from, "plain")
-            print("peer_suite: plain: read from %s.log" % base, flush=True)
-            st, cs = parse_log(base + ".log", tests), parse_xml(base + ".xml", tests)
-            m = re.search(r"^Total duration: (?:(\d+) hour )?(?:(\d+) min )?(\d+) sec",
-                          open(base + ".log", errors="replace").read(), re.M)
-            secs[mode] = (int(m.group(1) or 0) * 3600 + int(m.group(2) or 0) * 60 + int(m.group(3))) if m else 0
-            if st is None:
+        if not args.reuse:
+            try:
+                os.unlink(os.path.join(args.out, mode + ".libzswap.log"))
+            except FileNotFoundError:
+                pass
+        src = args.reuse or (args.plain_from if mode == "plain" else "")
+        if src:
+            base = os.path.join(src, mode)
+            print("peer_suite: %s: read from %s.log" % (mode, base), flush=True)
+            found = finished(base, tests)
+            if found is None:
                 print("peer_suite: %s.log is not a finished run" % base, file=sys.stderr)
                 return 2
+            st, cs, secs[mode] = found
             runs[mode] = (st, cs)
             continue
         print("peer_suite: %s: %d test modules..." % (mode, len(tests)), flush=True)
@@ -309,15 +331,17 @@ def main():
             seen = []
             for i in range(args.confirm):
                 tag = "%s.confirm.%s.%d" % (mode, mod, i)
-                p = regrtest("plain", [mod], tag + ".plain", args)
-                o = regrtest(mode, [mod], tag, args)
+                p = args.reuse and finished(os.path.join(args.reuse, tag + ".plain"), [mod])
+                p = p or regrtest("plain", [mod], tag + ".plain", args)
+                o = args.reuse and finished(os.path.join(args.reuse, tag), [mod])
+                o = o or regrtest(mode, [mod], tag, args)
                 if p[0] is None or o[0] is None:
                     seen.append("regrtest did not finish (%s)" % tag)
                     continue
                 seen += differences(p[:2], o[:2]).get(mod, [])
             if not seen:
                 gone.append(mod)
-            elif inherent(mode, mod, reasons, rules):
+            elif inherent(mode, mod, reasons + seen, rules):
                 excused.append(mod)
             else:
                 confirmed[mod] = reasons
@@ -338,11 +362,11 @@ def main():
             for r in diffs[mod]:
                 print("%s: %s: not reproduced in %d runs: %s" % (mode, mod, args.confirm, r),
                       file=report)
-        logf = os.path.join(args.out, mode + ".libzswap.log")
+        logf = os.path.join(args.reuse or args.out, mode + ".libzswap.log")
         nlog = sum(1 for _ in open(logf, errors="replace")) if os.path.exists(logf) else 0
         extra = "; %d libzswap messages (%s)" % (nlog, logf)
         if mode == "limit":
-            procs, rec, zout, zin = limit_stats(args.out)
+            procs, rec, zout, zin = limit_stats(args.reuse or args.out)
             extra += "; %d processes dumped statistics, %d of them reclaimed (zswpout %d pages, " \
                     "zswpin %d)" % (procs, rec, zout, zin)
         print("peer_suite: cpython %s vs plain: %d modules, %d cases compared; plain: %s; %s: %s; "

@@ -11,12 +11,16 @@
 #
 # Usage: tools/peer_suite.sh [--lib LIBZSWAP.so] [--out DIR] [--modes "plain default limit"]
 #            [--quick] [--jobs N] [--timeout S] [--confirm N] [--limit SIZE]
-#            [--cold-age S] [--regrtest-args "ARGS"] [--plain-from DIR] [test_module ...]
+#            [--cold-age S] [--regrtest-args "ARGS"] [--plain-from DIR] [--from DIR]
+#            [test_module ...]
 #   --quick    only the modules that exercise what a preloaded library can
 #              change: test_threading test_signal test_faulthandler test_posix
 #              test_subprocess test_os test_fork1 test_wait4 test_mmap
 #   --plain-from DIR the plain run of an earlier invocation (DIR/plain.log,
 #              plain.xml, the same modules): not run again
+#   --from DIR every run an earlier invocation left in DIR (each mode's and
+#              each confirmation's) judged again, not run again (what is
+#              missing is run)
 #   test_module ...  those modules (default: the whole suite)
 # Defaults: the build directory's library (ZSWAP_BUILDDIR, else ./build, else
 # the current directory), OUT ./peer-suite.out, all three modes, jobs = CPUs,
@@ -37,7 +41,7 @@ while [ $# -gt 0 ]; do
 	--lib) lib=${2:?}; shift 2 ;;
 	--out) out=${2:?}; shift 2 ;;
 	--quick) quick=1; shift ;;
-	--modes|--jobs|--timeout|--confirm|--limit|--cold-age|--regrtest-args|--plain-from)
+	--modes|--jobs|--timeout|--confirm|--limit|--cold-age|--regrtest-args|--plain-from|--from)
 		pass="$pass $1 '$(printf %s "${2:?}" | sed "s/'/'\\\\''/g")'"; shift 2 ;;
 	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "peer_suite: unknown option $1" >&2; exit 2 ;;
