@@ -57,7 +57,7 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		"zsmalloc locking: a lock per size class, or one per pool", 0 },
 	[OPT_NR_POOLS] = {
 		OPT_NR_POOLS, "ZSWAP_NR_POOLS", OPT_UINT, "1", 1, 64, NULL, "pools",
-		"zsmalloc pools, a page's pool chosen by hash", 0 },
+		"zsmalloc pools, a page's pool that of the storing thread's workspace", 0 },
 	[OPT_MAX_POOL_SIZE] = {
 		OPT_MAX_POOL_SIZE, "ZSWAP_MAX_POOL_SIZE", OPT_SIZE, "0", 0, UINT64_MAX, NULL, "bytes",
 		"most memory the pool may take, or N% of physical memory; 0 = no limit",
