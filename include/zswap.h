@@ -102,6 +102,7 @@ struct zswap_stats {
 	uint64_t reject_reclaim_fail;		/* the pool full and writeback made no room: stores refused meanwhile */
 	uint64_t swap_cached_pages;		/* pages read back from the tier that keep their slot while unchanged (meminfo SwapCached) */
 	uint64_t swap_cached_reclaimed;		/* pages evicted again unchanged to the slot they kept: nothing compressed or written */
+	uint64_t huge_pages_since;		/* pages stored whole (huge class), since start (zram's mm_stat) */
 };
 
 /* Compress the managed pages of [addr, addr + len) into the pool and drop

@@ -134,14 +134,15 @@ static void print_stats(const struct zswap_stats *st)
 	P(zswpin);
 #undef P
 	printf("mm_stat (zram's columns; bytes, then pages):\n");
-	printf("  %14s %15s %14s %9s %12s %10s %15s %10s\n", "orig_data_size", "compr_data_size",
+	printf("  %14s %15s %14s %9s %12s %10s %15s %10s %16s\n", "orig_data_size", "compr_data_size",
 	       "mem_used_total", "mem_limit", "mem_used_max", "same_pages", "pages_compacted",
-	       "huge_pages");
-	printf("  %14llu %15llu %14llu %9llu %12llu %10llu %15llu %10llu\n",
+	       "huge_pages", "huge_pages_since");
+	printf("  %14llu %15llu %14llu %9llu %12llu %10llu %15llu %10llu %16llu\n",
 	       (unsigned long long)st->orig_data_size, (unsigned long long)st->compr_data_size,
 	       (unsigned long long)st->mem_used_total, (unsigned long long)st->mem_limit,
 	       (unsigned long long)st->mem_used_max, (unsigned long long)st->same_pages,
-	       (unsigned long long)st->pages_compacted, (unsigned long long)st->huge_pages);
+	       (unsigned long long)st->pages_compacted, (unsigned long long)st->huge_pages,
+	       (unsigned long long)st->huge_pages_since);
 }
 
 static void usage(FILE *f, int code)

@@ -64,6 +64,7 @@ struct store_counters {
 	_Atomic int64_t same;		/* gauge: same-filled pages */
 	_Atomic int64_t raw;		/* gauge: pages held as-is (huge class) */
 	_Atomic int64_t poor;		/* gauge: pages saving less than a quarter (raw included) */
+	_Atomic int64_t raw_since;	/* pages stored as-is, since start (zram's huge_pages_since) */
 	_Atomic int64_t compr_bytes;	/* gauge: bytes of objects in the pools */
 	_Atomic int64_t zswpout;
 	_Atomic int64_t zswpin;
@@ -392,8 +393,10 @@ int zswap_store_page(struct zswap_store *s, const void *page, struct zswap_entry
 	e->w = (uint64_t)(handle >> 1) << ZE_HANDLE_SHIFT | (uint64_t)n << ZE_LEN_SHIFT |
 	       (uint64_t)idx << ZE_POOL_SHIFT | type;
 	cnt_add(&w->c.compr_bytes, n);
-	if (type == ZE_RAW)
+	if (type == ZE_RAW) {
 		cnt_add(&w->c.raw, 1);
+		cnt_add(&w->c.raw_since, 1);
+	}
 	if (zswap_entry_poor(e))
 		cnt_add(&w->c.poor, 1);
 stored:
@@ -718,6 +721,7 @@ void zswap_store_stats(struct zswap_store *s, struct zswap_stats *st)
 	st->same_pages = (uint64_t)sum.same;
 	st->pages_compacted = compacted;
 	st->huge_pages = (uint64_t)sum.raw;
+	st->huge_pages_since = (uint64_t)sum.raw_since;
 	st->pool_metadata_bytes = meta;
 	st->written_back_pages = (uint64_t)sum.written_back;
 	st->writeback_failed = (uint64_t)sum.writeback_failed;

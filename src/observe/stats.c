@@ -114,6 +114,7 @@ static const struct stats_field stats_fields[] = {
 	F(S_MMSTAT, same_pages),
 	F(S_MMSTAT, pages_compacted),
 	F(S_MMSTAT, huge_pages),
+	F(S_MMSTAT, huge_pages_since),
 	F(S_BDSTAT, bd_count),
 	F(S_BDSTAT, bd_reads),
 	F(S_BDSTAT, bd_writes),

@@ -62,10 +62,10 @@ check_text() {	# check_text LABEL FILE
 	*) eng_fail "$label: sections out of order: $order" ;;
 	esac
 	grep -q '^ZSWAP_STATS_SIGNAL=SIGUSR1$' "$f" || eng_fail "$label: the configuration misses ZSWAP_STATS_SIGNAL"
-	# mm_stat: one line of eight columns, zram's order; same_pages the 6th.
+	# mm_stat: one line of nine columns, zram's order; same_pages the 6th.
 	mm=$(awk '/^== mm_stat/ { getline; getline; print; exit }' "$f")
 	set -- $mm
-	[ "$#" = 8 ] && [ "$6" = "$ZERO" ] || eng_fail "$label: mm_stat line '$mm'"
+	[ "$#" = 9 ] && [ "$6" = "$ZERO" ] || eng_fail "$label: mm_stat line '$mm'"
 	# Attribution: the buffer, named by its call site, with its counts.
 	row=$(grep " $SITE" "$f" | grep "($prog)" | head -n 1)
 	if [ -z "$row" ]; then
