@@ -237,7 +237,7 @@ def limit_stats(out):
     procs = reclaimed = zswpout = zswpin = 0
     for p in glob.glob(os.path.join(out, "limit.stats", "*.json")):
         try:
-            with open(p) as f:
+            with open(p, errors="replace") as f:
                 text = f.read()
         except OSError:
             continue
