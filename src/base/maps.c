@@ -112,7 +112,7 @@ static bool maps_parse_line(const char *p, const char *end, struct maps_vma *v)
 
 /* The mapping at addr (or, with next, the first one after it) by
  * PROCMAP_QUERY on fd: 0, -ENOENT (none), or -ENOSYS (no such ioctl: read
- * the file). path is not kept (v->path is ""). */
+ * the file). The name is not returned: v->path is "". */
 static int maps_query(int fd, uintptr_t addr, bool next, struct maps_vma *v)
 {
 	char name[256];

@@ -471,13 +471,13 @@ bool zswap_store_fork_tier(struct zswap_store *s, struct backing *b)
 	return false;
 }
 
-/* The file of a ZE_BACKED entry and its slot there; NULL for a lost one
- * or an index with no file. */
+/* The file of a ZE_BACKED entry and its slot there; NULL for any other
+ * entry, a lost one or an index with no file. */
 static struct backing *store_tier_of(const struct zswap_store *s, const struct zswap_entry *e, uint64_t *slot)
 {
 	uint64_t f = zswap_entry_slot(e);
 
-	if (f == ZE_SLOT_LOST)
+	if (zswap_entry_type(e) != ZE_BACKED || f == ZE_SLOT_LOST)
 		return NULL;
 	*slot = f & ZE_TIER_SLOT_MASK;
 	return (f >> ZE_TIER_SHIFT) < ZE_TIERS ? s->tiers[f >> ZE_TIER_SHIFT] : NULL;
@@ -509,21 +509,21 @@ static int store_load_backed(struct zswap_store *s, struct zswap_entry *e, void 
 
 uint64_t zswap_load_backed_run(struct zswap_store *s, struct zswap_entry *const *e, size_t n, void *dst)
 {
-	/* Consecutive slots are in one file (the index is above them). */
 	uint64_t slot = 0;
 	struct backing *b = store_tier_of(s, e[0], &slot);
-	uint64_t bad = b ? backing_read_run(b, slot, n, dst) : ~0ULL;
+	uint64_t bad = zswap_read_backed_run(s, e, n, dst);
 
 	for (size_t k = 0; k < n; k++) {
 		if (b)
 			backing_free(b, slot + k);
 		store_entry_clear(e[k]);
 	}
-	return n < 64 ? bad & ((1ULL << n) - 1) : bad;
+	return bad;
 }
 
 uint64_t zswap_read_backed_run(struct zswap_store *s, struct zswap_entry *const *e, size_t n, void *dst)
 {
+	/* Consecutive slots are in one file (the index is above them). */
 	uint64_t slot = 0;
 	struct backing *b = store_tier_of(s, e[0], &slot);
 	uint64_t bad = b ? backing_read_run(b, slot, n, dst) : ~0ULL;
@@ -534,7 +534,7 @@ uint64_t zswap_read_backed_run(struct zswap_store *s, struct zswap_entry *const 
 bool zswap_backed_keepable(const struct zswap_store *s, const struct zswap_entry *e)
 {
 	uint64_t slot = 0;
-	struct backing *b = zswap_entry_type(e) == ZE_BACKED ? store_tier_of(s, e, &slot) : NULL;
+	struct backing *b = store_tier_of(s, e, &slot);
 
 	return b && backing_room_to_keep(b);
 }
@@ -547,7 +547,7 @@ bool zswap_swap_full(const struct zswap_store *s)
 bool zswap_backed_same(const struct zswap_store *s, const struct zswap_entry *e, const void *page)
 {
 	uint64_t slot = 0;
-	struct backing *b = zswap_entry_type(e) == ZE_BACKED ? store_tier_of(s, e, &slot) : NULL;
+	struct backing *b = store_tier_of(s, e, &slot);
 
 	return b && backing_same(b, slot, page);
 }
@@ -572,7 +572,7 @@ void zswap_kept_reclaimed(struct zswap_store *s)
 int zswap_read_backed(struct zswap_store *s, const struct zswap_entry *e, void *dst)
 {
 	uint64_t slot = 0;
-	struct backing *b = zswap_entry_type(e) == ZE_BACKED ? store_tier_of(s, e, &slot) : NULL;
+	struct backing *b = store_tier_of(s, e, &slot);
 
 	return b ? backing_read(b, slot, dst) : -EIO;
 }

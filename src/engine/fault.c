@@ -513,8 +513,8 @@ static void fault_restore(struct fault_ctx *h, const struct region_ref *ref, siz
 		uf_wake(eng.uffd, addr, ZS_PAGE_SIZE);	/* it faults again and finds the page */
 }
 
-/* Give back a page claimed for readahead and not loaded: its entry is
- * intact. */
+/* Give back a claimed page whose entry is intact: claimed for readahead and
+ * not loaded, or read from a slot it keeps and not installed. */
 static void fault_unclaim(const struct region_ref *ref, size_t idx, uintptr_t addr)
 {
 	struct slot *s = &ref->arr->slots[idx];
@@ -524,6 +524,23 @@ static void fault_unclaim(const struct region_ref *ref, size_t idx, uintptr_t ad
 		region_drop_slot(eng.store, s);
 	if (w & SLOT_WAITER)
 		uf_wake(eng.uffd, addr, ZS_PAGE_SIZE);	/* it faults again and finds the page */
+}
+
+/* A page read back from the tier and installed with its slot kept: RESIDENT
+ * | KEPT (region.h), unless an event dropped it meanwhile (its zap follows),
+ * and then the slot is freed. Returns the state it replaced. */
+static uint32_t fault_keep(struct slot *s, struct zswap_entry *e)
+{
+	uint32_t o = atomic_load(&s->state), to;
+
+	do
+		to = (o & SLOT_DROPPED) ? SLOT_RESIDENT : SLOT_RESIDENT | SLOT_KEPT;
+	while (!atomic_compare_exchange_weak(&s->state, &o, to));
+	if (to & SLOT_KEPT)
+		zswap_kept_add(eng.store, 1);
+	else
+		zswap_invalidate(eng.store, e);
+	return o;
 }
 
 /*
@@ -648,20 +665,11 @@ static void fault_readahead(struct fault_ctx *h, const struct region_ref *ref, s
 	}
 	ra_done(ref->arr, idx, done);
 	bool wake = false;
-	unsigned int nkept = 0;
 	for (size_t i = 0; i < k; i++) {
 		struct slot *s = &ref->arr->slots[idx + 1 + i];
 		uintptr_t at = addr + ((i + 1) << ZS_PAGE_SHIFT);
 		if (i < done && kept[i]) {
-			uint32_t o = atomic_load(&s->state), to;
-			do	/* not if an event dropped it meanwhile (fault_load) */
-				to = (o & SLOT_DROPPED) ? SLOT_RESIDENT : SLOT_RESIDENT | SLOT_KEPT;
-			while (!atomic_compare_exchange_weak(&s->state, &o, to));
-			wake |= o & SLOT_WAITER;
-			if (to & SLOT_KEPT)
-				nkept++;
-			else
-				zswap_invalidate(eng.store, &ents[i]);
+			wake |= fault_keep(s, &ents[i]) & SLOT_WAITER;
 		} else if (i < done) {
 			wake |= atomic_exchange(&s->state, SLOT_RESIDENT) & SLOT_WAITER;
 		} else if (kept[i]) {
@@ -670,8 +678,6 @@ static void fault_readahead(struct fault_ctx *h, const struct region_ref *ref, s
 			fault_restore(h, ref, idx + 1 + i, i + 1, at);
 		}
 	}
-	if (nkept)
-		zswap_kept_add(eng.store, nkept);
 	if (wake)
 		uf_wake(eng.uffd, addr + ZS_PAGE_SIZE, done << ZS_PAGE_SHIFT);
 }
@@ -767,9 +773,7 @@ static int fault_load(struct fault_ctx *h, const struct region_ref *ref, size_t 
 		/* Keep the data: store it again, so nothing is lost (a kept
 		 * slot still holds it: the entry is as it was). */
 		if (keep) {
-			uint32_t w = atomic_exchange(&s->state, SLOT_STORED);
-			if (w & SLOT_DROPPED)
-				region_drop_slot(eng.store, s);
+			fault_unclaim(ref, idx, addr);
 			uf_wake(eng.uffd, addr, ZS_PAGE_SIZE);
 			return SERVE_DONE;
 		}
@@ -786,15 +790,7 @@ static int fault_load(struct fault_ctx *h, const struct region_ref *ref, size_t 
 		     (void *)target);
 	}
 	if (keep && installed) {
-		/* Not if an event dropped the page meanwhile: its zap follows. */
-		uint32_t o = atomic_load(&s->state), to;
-		do
-			to = (o & SLOT_DROPPED) ? SLOT_RESIDENT : SLOT_RESIDENT | SLOT_KEPT;
-		while (!atomic_compare_exchange_weak(&s->state, &o, to));
-		if (to & SLOT_KEPT)
-			zswap_kept_add(eng.store, 1);
-		else
-			zswap_invalidate(eng.store, &e);
+		fault_keep(s, &e);
 	} else {
 		atomic_exchange(&s->state, SLOT_RESIDENT);
 		if (keep)

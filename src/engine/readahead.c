@@ -42,7 +42,7 @@
  * store's values) faults on consecutive pages for each object and never
  * reads on; with one-page windows from its second fault, redis under a
  * limit used 106 of 67,563 pages read ahead. A sequential reader, whose
- * windows are used, starts at its second fault as before.
+ * windows are used, starts at its second fault.
  */
 #include "config.h"
 #include "engine/readahead.h"
@@ -89,15 +89,16 @@ static void ra_lock_drop(void)
 	pthread_mutex_unlock(&ra_lock);
 }
 
-static void ra_count(_Atomic uint64_t *c, size_t n)
+/* Pages of judged windows: used (hits) and not (misses), in the counters
+ * and in the history ra_run_to_start() reads. */
+static void ra_judged(size_t hits, size_t misses)
 {
-	if (!n)
-		return;
-	atomic_fetch_add_explicit(c, n, memory_order_relaxed);
-	if (c == &eng.cnt.readahead_hits)
-		ra_hist_hits += n;
-	else
-		ra_hist_misses += n;
+	if (hits)
+		atomic_fetch_add_explicit(&eng.cnt.readahead_hits, hits, memory_order_relaxed);
+	if (misses)
+		atomic_fetch_add_explicit(&eng.cnt.readahead_misses, misses, memory_order_relaxed);
+	ra_hist_hits += hits;
+	ra_hist_misses += misses;
 	if (ra_hist_hits + ra_hist_misses > RA_DECAY) {
 		ra_hist_hits /= 2;
 		ra_hist_misses /= 2;
@@ -148,7 +149,7 @@ static struct ra_stream *ra_take(void)
 		if (ra_streams[i].stamp < v->stamp)
 			v = &ra_streams[i];
 	}
-	ra_count(&eng.cnt.readahead_misses, v->win);
+	ra_judged(0, v->win);
 	return v;
 }
 
@@ -170,12 +171,11 @@ size_t ra_window(const void *key, size_t idx, size_t max)
 	} else if (s->win && idx < s->end) {
 		/* Inside its own window: the pages before idx were used, idx
 		 * and the rest were evicted again before the reader got there. */
-		ra_count(&eng.cnt.readahead_hits, idx - s->last - 1);
-		ra_count(&eng.cnt.readahead_misses, s->end - idx);
+		ra_judged(idx - s->last - 1, s->end - idx);
 		want = s->win / 2;
 	} else if (s->win) {
 		/* Just past its window: the reader went through all of it. */
-		ra_count(&eng.cnt.readahead_hits, s->win);
+		ra_judged(s->win, 0);
 		want = ra_grow(s->win);
 	} else if (++s->run >= ra_run_to_start()) {
 		/* The page after its last fault: sequential, start small. */

@@ -241,24 +241,28 @@ static size_t writeback_pass(size_t want, bool poor_only)
 	return done;
 }
 
-size_t writeback_run(size_t want)
+/* Whether a pass may write now: the tier is this process's to write, and
+ * the last write did not fail moments ago. */
+static bool writeback_may(size_t want)
 {
-	if (!writeback_on() || !want || writeback_now_ns() < wb.retry_ns)
-		return 0;
-	size_t done = writeback_pass(want, true);
-	if (done < want && writeback_now_ns() >= wb.retry_ns)
-		done += writeback_pass(want - done, false);
-	/* Every page passed over had its second chance: take them now. */
-	if (!done && writeback_now_ns() >= wb.retry_ns)
-		done = writeback_pass(want, false);
-	return done;
+	return writeback_on() && want && writeback_now_ns() >= wb.retry_ns;
 }
 
 size_t writeback_run_poor(size_t want)
 {
-	if (!writeback_on() || !want || writeback_now_ns() < wb.retry_ns)
-		return 0;
-	return writeback_pass(want, true);
+	return writeback_may(want) ? writeback_pass(want, true) : 0;
+}
+
+size_t writeback_run(size_t want)
+{
+	size_t done = writeback_run_poor(want);
+
+	if (done < want && writeback_may(want))
+		done += writeback_pass(want - done, false);
+	/* Every page passed over had its second chance: take them now. */
+	if (!done && writeback_may(want))
+		done = writeback_pass(want, false);
+	return done;
 }
 
 /* Children gone (their pipe hung up): forget them; when none is left,

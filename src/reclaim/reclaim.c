@@ -330,35 +330,35 @@ static bool reclaim_writeback(uint64_t pool)
 	 * 54 MiB of them). */
 	uint64_t poor = zswap_store_poor_pages(eng.store) << ZS_PAGE_SHIFT;
 	uint64_t poor_keep = pol.limit / RECLAIM_WB_POOR;
-	struct zswap_stats st;
+	bool pool_over = full || pool > keep + pol.limit / RECLAIM_WB_HIGH;
+	size_t want, got;
 
-	if (!full && pool <= keep + pol.limit / RECLAIM_WB_HIGH && poor <= poor_keep + pol.limit / RECLAIM_WB_HIGH)
+	if (!pool_over && poor <= poor_keep + pol.limit / RECLAIM_WB_HIGH)
 		return false;
-	if (!full && pool <= keep + pol.limit / RECLAIM_WB_HIGH) {
+	if (!pool_over) {
 		/* Only the poorly compressed pages are over their share. */
-		size_t want = (size_t)((poor - poor_keep) >> ZS_PAGE_SHIFT);
+		want = (size_t)((poor - poor_keep) >> ZS_PAGE_SHIFT);
 		if (want > RECLAIM_STEP_MAX)
 			want = RECLAIM_STEP_MAX;
-		size_t got = writeback_run_poor(want);
-		if (got)
-			reclaim_compact(reclaim_pool_bytes());
-		return got > 0;
+		got = writeback_run_poor(want);
+	} else {
+		struct zswap_stats st;
+		memset(&st, 0, sizeof(st));
+		zswap_store_stats(eng.store, &st);
+		uint64_t per = st.stored_pages > st.same_filled_pages
+				       ? st.compr_data_size / (st.stored_pages - st.same_filled_pages) : ZS_PAGE_SIZE;
+		uint64_t over = pool > keep ? pool - keep : pol.limit / RECLAIM_WB_HIGH;
+		want = (size_t)(over / (per ? per : ZS_PAGE_SIZE));
+		if (want < RECLAIM_STEP_MIN)
+			want = RECLAIM_STEP_MIN;
+		if (want > RECLAIM_STEP_MAX)
+			want = RECLAIM_STEP_MAX;
+		got = writeback_run(want);
+		if (!got && full)
+			zswap_store_reclaim_failed(eng.store);	/* stores stay refused */
 	}
-	memset(&st, 0, sizeof(st));
-	zswap_store_stats(eng.store, &st);
-	uint64_t per = st.stored_pages > st.same_filled_pages
-			       ? st.compr_data_size / (st.stored_pages - st.same_filled_pages) : ZS_PAGE_SIZE;
-	uint64_t over = pool > keep ? pool - keep : pol.limit / RECLAIM_WB_HIGH;
-	size_t want = (size_t)(over / (per ? per : ZS_PAGE_SIZE));
-	if (want < RECLAIM_STEP_MIN)
-		want = RECLAIM_STEP_MIN;
-	if (want > RECLAIM_STEP_MAX)
-		want = RECLAIM_STEP_MAX;
-	size_t got = writeback_run(want);
 	if (got)
 		reclaim_compact(reclaim_pool_bytes());
-	else if (full)
-		zswap_store_reclaim_failed(eng.store);	/* stores stay refused */
 	return got > 0;
 }
 
