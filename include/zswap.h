@@ -76,7 +76,7 @@ struct zswap_stats {
 
 	/* automatic reclaim (ZSWAP_MEMORY_LIMIT, ZSWAP_COLD_AGE), memcg's names */
 	uint64_t memory_max;			/* bytes: ZSWAP_MEMORY_LIMIT, 0 for none (memory.max) */
-	uint64_t memory_current;		/* bytes: resident anonymous memory, pool included, last read */
+	uint64_t memory_current;		/* bytes: the charge last read (the pool in it unless ZSWAP_MEMORY_CHARGE=v1) */
 	uint64_t pgscan;			/* resident pages reclaim looked at */
 	uint64_t pgsteal;			/* pages reclaim stored (limit and cold age) */
 	uint64_t pgsteal_proactive;		/* of those, stored for ZSWAP_COLD_AGE below the limit */

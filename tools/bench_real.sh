@@ -22,6 +22,9 @@
 #            DEBUG DIGEST (the output compared) and SHUTDOWN. The clients
 #            run without LD_PRELOAD and outside the memory cgroup (the
 #            harness's own group): limit, peak and faults are the server's
+#   cmd      (--cmd "COMMAND ARGS"): any program, as a shell command line;
+#            its stdout is the output compared; without --limit, L is 60 %
+#            of its unlimited peak (the first unlimited run's)
 # Sides, each run:
 #   none     the program alone, no limit (its output is the reference; its
 #            peak RSS sets the kernel controller's footprint)
@@ -39,6 +42,8 @@
 #   libzswap LD_PRELOAD=libzswap.so with ZSWAP_MEMORY_LIMIT=L, its
 #            statistics written at exit to a file (ZSWAP_STATS_FILE: sort
 #            closes its stderr before the library's destructors run)
+#   libzswapv1 (--lib-charges "v2 v1") the same with ZSWAP_MEMORY_CHARGE=v1:
+#            the pool outside the limit, as kernelv1's is (like for like)
 # Figures: wall time (the median and the spread of the runs; redis: the
 # server's whole life, load and digest included), the throughput of redis's
 # timed phase (requests per second, GETs and SETs together), peak memory
@@ -47,15 +52,24 @@
 # ru_maxrss, libzswap's pool being in the process), refaults (kernel: the
 # process's major faults; libzswap: its refaults counter), whether the
 # output is the unlimited run's, and the ratios libzswap / kernel of the
-# medians. A kernel run killed by the OOM killer is a table entry.
+# medians; the pool's peak (libzswap: mem_used_max; kernel: zswap's
+# pool_total_size, sampled by the controller). A kernel run killed by the OOM
+# killer is a table entry.
+# --plot: the first run of each side sampled every 0.2 s
+# (tools/bench_sample.sh: resident memory, pool, refaults) and drawn by
+# gnuplot into OUT/WORKLOAD.png, one panel each for resident memory, the
+# pool and the refault rate, a line per side (gnuplot-nox is installed
+# when missing and the user is root).
 #
 # Usage: tools/bench_real.sh [--limit L] [--runs N] [--workloads "perl python sort"]
-#            [--kernel-modes "v2"] [--no-kernel] [--no-lib] [--lib LIBZSWAP.so]
+#            [--cmd "COMMAND ARGS"] [--plot] [--lib-charges "v2 v1"]
+#            [--kernel-modes "v2 v1 swap"] [--no-kernel] [--no-lib] [--lib LIBZSWAP.so]
 #            [--lib-env "VAR=VALUE ..."] [--memcg-ctl-args "ARGS"]
 #            [--builddir DIR] [--out DIR] [--timeout SECONDS]
 #            [--kernel-shrinker Y|N]
-# Defaults: L 64M (redis 96M: about half its unlimited peak of 190 MiB),
-# 3 runs, the workloads perl, python and sort, kernel mode v2 (emulated),
+# Defaults: L 64M (redis 96M: about half its unlimited peak of 190 MiB;
+# cmd 60 % of its unlimited peak), 3 runs, the workloads perl, python and
+# sort (only cmd with --cmd), kernel mode v2 (emulated), libzswap's charge v2,
 # the build directory's library, timeout 300 s a run. Root for the kernel side.
 # --kernel-shrinker sets zswap's shrinker_enabled on the kernel side, as
 # tools/bench_reclaim.sh's does (default: as the machine has it).
@@ -78,6 +92,9 @@ ctlargs="--ratio 0"
 out=
 tmo=300
 kshrink=
+cmdline=
+plot=0
+charges=v2
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -94,12 +111,16 @@ while [ $# -gt 0 ]; do
 	--out) out=${2:?}; shift 2 ;;
 	--timeout) tmo=${2:?}; shift 2 ;;
 	--kernel-shrinker) kshrink=${2:?}; shift 2 ;;
+	--cmd) cmdline=${2:?}; workloads=cmd; shift 2 ;;
+	--plot) plot=1; shift ;;
+	--lib-charges) charges=${2:?}; shift 2 ;;
 	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench_real.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
 	esac
 done
 
 lib=${lib:-$builddir/.libs/libzswap.so}
+zctl=$builddir/tools/zswapctl
 ctl=$builddir/tools/bench_reclaim_memcg
 # shellcheck disable=SC2034  # kz and the others so marked: read through eval
 kz=$here/scripts/kernel-zswap.sh
@@ -111,6 +132,11 @@ say() { echo "bench_real.sh: $*" >&2; }
 
 for v in $(env | sed -n 's/^\(ZSWAP_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
 command -v /usr/bin/time > /dev/null || { say "needs /usr/bin/time (package time)"; exit 1; }
+if [ $plot = 1 ] && ! command -v gnuplot > /dev/null; then
+	[ "$(id -u)" = 0 ] && apt-get install -y --no-install-recommends gnuplot-nox > /dev/null 2>&1
+	command -v gnuplot > /dev/null || say "gnuplot is not installed (gnuplot-nox): samples kept, no plot"
+fi
+mkdir -p "$out/series"
 case " $workloads " in *" redis "*)
 	for p in redis-server redis-cli redis-benchmark; do
 		command -v $p > /dev/null && continue
@@ -154,11 +180,12 @@ wl_cmd() {
 	sort) echo /usr/bin/sort -n -o "\$outfile" "\$sortin" ;;
 	redis) echo "\"\$rserver\" --port 0 --unixsocket \"\$rtmp/sock\" --save '' --appendonly no" \
 		"--dir \"\$rtmp\" --enable-debug-command yes" ;;
+	cmd) echo "$cmdline" ;;
 	esac
 }
 # The default limit: about half the unlimited peak for redis.
 wl_limit() {
-	case "$1" in redis) echo 96M ;; *) echo 64M ;; esac
+	case "$1" in redis) echo 96M ;; cmd) echo ;; *) echo 64M ;; esac
 }
 # wl_clients WORKLOAD PID: the clients of a server workload, not preloaded,
 # in this shell's memory cgroup, while PID (the server's job) lives; their
@@ -207,7 +234,8 @@ run() {
 	# The side's environment: kernel-zswap.sh before time, the preload after.
 	pre='' post=''
 	case $side in
-	libzswap) post="env LD_PRELOAD=\"\$lib\" ZSWAP_MEMORY_LIMIT=\$L ZSWAP_STATS_AT_EXIT=1"
+	libzswap*) post="env LD_PRELOAD=\"\$lib\" ZSWAP_MEMORY_LIMIT=\$L ZSWAP_STATS_AT_EXIT=1"
+		[ "$side" = libzswapv1 ] && post="$post ZSWAP_MEMORY_CHARGE=v1"
 		post="$post ZSWAP_STATS_FILE=\"\$out/last.stats\" $libenv" ;;
 	kernel*) m=v2; [ "$side" = kernelv1 ] && m=v1
 		[ -n "$kshrink" ] && pre="--shrinker \"\$kshrink\""
@@ -218,11 +246,14 @@ run() {
 	line="timeout -k 10 $tmo $pre /usr/bin/time -o \"\$out/last.time\" -f \"\$tf\" $post $cmd"
 	crc=0 fig=
 	rm -f "$out/last.cli"
+	smp=
+	[ $plot = 1 ] && [ "$n" = 1 ] && smp=$out/series/$w-$side.dat
 	case $w in
 	redis)	# The server in the background (its log to last.err), its
 		# clients beside it (their stdout is the output compared).
 		eval "$line" > "$out/last.err" 2>&1 &
 		srvjob=$!
+		[ -n "$smp" ] && sh "$here/tools/bench_sample.sh" "$side" "$srvjob" "$smp" 0.2 "$zctl" &
 		wl_clients "$w" "$srvjob" > "$out/last.out" 2> "$out/last.cli" &
 		cjob=$!
 		wait "$cjob"
@@ -233,9 +264,13 @@ run() {
 		srvjob=
 		fig=$(sed -n 's/^bench_redis.sh: figures: //p' "$out/last.cli")
 		[ $rc = 0 ] && [ $crc != 0 ] && { rc=$crc; say "$w $side run $n: the clients failed"; tail -n 3 "$out/last.cli" >&2; } ;;
-	*) eval "$line" > "$out/last.out" 2> "$out/last.err"
+	*) eval "$line" > "$out/last.out" 2> "$out/last.err" &
+		job=$!
+		[ -n "$smp" ] && sh "$here/tools/bench_sample.sh" "$side" "$job" "$smp" 0.2 "$zctl" &
+		wait "$job"
 		rc=$? ;;
 	esac
+	wait	# the sampler
 	[ "$w" = sort ] && [ -f "$outfile" ] && cat "$outfile" > "$out/last.out"
 	sum=$(md5sum < "$out/last.out" | cut -c1-12)
 	[ "$side" = none ] && [ "$n" = 1 ] && echo "$sum" > "$out/$w.ref"
@@ -243,7 +278,8 @@ run() {
 	[ "$sum" = "$(cat "$out/$w.ref" 2>/dev/null)" ] && same=1
 	t=$(tail -n 1 "$out/last.time" 2>/dev/null | grep wall_s=)
 	st=
-	[ -f "$out/last.stats" ] && st=$(awk '/^(refaults|pgscan|pgsteal|workingset_activate|allocstall|memory_events_max|stored_pages|pool_total_size) / { printf "%s=%s ", $1, $2 }' "$out/last.stats")
+	[ -f "$out/last.stats" ] && st=$(awk '/^(refaults|pgscan|pgsteal|workingset_activate|allocstall|memory_events_max|stored_pages|pool_total_size|written_back_pages) / { printf "%s=%s ", $1, $2 }
+		/^# orig_data_size/ { mm = 1; next } mm { printf "mem_used_max=%s ", $5; mm = 0 }' "$out/last.stats")
 	ctlf=
 	[ -f "$out/last.ctl" ] && ctlf=$(sed -n 's/^MEMCG //p' "$out/last.ctl" | sed 's/\([a-z_0-9]*\)=/ctl_\1=/g')
 	oom=0
@@ -251,6 +287,9 @@ run() {
 	echo "$w $side $n rc=$rc crc=$crc oom=$oom same=$same limit=$L $t $fig $st $ctlf" >> "$raw"
 	[ "$side" = none ] && [ "$n" = 1 ] &&
 		foot=$(( $(echo "$t" | sed -n 's/.*maxrss_kb=\([0-9]*\).*/\1/p') / 1024 ))M
+	# cmd without --limit: 60 % of the unlimited peak.
+	[ "$side" = none ] && [ "$n" = 1 ] && [ -z "$L" ] &&
+		L=$(( $(echo "$t" | sed -n 's/.*maxrss_kb=\([0-9]*\).*/\1/p') * 60 / 100 / 1024 ))M
 	[ $rc = 0 ] || { say "$w $side run $n: exit $rc$([ $oom = 1 ] && echo ' (OOM kill)')"; tail -n 3 "$out/last.err" >&2; }
 	cat "$out/last.err" >> "$out/stderr.txt"
 	[ -f "$out/last.cli" ] && cat "$out/last.cli" >> "$out/stderr.txt"
@@ -280,7 +319,11 @@ for w in $workloads; do
 				swap) run "$w" kernelswap $i ;; esac
 			done
 		fi
-		[ $libside = 1 ] && run "$w" libzswap $i
+		if [ $libside = 1 ]; then
+			for c in $charges; do
+				case $c in v2) run "$w" libzswap $i ;; v1) run "$w" libzswapv1 $i ;; esac
+			done
+		fi
 		i=$((i + 1))
 	done
 done
@@ -298,46 +341,80 @@ function ratio(a, b, key,   u, v) { u = medv(a, key); v = medv(b, key); return (
 {
 	k = $1 SUBSEP $2
 	if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
-	if (!($1 in lim)) { lim[$1] = val($0, "limit"); worder[++nw] = $1 }
+	if (!($1 in lim)) { lim[$1] = ""; worder[++nw] = $1 }
+	if (lim[$1] == "") lim[$1] = val($0, "limit")
 	runs[k]++
 	if (val($0, "rc") != "0") { failed[k]++; if (val($0, "oom") == "1") oom[k]++; next }
 	ok[k]++; if (val($0, "same") != "1") diff[k]++
 	add(k, "wall", val($0, "wall_s"))
 	add(k, "rps", val($0, "rps"))
-	if ($2 == "libzswap") { add(k, "peak", val($0, "maxrss_kb") / 1024); add(k, "ref", val($0, "refaults")) }
-	else if ($2 ~ /^kernel/) { add(k, "peak", val($0, "ctl_peak_sum_mb")); add(k, "ref", val($0, "majflt")) }
+	if ($2 ~ /^libzswap/) { add(k, "peak", val($0, "maxrss_kb") / 1024); add(k, "ref", val($0, "refaults"))
+		if (val($0, "mem_used_max") != "") add(k, "pool", val($0, "mem_used_max") / 1048576) }
+	else if ($2 ~ /^kernel/) { add(k, "peak", val($0, "ctl_peak_sum_mb")); add(k, "ref", val($0, "majflt")); add(k, "pool", val($0, "ctl_peak_pool_mb")) }
 	else { add(k, "peak", val($0, "maxrss_kb") / 1024); add(k, "ref", val($0, "majflt")) }
 }
 END {
-	print "| workload, limit | side | runs ok / runs | wall s, median (spread) | requests/s, median (spread) | peak MiB, median (spread) | refaults, median (spread) | output as unlimited |"
-	print "|---|---|---|---|---|---|---|---|"
+	print "| workload, limit | side | runs ok / runs | wall s, median (spread) | requests/s, median (spread) | peak MiB, median (spread) | pool peak MiB | refaults, median (spread) | output as unlimited |"
+	print "|---|---|---|---|---|---|---|---|---|"
 	for (i = 1; i <= nk; i++) {
 		k = order[i]; split(k, p, SUBSEP)
 		note = failed[k] ? sprintf(" (%d failed%s)", failed[k], oom[k] ? sprintf(", %d OOM-killed", oom[k]) : "") : ""
-		printf "| %s, %s | %s | %d / %d%s | %s (%s) | %s (%s) | %s (%s) | %s (%s) | %s |\n", p[1], lim[p[1]], p[2], ok[k], runs[k], note,
+		printf "| %s, %s | %s | %d / %d%s | %s (%s) | %s (%s) | %s (%s) | %s | %s (%s) | %s |\n", p[1], lim[p[1]], p[2], ok[k], runs[k], note,
 		       med(k, "wall", "%.2f"), spread(k, "wall", "%.2f"), med(k, "rps", "%d"), spread(k, "rps", "%d"),
-		       med(k, "peak", "%.1f"), spread(k, "peak", "%.1f"),
+		       med(k, "peak", "%.1f"), spread(k, "peak", "%.1f"), med(k, "pool", "%.1f"),
 		       med(k, "ref", "%d"), spread(k, "ref", "%d"), ok[k] ? (diff[k] ? "DIFFERENT in " diff[k] : "yes") : "-"
 	}
 	hdr = 0
-	for (i = 1; i <= nw; i++) {
-		w = worder[i]; l = w SUBSEP "libzswap"
-		if (!ok[l]) continue
+	for (i = 1; i <= nk; i++) {
+		l = order[i]; split(l, q, SUBSEP)
+		if (q[2] !~ /^libzswap/ || !ok[l]) continue
 		for (j = 1; j <= nk; j++) {
 			k = order[j]; split(k, p, SUBSEP)
-			if (p[1] != w || p[2] !~ /^kernel/ || !ok[k]) continue
+			if (p[1] != q[1] || p[2] !~ /^kernel/ || !ok[k]) continue
 			if (!hdr++) {
 				print ""
-				print "| workload | libzswap / | wall | requests/s | peak | refaults |"
+				print "| workload | side / side | wall | requests/s | peak | refaults |"
 				print "|---|---|---|---|---|---|"
 			}
-			printf "| %s | %s | %s | %s | %s | %s |\n", w, p[2], ratio(l, k, "wall"), ratio(l, k, "rps"), ratio(l, k, "peak"), ratio(l, k, "ref")
+			printf "| %s | %s / %s | %s | %s | %s | %s |\n", q[1], q[2], p[2], ratio(l, k, "wall"), ratio(l, k, "rps"), ratio(l, k, "peak"), ratio(l, k, "ref")
 		}
 	}
 	print ""
 	print "peak: none = peak RSS, libzswap = peak RSS (pool included), kernel = usage + pool (sampled); requests/s: redis'"'"'s timed phase"
-	print "charging of the kernel'"'"'s pool: kernel = cgroup v2'"'"'s, emulated (the v1 group'"'"'s limit kept at L minus its share of the pool), kernelv1 = v1'"'"'s (none), kernelswap = no pool (swap alone, zswap off); zswap'"'"'s shrinker on the kernel side: " kshrink
+	print "charging of the pool: kernel = cgroup v2'"'"'s, emulated (the v1 group'"'"'s limit kept at L minus its share of the pool), kernelv1 = v1'"'"'s (none), kernelswap = no pool (swap alone, zswap off), libzswap = v2'"'"'s (ZSWAP_MEMORY_CHARGE=v2), libzswapv1 = v1'"'"'s (ZSWAP_MEMORY_CHARGE=v1); zswap'"'"'s shrinker on the kernel side: " kshrink
 	print "load average at the end: " load
 }' "$raw" > "$out/summary.md"
 cat "$out/summary.md"
 say "raw figures in $raw, table in $out/summary.md"
+
+# The plots: per workload, resident memory, the pool and the refault rate
+# of each side's first run over time.
+if [ $plot = 1 ] && command -v gnuplot > /dev/null; then
+	for w in $workloads; do
+		files=$(ls "$out/series/$w-"*.dat 2> /dev/null) || continue
+		# Refault rate a second from the cumulative count.
+		for f in $files; do
+			awk 'NR > 1 && $1 > t { printf "%s %s %s %.0f\n", $1, $2, $3, ($4 - r) / ($1 - t) } { t = $1; r = $4 }' "$f" > "$f.rate"
+		done
+		{
+			echo "set terminal pngcairo size 1200,1000 noenhanced font ',10'"
+			echo "set output '$out/$w.png'"
+			echo "set multiplot layout 3,1 title '$w under $(sed -n "s/^$w [a-z0-9]* 1 .* limit=\([^ ]*\) .*/\1/p" "$raw" | grep . | head -n 1): each side'\''s first run'"
+			echo "set key outside right; set grid; set xlabel 'seconds'"
+			for panel in "2:resident MiB (libzswap: VmRSS less the pool)" "3:pool MiB" "4:refaults a second"; do
+				col=${panel%%:*}
+				echo "set ylabel '${panel#*:}'"
+				printf 'plot'
+				sep=' '
+				for f in $files; do
+					s=$(basename "$f" .dat); s=${s#"$w"-}
+					printf "%s'%s.rate' using 1:%s with lines lw 2 title '%s'" "$sep" "$f" "$col" "$s"
+					sep=', '
+				done
+				echo
+			done
+			echo "unset multiplot"
+		} > "$out/series/$w.gp"
+		gnuplot "$out/series/$w.gp" && say "plot: $out/$w.png"
+	done
+fi

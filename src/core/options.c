@@ -67,7 +67,7 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		"threads serving userfaultfd faults; 0 = one pinned to each allowed CPU"
 		" (the first alone while several program threads fault)", 0 },
 	[OPT_MIN_REGION] = {
-		OPT_MIN_REGION, "ZSWAP_MIN_REGION", OPT_SIZE, "1M", 4 * KiB, TiB, NULL, "bytes",
+		OPT_MIN_REGION, "ZSWAP_MIN_REGION", OPT_SIZE, "256K", 4 * KiB, TiB, NULL, "bytes",
 		"smallest private anonymous mapping managed, rounded up to a page",
 		OPT_F_PAGE_UP },
 	[OPT_FAULT_AROUND] = {
@@ -80,6 +80,10 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		OPT_MEMORY_LIMIT, "ZSWAP_MEMORY_LIMIT", OPT_SIZE, "0", 0, UINT64_MAX, NULL, "bytes",
 		"resident anonymous memory plus the pool kept at or below this, or N% of physical memory; 0 = no limit",
 		OPT_F_PERCENT | OPT_F_PAGE_UP },
+	[OPT_MEMORY_CHARGE] = {
+		OPT_MEMORY_CHARGE, "ZSWAP_MEMORY_CHARGE", OPT_CHOICE, "v2", 0, 0, "v2|v1", "",
+		"what ZSWAP_MEMORY_LIMIT counts: v2 = resident memory and the pool (cgroup v2 charges"
+		" zswap's pool); v1 = resident memory alone (cgroup v1), the pool bound by ZSWAP_MAX_POOL_*", 0 },
 	[OPT_COLD_AGE] = {
 		OPT_COLD_AGE, "ZSWAP_COLD_AGE", OPT_UINT, "120", 0, 86400, NULL, "seconds",
 		"pages idle this long are compressed even below the limit; 0 = never", 0 },
@@ -572,6 +576,7 @@ static void opt_set(enum opt_id id, const struct opt_val *val, struct opt_values
 	case OPT_FAULT_AROUND:	v->fault_around = (unsigned int)val->u; break;
 	case OPT_READAHEAD:	v->readahead = (unsigned int)val->u; break;
 	case OPT_MEMORY_LIMIT:	v->memory_limit = val->u; break;
+	case OPT_MEMORY_CHARGE:	v->pool_uncharged = val->u != 0; break;
 	case OPT_COLD_AGE:	v->cold_age = (unsigned int)val->u; break;
 	case OPT_MAX_POOL_PERCENT: v->max_pool_percent = (unsigned int)val->u; break;
 	case OPT_ACCEPT_THRESHOLD_PERCENT: v->accept_threshold_percent = (unsigned int)val->u; break;
@@ -619,6 +624,7 @@ static void opt_get(enum opt_id id, const struct opt_values *v, struct opt_val *
 	case OPT_FAULT_AROUND:	val->u = v->fault_around; break;
 	case OPT_READAHEAD:	val->u = v->readahead; break;
 	case OPT_MEMORY_LIMIT:	val->u = v->memory_limit; break;
+	case OPT_MEMORY_CHARGE:	val->u = v->pool_uncharged; break;
 	case OPT_COLD_AGE:	val->u = v->cold_age; break;
 	case OPT_MAX_POOL_PERCENT: val->u = v->max_pool_percent; break;
 	case OPT_ACCEPT_THRESHOLD_PERCENT: val->u = v->accept_threshold_percent; break;

@@ -50,6 +50,7 @@ enum opt_id {
 	OPT_FAULT_AROUND,	/* ZSWAP_FAULT_AROUND */
 	OPT_READAHEAD,		/* ZSWAP_READAHEAD */
 	OPT_MEMORY_LIMIT,	/* ZSWAP_MEMORY_LIMIT */
+	OPT_MEMORY_CHARGE,	/* ZSWAP_MEMORY_CHARGE */
 	OPT_COLD_AGE,		/* ZSWAP_COLD_AGE */
 	OPT_MAX_POOL_PERCENT,	/* ZSWAP_MAX_POOL_PERCENT */
 	OPT_ACCEPT_THRESHOLD_PERCENT,	/* ZSWAP_ACCEPT_THRESHOLD_PERCENT */
@@ -100,6 +101,7 @@ struct opt_values {
 	unsigned int fault_around;	/* pages */
 	unsigned int readahead;		/* pages */
 	uint64_t memory_limit;		/* bytes of resident anonymous memory + pool; 0 = none */
+	bool pool_uncharged;		/* ZSWAP_MEMORY_CHARGE=v1: the limit leaves the pool out */
 	unsigned int cold_age;		/* seconds; 0 = no proactive reclaim */
 	unsigned int max_pool_percent;	/* of physical memory */
 	unsigned int accept_threshold_percent;	/* of the pool limit */

@@ -68,7 +68,7 @@ void entry_remapped(uintptr_t old_addr, size_t old_len, uintptr_t new_addr, size
 	new_len = (new_len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
 	engine_sigblock(&old);
 	pthread_rwlock_rdlock(&eng.ev_lock);
-	/* A range left unmanaged (mlock, MADV_WIPEONFORK/DONTFORK: flags the
+	/* A range left unmanaged (mlock, MADV_WIPEONFORK: flags the
 	 * kernel moves with the mapping; mremap moves one mapping) stays so
 	 * at its new address, whatever its length. */
 	bool keep_out = region_lookup(old_addr, &ref, false) && (ref.flags & REGION_UNMANAGEABLE);

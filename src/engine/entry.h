@@ -18,12 +18,13 @@ int entry_pageout(uintptr_t addr, size_t len);
 long entry_discard(void *addr, size_t len, int advice);
 void entry_cold(uintptr_t addr, size_t len);
 void entry_locking(uintptr_t addr, size_t len);
-/* madvise(MADV_WIPEONFORK / MADV_DONTFORK) is about to be made: a fork child
- * gets that range empty or not at all, while it inherits our table and store.
- * Served from them it would read the parent's stored pages (WIPEONFORK keeps
- * the child's registration), or the table would claim a mapping it makes
- * there later (DONTFORK). So the range leaves management as a locked one
- * does: evicted pages back, unregistered, never evicted again. */
+/* madvise(MADV_WIPEONFORK) is about to be made: a fork child gets that
+ * range empty, while it inherits our table, our store and (the kernel copies
+ * it) the range's registration. Served from them it would read the parent's
+ * stored pages. So the range leaves management as a locked one does:
+ * evicted pages back, unregistered, never evicted again. (MADV_DONTFORK
+ * needs none of this: the child has no mapping there and forgets the
+ * region.) */
 void entry_fork_advice(uintptr_t addr, size_t len);
 /* pthread_attr_setstack(addr, size) was made: the top of that stack leaves
  * management for good (interpose.c says why). */

@@ -238,6 +238,33 @@ static uintptr_t evict_foreign_end(uintptr_t cur, uintptr_t vend)
 	return hi;
 }
 
+/*
+ * Memory the kernel keeps in adjacent mappings of its own (a runtime that
+ * commits its heap piece by piece with mprotect, or names its pieces) is one
+ * mapping to the program, as the kernel's reclaim sees it: a piece below
+ * ZSWAP_MIN_REGION is managed when the run of adjacent private anonymous
+ * writable mappings it belongs to reaches that size. At most
+ * min_region/page-size lookups, and only for a piece reclaim found in such
+ * a run (reclaim_collect_vma).
+ */
+static bool evict_run_reaches(const struct maps_vma *v)
+{
+	uint64_t len = v->end - v->start, need = eng.opt.min_region;
+	struct maps_vma n;
+	uintptr_t at = v->end;
+
+	while (len < need && maps_find(at, &n) == 0 && n.start == at && n.anon_rw_private) {
+		len += n.end - n.start;
+		at = n.end;
+	}
+	at = v->start;
+	while (len < need && at > ZS_PAGE_SIZE && maps_find(at - 1, &n) == 0 && n.end == at && n.anon_rw_private) {
+		len += n.end - n.start;
+		at = n.start;
+	}
+	return len >= need;
+}
+
 /* No region covers cur: adopt the mapping there if it is one we may manage,
  * without the foreign memory the kernel may have merged into it.
  * Returns true if a region was inserted (look again), else sets *skip_to. */
@@ -262,7 +289,7 @@ static bool evict_adopt(uintptr_t cur, uintptr_t *skip_to)
 		return false;
 	}
 	evict_clip(cur, v.start, v.end, &lo, &hi);
-	if (evict_is_own(lo, hi) || hi - lo < eng.opt.min_region) {
+	if (evict_is_own(lo, hi) || (hi - lo < eng.opt.min_region && !evict_run_reaches(&v))) {
 		*skip_to = hi;
 		return false;
 	}

@@ -262,9 +262,21 @@ static void reclaim_account_refresh(void)
 	pol.adjust_every_ms = took_us / 10 > RECLAIM_ACCOUNT_MS ? took_us / 10 : RECLAIM_ACCOUNT_MS;
 }
 
+/* The pool's zspage pages in bytes (its metadata is in the bookkeeping
+ * above). */
+uint64_t policy_pool_page_bytes(void)
+{
+	uint64_t pages = 0;
+
+	for (unsigned int i = 0; i < zswap_store_nr_pools(eng.store); i++)
+		pages += zs_get_total_pages(zswap_store_pool(eng.store, i));
+	return pages << ZS_PAGE_SHIFT;
+}
+
 /* The charge in bytes: RssAnon from /proc/self/statm ("size resident
  * shared ..." in pages; shared = file-backed + shmem) with memcg's
- * adjustment above, or the last value if unreadable. */
+ * adjustment above (and, under the v1 charge model, less the pool's
+ * pages), or the last value if unreadable. */
 uint64_t policy_read_charge(void)
 {
 	char buf[128];
@@ -288,6 +300,8 @@ uint64_t policy_read_charge(void)
 	uint64_t anon = f[1] > f[2] ? (f[1] - f[2]) << ZS_PAGE_SHIFT : 0;
 	reclaim_account_refresh();
 	int64_t adj = atomic_load_explicit(&pol.adjust, memory_order_relaxed);
+	if (!pol.pool_charged)
+		adj -= (int64_t)policy_pool_page_bytes();
 	anon = adj >= 0 ? anon + (uint64_t)adj : anon > (uint64_t)-adj ? anon - (uint64_t)-adj : 0;
 	atomic_store_explicit(&pol.charge, anon, memory_order_relaxed);
 	return anon;

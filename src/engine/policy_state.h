@@ -24,7 +24,9 @@
  * "Speed under the limit"). */
 #define RECLAIM_STEP_MAX	512
 #define RECLAIM_STEP_MIN	128
-#define RECLAIM_TARGETS		1024	/* mappings one rotation walks */
+/* Mappings one rotation walks: a 4 GiB V8 heap is 16384 pieces of 256 KiB
+ * (prim memory, touched only as far as used). */
+#define RECLAIM_TARGETS		16384
 #define RECLAIM_MAPS_TTL_NS	100000000ull	/* the mappings to adopt, reread at most every 100 ms */
 #define RECLAIM_MAX_PASSES	2	/* rotations one step may take before it gives up */
 /* A step looks at most this many resident pages per page it wants before it
@@ -93,6 +95,10 @@
 
 struct policy_state {
 	uint64_t limit, hold, high, low_bg, low;	/* bytes; 0 limit = none */
+	/* ZSWAP_MEMORY_CHARGE=v2: the charge holds the pool's pages (cgroup
+	 * v2's rule); v1: it does not, and ZSWAP_MAX_POOL_* alone bound the
+	 * pool (cgroup v1's, on which zswap's pool is nobody's charge). */
+	bool pool_charged;
 	uint64_t band;			/* hold - low */
 	/* Watermark boost (reclaim_boost): how much lower than high and low_bg
 	 * background reclaim wakes and stops while faults keep being held, and
@@ -170,6 +176,8 @@ static inline int64_t policy_ns_between(const struct timespec *a, const struct t
 
 /* The charge read again (/proc/self/statm, memcg's adjustment): bytes. */
 uint64_t policy_read_charge(void);
+/* The pool's zspage pages, in bytes. */
+uint64_t policy_pool_page_bytes(void);
 
 /* Tell handlers holding faults to look again. */
 void policy_progress(void);

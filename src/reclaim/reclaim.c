@@ -71,7 +71,19 @@ enum { RECLAIM_STUCK_NOTHING, RECLAIM_STUCK_POOL, RECLAIM_STUCK_POOL_FULL, RECLA
 struct reclaim_walk {
 	uintptr_t prev_end;
 	bool prev_anon;
+	uintptr_t run_start, run_end;	/* adjacent adoptable mappings */
 };
+
+/* A run of adjacent adoptable mappings ends: one target if it is large
+ * enough to manage (evict_adopt decides each piece the same way). */
+static void reclaim_run_end(struct reclaim_walk *w)
+{
+	if (w->run_end - w->run_start >= eng.opt.min_region && pol.nadopt < RECLAIM_TARGETS) {
+		pol.adopt[pol.nadopt].start = w->run_start;
+		pol.adopt[pol.nadopt++].end = w->run_end;
+	}
+	w->run_start = w->run_end = 0;
+}
 
 /*
  * A mapping reclaim may adopt: private anonymous read-write memory (the
@@ -90,11 +102,15 @@ static int reclaim_collect_vma(const struct maps_vma *v, void *arg)
 
 	w->prev_end = v->end;
 	w->prev_anon = v->anon_rw_private;
-	if (v->special || !v->anon_rw_private || (after_other && !v->heap) ||
-	    pol.nadopt == RECLAIM_TARGETS)
+	if (v->special || !v->anon_rw_private || (after_other && !v->heap)) {
+		reclaim_run_end(w);
 		return 0;
-	pol.adopt[pol.nadopt].start = v->start;
-	pol.adopt[pol.nadopt++].end = v->end;
+	}
+	if (w->run_end != v->start)
+		reclaim_run_end(w);
+	if (!w->run_end)
+		w->run_start = v->start;
+	w->run_end = v->end;
 	return 0;
 }
 
@@ -119,7 +135,7 @@ static void reclaim_build_targets(void)
 	uint64_t now = hist_now();
 
 	if (!pol.adopt_ns || now - pol.adopt_ns >= RECLAIM_MAPS_TTL_NS) {
-		struct reclaim_walk w = { 0, true };
+		struct reclaim_walk w = { 0, true, 0, 0 };
 		pol.nadopt = 0;
 		/* Under the gate: fork's prepare handler takes it for writing,
 		 * so maps_lock is never held across fork (the child would
@@ -127,6 +143,7 @@ static void reclaim_build_targets(void)
 		pthread_rwlock_rdlock(&eng.evict_gate);
 		maps_for_each(reclaim_collect_vma, &w);
 		pthread_rwlock_unlock(&eng.evict_gate);
+		reclaim_run_end(&w);
 		pol.adopt_ns = now;
 	}
 	memcpy(pol.targets, pol.adopt, pol.nadopt * sizeof(*pol.targets));
@@ -275,6 +292,8 @@ static void reclaim_set_workingset(uint64_t charge, uint64_t pool)
 {
 	uint64_t pages = charge >> ZS_PAGE_SHIFT;
 
+	if (!pol.pool_charged)
+		pool = 0;	/* the charge holds no pool */
 	if (RECLAIM_WORKINGSET_DIV)
 		pages = (charge > pool ? (charge - pool) >> ZS_PAGE_SHIFT : 0) / RECLAIM_WORKINGSET_DIV;
 	atomic_store_explicit(&pol.workingset, pages, memory_order_relaxed);
@@ -330,7 +349,9 @@ static bool reclaim_writeback(uint64_t pool)
 	 * 54 MiB of them). */
 	uint64_t poor = zswap_store_poor_pages(eng.store) << ZS_PAGE_SHIFT;
 	uint64_t poor_keep = pol.limit / RECLAIM_WB_POOR;
-	bool pool_over = full || pool > keep + pol.limit / RECLAIM_WB_HIGH;
+	/* Under the v1 charge model the pool is not in the limit: only its
+	 * own limit sends pages out (zswap's writeback in a v1 cgroup). */
+	bool pool_over = full || (pol.pool_charged && pool > keep + pol.limit / RECLAIM_WB_HIGH);
 	size_t want, got;
 
 	if (!pool_over && poor <= poor_keep + pol.limit / RECLAIM_WB_HIGH)
@@ -386,8 +407,9 @@ static void reclaim_to(uint64_t target)
 		reclaim_set_workingset(c, pool);
 		if (writeback_on() && reclaim_writeback(pool))
 			continue;
-		if (pool > pol.limit - pol.limit / 8 || !zswap_store_accepting(eng.store)) {
-			pol.stuck_why = pool > pol.limit - pol.limit / 8 ? RECLAIM_STUCK_POOL : RECLAIM_STUCK_POOL_FULL;
+		bool pool_big = pol.pool_charged && pool > pol.limit - pol.limit / 8;
+		if (pool_big || !zswap_store_accepting(eng.store)) {
+			pol.stuck_why = pool_big ? RECLAIM_STUCK_POOL : RECLAIM_STUCK_POOL_FULL;
 			atomic_store(&pol.stuck, 1);
 			policy_progress();
 			reclaim_backoff();
@@ -667,6 +689,7 @@ static int reclaim_open_fds(void)
 int reclaim_init(void)
 {
 	pol.limit = eng.opt.memory_limit;
+	pol.pool_charged = !eng.opt.pool_uncharged;
 	pol.cold_age = eng.opt.cold_age;
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &pol.t0);
 	shrinker_init();

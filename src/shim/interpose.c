@@ -114,11 +114,14 @@ ZSWAP_EXPORT int madvise(void *addr, size_t len, int advice)
 			entry_pageout((uintptr_t)addr, len);
 		else if (advice == MADV_COLD && !((uintptr_t)addr & (ZS_PAGE_SIZE - 1)))
 			entry_cold((uintptr_t)addr, len);
-		else if (advice == MADV_WIPEONFORK || advice == MADV_DONTFORK)
+		else if (advice == MADV_WIPEONFORK)
 			/* Before the call: from its return on a fork must find
 			 * the range resident and unregistered (engine.h).
-			 * MADV_KEEPONFORK and MADV_DOFORK need nothing: the
-			 * range merely stays unmanaged, which is always safe. */
+			 * MADV_KEEPONFORK needs nothing: the range merely stays
+			 * unmanaged, which is always safe. MADV_DONTFORK needs
+			 * nothing either: a child forgets every region it has
+			 * no mapping for (fork_child_take), so V8's heap, which
+			 * it gives MADV_DONTFORK, stays managed. */
 			entry_fork_advice((uintptr_t)addr, len);
 		else if (advice == MADV_DONTNEED || advice == MADV_DONTNEED_LOCKED || advice == MADV_FREE ||
 			 advice == MADV_REMOVE) {

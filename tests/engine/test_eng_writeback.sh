@@ -47,6 +47,19 @@ for kind in "text 128" "random 64"; do
 		[ "$(stat_of poisoned_pages)" = 0 ] || eng_fail "$1: pages were poisoned"
 	fi
 done
+# The v1 charge model (ZSWAP_MEMORY_CHARGE=v1): the limit counts resident
+# memory alone, as cgroup v1 does, so the text's pool (larger than the limit
+# itself) stays in memory and nothing is written back; what is resident
+# besides the pool holds the bound.
+eng_run text-v1 lib ZSWAP_MEMORY_LIMIT=32M ZSWAP_MEMORY_CHARGE=v1 ZSWAP_BACKING_DIR="$dir" "$prog" fill 128 text
+if eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/text.ref"; then
+	h=$(hwm); wb=$(stat_of written_back_pages); pool=$(stat_of mem_used_max_kb)
+	eng_say "text, v1 charge: VmHWM ${h:-?} KiB, the pool at most ${pool:-?} KiB, written back ${wb:-?} pages"
+	[ "${wb:-1}" = 0 ] || eng_fail "text, v1 charge: $wb pages written back, where the pool is not charged"
+	[ "${pool:-0}" -gt 32768 ] || eng_fail "text, v1 charge: the pool (${pool:-?} KiB) stayed within the limit"
+	[ "${h:-999999999}" -le $((bound + ${pool:-0})) ] ||
+		eng_fail "text, v1 charge: VmHWM ${h:-?} KiB over the bound plus the pool ($bound + ${pool:-?} KiB)"
+fi
 # Without the tier the random pages cannot be held: proof the tier did it.
 eng_run random-off lib ZSWAP_MEMORY_LIMIT=32M ZSWAP_WRITEBACK=0 "$prog" fill 64 random
 if eng_expect_rc 0; then

@@ -43,7 +43,8 @@
  *               out: the child reads both wholly as zeros, never the
  *               parent's stored pages; the parent reads every byte of its
  *               own after the child exited
- *   dontfork    the same ranges with MADV_DONTFORK: absent in the child,
+ *   dontfork    the same ranges with MADV_DONTFORK, which stay managed (a
+ *               resident quarter is evicted after the advice): absent in the child,
  *               which maps new memory at the same addresses (through libc's
  *               mmap in one child, the raw system call in another), reads
  *               zeros there, and writes, evicts and refaults its own data;
@@ -987,6 +988,13 @@ static void case_dontfork(bool raw_advice)
 	char *p, *q;
 
 	fa_setup(MADV_DONTFORK, raw_advice, "dontfork", &p, &q);
+	/* The range stays managed (V8 gives its whole heap MADV_DONTFORK):
+	 * its resident quarter is evicted as any managed page is. */
+	size_t ev = pc_evict("dontfork: resident pages after the advice", p + FA_PAGES / 4 * PC_PAGE,
+			     FA_PAGES / 4, false);
+	if (pc_managed())
+		PC_CHECK(ev == FA_PAGES / 4, "dontfork: evicted %zu of %lu pages after the advice", ev,
+			 FA_PAGES / 4);
 	for (int raw = 0; raw < 2; raw++) {
 		pid_t pid = fork_flushed();
 		if (pid == 0) {

@@ -142,7 +142,7 @@ int main(int argc, char **argv)
 			mib = strtoul(argv[i], NULL, 0);
 	}
 	if (mib < 2)
-		pc_fail("at least 2 MiB per kind (ZSWAP_MIN_REGION defaults to 1M)");
+		pc_fail("at least 2 MiB per kind (more than ZSWAP_MIN_REGION, 256K by default)");
 	pc_info("mode %s, %zu MiB per kind, eviction by %s", pc_mode_name(), mib,
 		use_api ? "zswap_pageout" : "madvise(MADV_PAGEOUT)");
 

@@ -94,6 +94,7 @@ static void report(void)
 		fprintf(stderr, "prog_writeback: stat poisoned_pages=%" PRIu64 "\n", st.poisoned_pages);
 		fprintf(stderr, "prog_writeback: stat bd_read_fail=%" PRIu64 "\n", st.bd_read_fail);
 		fprintf(stderr, "prog_writeback: stat refaults=%" PRIu64 "\n", st.refaults);
+		fprintf(stderr, "prog_writeback: stat mem_used_max_kb=%" PRIu64 "\n", st.mem_used_max >> 10);
 	}
 }
 

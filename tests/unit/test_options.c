@@ -163,10 +163,11 @@ static void test_table(void)
 	CHECK(d.nr_pools == 1, "nr_pools");
 	CHECK(d.max_pool_size == 0, "max_pool_size");
 	CHECK(d.fault_threads == 0, "fault_threads (0: one per allowed CPU)");
-	CHECK(d.min_region == 1 << 20, "min_region %" PRIu64, d.min_region);
+	CHECK(d.min_region == 256 << 10, "min_region %" PRIu64, d.min_region);
 	CHECK(d.fault_around == 16, "fault_around");
 	CHECK(d.readahead == 16, "readahead");
 	CHECK(d.verbose == 0, "verbose");
+	CHECK(!d.pool_uncharged, "the pool charged (v2) by default");
 
 	opt_format_range(&opt_table[OPT_ZSPAGE_ORDER], buf, sizeof(buf));
 	CHECK(strcmp(buf, "2..4") == 0, "%s", buf);
@@ -176,6 +177,8 @@ static void test_table(void)
 	CHECK(strcmp(buf, "lz4|lzo|zstd[:1..19]") == 0, "%s", buf);
 	opt_format_range(&opt_table[OPT_POOL_LOCK], buf, sizeof(buf));
 	CHECK(strcmp(buf, "class|pool") == 0, "%s", buf);
+	opt_format_range(&opt_table[OPT_MEMORY_CHARGE], buf, sizeof(buf));
+	CHECK(strcmp(buf, "v2|v1") == 0, "%s", buf);
 }
 
 /* ---- good values ---------------------------------------------------------- */
@@ -458,7 +461,7 @@ static void test_bad_values(void)
 		     "from 2 to 4; using 3\n") == 0, "%s", res.err);
 	load1("ZSWAP_MIN_REGION=12Q", &res);
 	CHECK(strcmp(res.err, "libzswap: ZSWAP_MIN_REGION=\"12Q\": expected a size like "
-		     "64K, 1M or 2G; using 1M\n") == 0, "%s", res.err);
+		     "64K, 1M or 2G; using 256K\n") == 0, "%s", res.err);
 
 	/* A variable without '=' (possible through execve) is an empty value. */
 	load1("ZSWAP_VERBOSE", &res);
@@ -575,7 +578,7 @@ static void test_several(void)
 	CHECK(res.v.nr_pools == 8 && res.v.verbose == 2 && res.v.pool_lock == ZS_LOCK_POOL,
 	      "good values applied");
 	CHECK(res.v.zspage_order == 3 && res.v.comp == ZSWAP_COMP_LZ4 &&
-	      res.v.min_region == 1 << 20, "bad values left at defaults");
+	      res.v.min_region == 256 << 10, "bad values left at defaults");
 
 	/* In the order of the environment, each line starting with the prefix. */
 	const char *order[] = { "ZSWAP_ZSPAGE_ORDER=\"9\"", "ZSWAP_COMPRESSOR=\"bz2\"",
