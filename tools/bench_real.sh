@@ -22,6 +22,9 @@
 #            DEBUG DIGEST (the output compared) and SHUTDOWN. The clients
 #            run without LD_PRELOAD and outside the memory cgroup (the
 #            harness's own group): limit, peak and faults are the server's
+#   node     (on request) Node.js: a Map of 1,000,000 small objects, then
+#            3,000,000 lookups in a scattered order (V8's heap, in pieces
+#            of 256 KiB); its own default limit 60 % of the unlimited peak
 #   cmd      (--cmd "COMMAND ARGS"): any program, as a shell command line;
 #            its stdout is the output compared; without --limit, L is 60 %
 #            of its unlimited peak (the first unlimited run's)
@@ -68,7 +71,7 @@
 #            [--builddir DIR] [--out DIR] [--timeout SECONDS]
 #            [--kernel-shrinker Y|N]
 # Defaults: L 64M (redis 96M: about half its unlimited peak of 190 MiB;
-# cmd 60 % of its unlimited peak), 3 runs, the workloads perl, python and
+# node and cmd 60 % of their unlimited peak), 3 runs, the workloads perl, python and
 # sort (only cmd with --cmd), kernel mode v2 (emulated), libzswap's charge v2,
 # the build directory's library, timeout 300 s a run. Root for the kernel side.
 # --kernel-shrinker sets zswap's shrinker_enabled on the kernel side, as
@@ -166,6 +169,12 @@ python_prog='d = {}
 for i in range(1500000):
     d[str(i)] = i
 print(len(d), sum(d.values()))'
+# shellcheck disable=SC2034
+node_prog='const m = new Map();
+for (let i = 0; i < 1000000; i++) m.set("key" + i, { a: i, b: "v" + (i * 7), c: [i, i + 1] });
+let s = 0;
+for (let r = 0; r < 3; r++) for (let i = 0; i < 1000000; i++) { const o = m.get("key" + ((i * 7919) % 1000000)); s += o.a + o.c[1]; }
+console.log(m.size, s);'
 # redis: the server is the command; its clients (wl_clients) run beside it.
 # Its commands are made once into $out/redis (removed at the end), its
 # socket and --dir are a temporary directory's.
@@ -177,6 +186,7 @@ wl_cmd() {
 	case "$1" in
 	perl) echo /usr/bin/perl -e "\"\$perl_prog\"" ;;
 	python) echo /usr/bin/python3 -c "\"\$python_prog\"" ;;
+	node) echo /usr/bin/node -e "\"\$node_prog\"" ;;
 	sort) echo /usr/bin/sort -n -o "\$outfile" "\$sortin" ;;
 	redis) echo "\"\$rserver\" --port 0 --unixsocket \"\$rtmp/sock\" --save '' --appendonly no" \
 		"--dir \"\$rtmp\" --enable-debug-command yes" ;;
@@ -185,7 +195,7 @@ wl_cmd() {
 }
 # The default limit: about half the unlimited peak for redis.
 wl_limit() {
-	case "$1" in redis) echo 96M ;; cmd) echo ;; *) echo 64M ;; esac
+	case "$1" in redis) echo 96M ;; cmd|node) echo ;; *) echo 64M ;; esac
 }
 # wl_clients WORKLOAD PID: the clients of a server workload, not preloaded,
 # in this shell's memory cgroup, while PID (the server's job) lives; their
@@ -298,10 +308,11 @@ run() {
 
 {
 	echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -sr), $(nproc) CPUs, load: $(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "limit ${limit:-per workload (perl, python, sort 64M; redis 96M)}, runs $runs, workloads: $workloads; kernel modes: $kmodes (kernel side $([ $kernel_ok = 1 ] && echo on || echo off), controller args: $ctlargs, zswap shrinker ${kshrink:-as set: $(cat /sys/module/zswap/parameters/shrinker_enabled 2>/dev/null)})"
+	echo "limit ${limit:-per workload (perl, python, sort 64M; redis 96M; node, cmd 60 % of the unlimited peak)}, runs $runs, workloads: $workloads; kernel modes: $kmodes (kernel side $([ $kernel_ok = 1 ] && echo on || echo off), controller args: $ctlargs, zswap shrinker ${kshrink:-as set: $(cat /sys/module/zswap/parameters/shrinker_enabled 2>/dev/null)})"
 	echo "libzswap: $lib${libenv:+ $libenv}, other options default"
 	echo "tree: $(git -C "$here" rev-parse --short HEAD 2>/dev/null)$(git -C "$here" status --porcelain 2>/dev/null | grep -q . && echo ' (uncommitted changes)')"
 	echo "perl: $(/usr/bin/perl -e 'print $^V'), python: $(/usr/bin/python3 -V 2>&1), sort: $(/usr/bin/sort --version | head -n 1)"
+	case " $workloads " in *" node "*) echo "node: $(node --version)" ;; esac
 	case " $workloads " in *" redis "*) echo "redis: $(redis-server --version)" ;; esac
 } > "$out/machine.txt"
 cat "$out/machine.txt" >&2
@@ -394,12 +405,12 @@ if [ $plot = 1 ] && command -v gnuplot > /dev/null; then
 		files=$(ls "$out/series/$w-"*.dat 2> /dev/null) || continue
 		# Refault rate a second from the cumulative count.
 		for f in $files; do
-			awk 'NR > 1 && $1 > t { printf "%s %s %s %.0f\n", $1, $2, $3, ($4 - r) / ($1 - t) } { t = $1; r = $4 }' "$f" > "$f.rate"
+			awk 'NR > 1 && $1 > t && $4 >= r { printf "%s %s %s %.0f\n", $1, $2, $3, ($4 - r) / ($1 - t) } { t = $1; r = $4 }' "$f" > "$f.rate"
 		done
 		{
 			echo "set terminal pngcairo size 1200,1000 noenhanced font ',10'"
 			echo "set output '$out/$w.png'"
-			echo "set multiplot layout 3,1 title '$w under $(sed -n "s/^$w [a-z0-9]* 1 .* limit=\([^ ]*\) .*/\1/p" "$raw" | grep . | head -n 1): each side'\''s first run'"
+			echo "set multiplot layout 3,1 title \"$w under $(sed -n "s/^$w [a-z0-9]* 1 .* limit=\([^ ]*\) .*/\1/p" "$raw" | grep . | head -n 1): the first run of each side\""
 			echo "set key outside right; set grid; set xlabel 'seconds'"
 			for panel in "2:resident MiB (libzswap: VmRSS less the pool)" "3:pool MiB" "4:refaults a second"; do
 				col=${panel%%:*}

@@ -58,7 +58,9 @@ while [ -r "/proc/$pid/status" ]; do
 	case $side in
 	libzswap*)
 		st=$("$ctl" stats "$pid" 2> /dev/null | awk '$1 == "pool_total_size" { p = $2 } $1 == "refaults" { r = $2 } END { if (p != "") print p, r }')
-		[ -n "$st" ] && { pool=${st% *}; ref=${st#* }; } ;;
+		# No answer (the process is exiting): no sample.
+		[ -n "$st" ] || { sleep "$iv"; continue; }
+		pool=${st% *} ref=${st#* } ;;
 	kernel*)
 		[ -r "$zpool" ] && pool=$(cat "$zpool") ;;
 	esac
