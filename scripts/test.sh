@@ -1,7 +1,15 @@
 #!/bin/sh
-# Run libzswap's whole test suite (installs what is missing and builds first).
+# Run libzswap's whole test suite (installs what is missing and builds
+# first): `make check` in ./build, then the unit tests again under
+# AddressSanitizer and UndefinedBehaviorSanitizer (scripts/sanitize.sh).
+# Arguments go to the main `make check` (TESTS="..." runs some tests only,
+# and then the sanitizer run is skipped).
 set -eu
 cd "$(dirname "$0")/.."
 scripts/setup.sh --build-only
-cd build
-exec make -j"$(nproc)" check "$@"
+rc=0
+(cd build && make -j"$(nproc)" check "$@") || rc=$?
+if [ $# -eq 0 ]; then
+	scripts/sanitize.sh || rc=1
+fi
+exit $rc
