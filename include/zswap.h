@@ -103,6 +103,8 @@ struct zswap_stats {
 	uint64_t swap_cached_pages;		/* pages read back from the tier that keep their slot while unchanged (meminfo SwapCached) */
 	uint64_t swap_cached_reclaimed;		/* pages evicted again unchanged to the slot they kept: nothing compressed or written */
 	uint64_t huge_pages_since;		/* pages stored whole (huge class), since start (zram's mm_stat) */
+	uint64_t install_failed;		/* installs of a page read back refused (EAGAIN: retried; ENOMEM twice: stored again) */
+	uint64_t fault_threads;			/* fault handler threads serving */
 };
 
 /* Compress the managed pages of [addr, addr + len) into the pool and drop

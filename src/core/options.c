@@ -129,6 +129,19 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		OPT_INJECT_WRITEBACK_FAIL, "ZSWAP_INJECT_WRITEBACK_FAIL", OPT_UINT, "0", 0, 1000000,
 		NULL, "writes",
 		"testing: the next N writes to the tier fail: ENOSPC, EIO and a short write in turn", 0 },
+	[OPT_INJECT_COMPRESS_FAIL] = {
+		OPT_INJECT_COMPRESS_FAIL, "ZSWAP_INJECT_COMPRESS_FAIL", OPT_UINT, "0", 0, 1000000,
+		NULL, "stores", "testing: the compressor fails the next N stores", 0 },
+	[OPT_INJECT_ALLOC_FAIL] = {
+		OPT_INJECT_ALLOC_FAIL, "ZSWAP_INJECT_ALLOC_FAIL", OPT_UINT, "0", 0, 1000000,
+		NULL, "stores", "testing: the pool has no memory for the next N stores", 0 },
+	[OPT_INJECT_COPY_FAIL] = {
+		OPT_INJECT_COPY_FAIL, "ZSWAP_INJECT_COPY_FAIL", OPT_UINT, "0", 0, 1000000,
+		NULL, "installs",
+		"testing: the next N installs of a page read back fail, EAGAIN and ENOMEM in turn", 0 },
+	[OPT_INJECT_THREAD_FAIL] = {
+		OPT_INJECT_THREAD_FAIL, "ZSWAP_INJECT_THREAD_FAIL", OPT_UINT, "0", 0, 64,
+		NULL, "threads", "testing: the first N threads the library starts cannot be created", 0 },
 	[OPT_STATS_SIGNAL] = {
 		OPT_STATS_SIGNAL, "ZSWAP_STATS_SIGNAL", OPT_SIGNAL, "SIGUSR1", 1, 64, NULL, "",
 		"signal that makes the library write a statistics dump; none: no signal", 0 },
@@ -591,6 +604,10 @@ static void opt_set(enum opt_id id, const struct opt_val *val, struct opt_values
 	case OPT_VERBOSE:	v->verbose = (unsigned int)val->u; break;
 	case OPT_INJECT_DECOMPRESS_FAIL: v->inject_decompress_fail = (unsigned int)val->u; break;
 	case OPT_INJECT_WRITEBACK_FAIL: v->inject_writeback_fail = (unsigned int)val->u; break;
+	case OPT_INJECT_COMPRESS_FAIL: v->inject_compress_fail = (unsigned int)val->u; break;
+	case OPT_INJECT_ALLOC_FAIL: v->inject_alloc_fail = (unsigned int)val->u; break;
+	case OPT_INJECT_COPY_FAIL: v->inject_copy_fail = (unsigned int)val->u; break;
+	case OPT_INJECT_THREAD_FAIL: v->inject_thread_fail = (unsigned int)val->u; break;
 	case OPT_STATS_SIGNAL:	v->stats_signal = (int)val->u; break;
 	case OPT_STATS_FILE:
 		log_snprintf(v->stats_file, sizeof(v->stats_file), "%s", val->str ? val->str : "");
@@ -637,6 +654,10 @@ static void opt_get(enum opt_id id, const struct opt_values *v, struct opt_val *
 	case OPT_VERBOSE:	val->u = v->verbose; break;
 	case OPT_INJECT_DECOMPRESS_FAIL: val->u = v->inject_decompress_fail; break;
 	case OPT_INJECT_WRITEBACK_FAIL: val->u = v->inject_writeback_fail; break;
+	case OPT_INJECT_COMPRESS_FAIL: val->u = v->inject_compress_fail; break;
+	case OPT_INJECT_ALLOC_FAIL: val->u = v->inject_alloc_fail; break;
+	case OPT_INJECT_COPY_FAIL: val->u = v->inject_copy_fail; break;
+	case OPT_INJECT_THREAD_FAIL: val->u = v->inject_thread_fail; break;
 	case OPT_STATS_SIGNAL:	val->u = (uint64_t)v->stats_signal; break;
 	case OPT_STATS_FILE:	val->u = 0; val->str = v->stats_file; break;
 	case OPT_LOG_FILE:	val->u = 0; val->str = v->log_file; break;

@@ -63,6 +63,10 @@ enum opt_id {
 	OPT_VERBOSE,		/* ZSWAP_VERBOSE */
 	OPT_INJECT_DECOMPRESS_FAIL,	/* ZSWAP_INJECT_DECOMPRESS_FAIL (testing) */
 	OPT_INJECT_WRITEBACK_FAIL,	/* ZSWAP_INJECT_WRITEBACK_FAIL (testing) */
+	OPT_INJECT_COMPRESS_FAIL,	/* ZSWAP_INJECT_COMPRESS_FAIL (testing) */
+	OPT_INJECT_ALLOC_FAIL,	/* ZSWAP_INJECT_ALLOC_FAIL (testing) */
+	OPT_INJECT_COPY_FAIL,	/* ZSWAP_INJECT_COPY_FAIL (testing) */
+	OPT_INJECT_THREAD_FAIL,	/* ZSWAP_INJECT_THREAD_FAIL (testing) */
 	OPT_STATS_SIGNAL,	/* ZSWAP_STATS_SIGNAL */
 	OPT_STATS_FILE,		/* ZSWAP_STATS_FILE */
 	OPT_LOG_FILE,		/* ZSWAP_LOG_FILE */
@@ -114,6 +118,10 @@ struct opt_values {
 	unsigned int verbose;
 	unsigned int inject_decompress_fail;	/* loads made to fail, for tests */
 	unsigned int inject_writeback_fail;	/* writes to the tier made to fail, for tests */
+	unsigned int inject_compress_fail;	/* compressions made to fail, for tests */
+	unsigned int inject_alloc_fail;		/* pool allocations made to fail, for tests */
+	unsigned int inject_copy_fail;		/* page installs made to fail, for tests */
+	unsigned int inject_thread_fail;	/* library threads made not to start, for tests */
 	int stats_signal;		/* 0 = none */
 	char stats_file[OPT_STRING_MAX];	/* "stderr", or a path with %p/%t */
 	char log_file[OPT_STRING_MAX];		/* "stderr", or a path with %p/%t */

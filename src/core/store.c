@@ -93,7 +93,7 @@ struct zswap_store {
 	size_t block_len;		/* the prim block holding all of this */
 	struct store_ws *ws;
 	struct zs_pool *pools[STORE_MAX_POOLS];
-	_Atomic unsigned int inject_fail;	/* read by every load: not beside the totals */
+	_Atomic unsigned int inject[ZSWAP_INJECT__COUNT];	/* read by every load and store: not beside the totals */
 	struct backing *tiers[ZE_TIERS];	/* the second tier's files by index, or NULL */
 	unsigned int own;			/* the one this process writes */
 	_Atomic bool reached_full;	/* mem_limit was hit: refuse until below accept_limit */
@@ -335,6 +335,17 @@ static void store_entry_clear(struct zswap_entry *e)
 	e->w = ZE_NONE;
 }
 
+/* Consume one injected failure of a kind, if any are pending. */
+static bool store_take_injected(struct zswap_store *s, enum zswap_inject kind)
+{
+	unsigned int n = atomic_load_explicit(&s->inject[kind], memory_order_relaxed);
+
+	while (n && !atomic_compare_exchange_weak_explicit(&s->inject[kind], &n, n - 1,
+							   memory_order_relaxed, memory_order_relaxed))
+		;
+	return n != 0;
+}
+
 int zswap_store_page(struct zswap_store *s, const void *page, struct zswap_entry *e)
 {
 	struct store_ws *w = store_ws_get(s);
@@ -359,7 +370,8 @@ int zswap_store_page(struct zswap_store *s, const void *page, struct zswap_entry
 
 	/* A result that would land in the huge class saves nothing: limit the
 	 * output below it, and store the page as-is when it does not fit. */
-	n = comp_compress(&w->comp, page, w->buf, s->huge_size - 1);
+	n = store_take_injected(s, ZSWAP_INJECT_COMPRESS) ? -EIO
+								: comp_compress(&w->comp, page, w->buf, s->huge_size - 1);
 	if (n < 0) {
 		cnt_add(&w->c.reject_compress_fail, 1);
 		ret = -EIO;
@@ -372,7 +384,7 @@ int zswap_store_page(struct zswap_store *s, const void *page, struct zswap_entry
 	}
 
 	idx = store_pick_pool(s, w);
-	handle = zs_malloc(s->pools[idx], (size_t)n);
+	handle = store_take_injected(s, ZSWAP_INJECT_ALLOC) ? 0 : zs_malloc(s->pools[idx], (size_t)n);
 	if (!handle) {
 		cnt_add(&w->c.reject_alloc_fail, 1);
 		ret = -ENOMEM;
@@ -405,17 +417,6 @@ stored:
 out:
 	store_ws_put(w);
 	return ret;
-}
-
-/* Consume one injected failure, if any are pending. */
-static bool store_take_injected(struct zswap_store *s)
-{
-	unsigned int n = atomic_load_explicit(&s->inject_fail, memory_order_relaxed);
-
-	while (n && !atomic_compare_exchange_weak_explicit(&s->inject_fail, &n, n - 1,
-							   memory_order_relaxed, memory_order_relaxed))
-		;
-	return n != 0;
 }
 
 /* Free a pool entry and take it out of the gauges (w held). */
@@ -635,7 +636,7 @@ int zswap_load_page(struct zswap_store *s, struct zswap_entry *e, void *dst)
 		if (dst)
 			store_fill(dst, zswap_entry_word(e));
 	} else {
-		ret = store_take_injected(s) ? -EIO : store_restore(s, w, e, dst);
+		ret = store_take_injected(s, ZSWAP_INJECT_DECOMPRESS) ? -EIO : store_restore(s, w, e, dst);
 	}
 	/* Exclusive load: the copy goes whether or not it could be restored; a
 	 * corrupt object is of no use to anyone. */
@@ -785,9 +786,9 @@ unsigned int zswap_store_nr_pools(const struct zswap_store *s)
 	return s->nr_pools;
 }
 
-void zswap_store_inject_decompress_fail(struct zswap_store *s, unsigned int n)
+void zswap_store_inject(struct zswap_store *s, enum zswap_inject kind, unsigned int n)
 {
-	atomic_fetch_add_explicit(&s->inject_fail, n, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->inject[kind], n, memory_order_relaxed);
 }
 
 static size_t store_round64(size_t n)

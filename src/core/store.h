@@ -259,9 +259,13 @@ struct zs_pool *zswap_store_pool(struct zswap_store *s, unsigned int index);
 /* How many pools the store has (ZSWAP_NR_POOLS; indices 0 .. n-1). */
 unsigned int zswap_store_nr_pools(const struct zswap_store *s);
 
-/* Test hook: make the next n loads of pool-held pages (ZE_COMPRESSED or
- * ZE_RAW; same-filled pages have no data to corrupt) fail as if the data were
- * corrupt, so the decompress-failure path can be exercised. */
-void zswap_store_inject_decompress_fail(struct zswap_store *s, unsigned int n);
+/* Test hooks: make the next n operations of a kind fail, so that each
+ * failure path can be exercised (ZSWAP_INJECT_*_FAIL): DECOMPRESS, loads
+ * of pool-held pages (ZE_COMPRESSED or ZE_RAW; same-filled pages have no
+ * data to corrupt) fail as if the data were corrupt; COMPRESS, the
+ * compressor fails (reject_compress_fail); ALLOC, the pool has no memory
+ * for the object (reject_alloc_fail). */
+enum zswap_inject { ZSWAP_INJECT_DECOMPRESS, ZSWAP_INJECT_COMPRESS, ZSWAP_INJECT_ALLOC, ZSWAP_INJECT__COUNT };
+void zswap_store_inject(struct zswap_store *s, enum zswap_inject kind, unsigned int n);
 
 #endif

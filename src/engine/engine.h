@@ -57,6 +57,8 @@ struct engine_counters {
 	 * thread faulting, the changes they made, and 1 while one handler
 	 * left to the scheduler serves it. */
 	_Atomic uint64_t fault_mode_trials, fault_mode_changes, fault_mode_shared;
+	/* Installs of a page read back that userfaultfd refused (fault_load). */
+	_Atomic uint64_t install_failed;
 };
 
 struct engine {
@@ -73,6 +75,9 @@ struct engine {
 	_Atomic uint64_t remove_seq;	/* bumped by every processed REMOVE of program memory */
 	_Atomic bool lock_future;	/* mlockall(MCL_FUTURE): manage nothing new */
 	_Atomic int start_gate;		/* a fork child's threads wait while 1 (engine_gate_wait) */
+	unsigned int fault_threads;	/* handler threads started */
+	_Atomic unsigned int inject_copy_fail;	/* ZSWAP_INJECT_COPY_FAIL left (fault.c) */
+	_Atomic unsigned int inject_thread_fail;	/* ZSWAP_INJECT_THREAD_FAIL left (start.c) */
 	_Atomic int evict_touching;	/* the evictor is in a call that may fault on program memory */
 	struct engine_counters cnt;
 };

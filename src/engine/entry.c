@@ -337,6 +337,8 @@ int entry_stats(struct zswap_stats *st, size_t size)
 	full.refaults = atomic_load(&eng.cnt.refaults);
 	full.zero_fill_pages = atomic_load(&eng.cnt.zero_fill_pages);
 	full.poisoned_pages = atomic_load(&eng.cnt.poisoned_pages);
+	full.install_failed = atomic_load(&eng.cnt.install_failed);
+	full.fault_threads = eng.fault_threads;
 	full.evict_calls = atomic_load(&eng.cnt.evict_calls);
 	full.evicted_pages = atomic_load(&eng.cnt.evicted_pages);
 	full.evict_skipped_pages = atomic_load(&eng.cnt.evict_skipped_pages);

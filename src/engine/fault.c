@@ -304,6 +304,22 @@ static size_t fault_read(struct fault_ctx *h)
 	return n;
 }
 
+/* UFFDIO_COPY of one page read back, or an injected failure
+ * (ZSWAP_INJECT_COPY_FAIL: EAGAIN, then ENOMEM twice, in turn: an event
+ * pending, then a kernel out of memory twice, which sends the page back to
+ * the store until the program's next touch). */
+static long fault_copy_page(uintptr_t target, const void *buf)
+{
+	unsigned int n = atomic_load_explicit(&eng.inject_copy_fail, memory_order_relaxed);
+
+	while (n && !atomic_compare_exchange_weak_explicit(&eng.inject_copy_fail, &n, n - 1,
+							   memory_order_relaxed, memory_order_relaxed))
+		;
+	if (n)
+		return n % 3 == 0 ? -EAGAIN : -ENOMEM;
+	return uf_copy(eng.uffd, target, buf, ZS_PAGE_SIZE, UF_DONTWAKE);
+}
+
 /* An ioctl answered EAGAIN: let the pending events be processed. Called and
  * returns with eng.ev_lock held for reading. */
 static void fault_wait_events(struct fault_ctx *h)
@@ -732,13 +748,14 @@ static int fault_load(struct fault_ctx *h, const struct region_ref *ref, size_t 
 		else if (zero)
 			r = uf_zeropage(eng.uffd, target, ZS_PAGE_SIZE, UF_DONTWAKE);
 		else
-			r = uf_copy(eng.uffd, target, h->buf, ZS_PAGE_SIZE, UF_DONTWAKE);
+			r = fault_copy_page(target, h->buf);
 		if (r > 0) {
 			installed = true;
 			break;
 		}
 		if (r == -EEXIST || r == -ESRCH)
 			break;
+		atomic_fetch_add_explicit(&eng.cnt.install_failed, 1, memory_order_relaxed);
 		/* EAGAIN: an event is pending. ENOENT/EINVAL: perhaps one was
 		 * processed since the lookup. Either way, see what the events say. */
 		if (r != -EAGAIN && r == last)

@@ -124,6 +124,8 @@ static const struct stats_field stats_fields[] = {
 	F(S_ENGINE, refaults),
 	F(S_ENGINE, zero_fill_pages),
 	F(S_ENGINE, poisoned_pages),
+	F(S_ENGINE, install_failed),
+	F(S_ENGINE, fault_threads),
 	F(S_ENGINE, evict_calls),
 	F(S_ENGINE, evicted_pages),
 	F(S_ENGINE, evict_skipped_pages),

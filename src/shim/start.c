@@ -244,6 +244,7 @@ static const char *start_errname(int e)
 	case ENOTSUP: return "ENOTSUP";
 	case EMFILE: return "EMFILE";
 	case ENOMEM: return "ENOMEM";
+	case EAGAIN: return "EAGAIN";
 	default: return "error";
 	}
 }
@@ -320,12 +321,20 @@ static void *start_thread_main(void *p)
  * no program signal handler ever runs on it. Returns 0 or -errno. */
 static int start_thread(void *(*fn)(void *), void *arg, size_t stack_size)
 {
-	struct start_record *st = prim_alloc(stack_size);
+	struct start_record *st;
 	pthread_attr_t attr;
 	pthread_t t;
 	sigset_t old;
 	int rc;
 
+	/* Test hook (ZSWAP_INJECT_THREAD_FAIL): a thread that cannot be
+	 * created, as pthread_create says under RLIMIT_NPROC or no memory. */
+	unsigned int inj = atomic_load(&eng.inject_thread_fail);
+	while (inj && !atomic_compare_exchange_weak(&eng.inject_thread_fail, &inj, inj - 1))
+		;
+	if (inj)
+		return -EAGAIN;
+	st = prim_alloc(stack_size);
 	if (!st)
 		return -ENOMEM;
 	st->fn = fn;
@@ -347,8 +356,9 @@ static int start_thread(void *(*fn)(void *), void *arg, size_t stack_size)
 /* Start the fault handler threads: nthreads unpinned, or 0 for one pinned to
  * each allowed CPU (start_handler_cpus); then the fork thread (fork.c),
  * which reads userfaultfd while a fork freezes the handlers (without it
- * forks take the interim). Returns how many handlers were started, or
- * -errno. */
+ * forks take the interim). A handler that cannot be created leaves the
+ * others to serve (said once); none at all, or no fork thread, is an error.
+ * Returns how many handlers were started, or -errno. */
 static int start_handlers(unsigned int nthreads)
 {
 	int cpus[START_HANDLERS_MAX];
@@ -361,14 +371,25 @@ static int start_handlers(unsigned int nthreads)
 		ncpus = start_handler_cpus(cpus);
 		nthreads = ncpus ? ncpus : START_HANDLERS_MAX;
 	}
-	unsigned int i;
-	for (i = 0; i < nthreads && rc == 0; i++) {
+	unsigned int started = 0;
+	int err = 0;
+	for (unsigned int i = 0; i < nthreads; i++) {
 		void *ctx = fault_ctx_create(i < ncpus ? cpus[i] : -1);
-		rc = ctx ? start_thread(fault_thread, ctx, START_THREAD_STACK) : -ENOMEM;
+		int trc = ctx ? start_thread(fault_thread, ctx, START_THREAD_STACK) : -ENOMEM;
+		if (trc == 0)
+			started++;
+		else
+			err = trc;
 	}
-	if (rc == 0 && fork_enabled())
+	if (!started)
+		return err ? err : -EAGAIN;
+	if (err)
+		zlog("started %u of %u fault handler threads (%s): the others serve all faults", started,
+		     nthreads, start_errname(-err));
+	eng.fault_threads = started;
+	if (fork_enabled())
 		rc = start_thread(fork_thread, NULL, START_THREAD_STACK);
-	return rc < 0 ? rc : (int)i;
+	return rc < 0 ? rc : (int)started;
 }
 
 /* The reclaimer (ZSWAP_MEMORY_LIMIT, ZSWAP_COLD_AGE), given what
@@ -406,6 +427,7 @@ static void start_init(void)
 	opt_load(&eng.opt, NULL);
 	if (!eng.opt.enabled)
 		goto off;
+	atomic_store(&eng.inject_thread_fail, eng.opt.inject_thread_fail);
 	engine_note_objects();
 	start_find_nthreads();
 	/* Before any thread of ours runs or any page is managed. */
@@ -456,9 +478,12 @@ static void start_init(void)
 	/* The reclaimer (ZSWAP_MEMORY_LIMIT, ZSWAP_COLD_AGE), on a library
 	 * stack with every signal blocked, like the handlers. */
 	start_reclaimer(reclaim_init());
-	/* Test hook (ZSWAP_INJECT_DECOMPRESS_FAIL): tests/engine/test_eng_poison.sh. */
-	if (eng.opt.inject_decompress_fail)
-		zswap_store_inject_decompress_fail(eng.store, eng.opt.inject_decompress_fail);
+	/* Test hooks (ZSWAP_INJECT_*_FAIL): tests/engine/test_eng_poison.sh,
+	 * test_eng_inject.sh. */
+	zswap_store_inject(eng.store, ZSWAP_INJECT_DECOMPRESS, eng.opt.inject_decompress_fail);
+	zswap_store_inject(eng.store, ZSWAP_INJECT_COMPRESS, eng.opt.inject_compress_fail);
+	zswap_store_inject(eng.store, ZSWAP_INJECT_ALLOC, eng.opt.inject_alloc_fail);
+	atomic_store(&eng.inject_copy_fail, eng.opt.inject_copy_fail);
 	pthread_atfork(start_fork_prepare, start_fork_parent, start_fork_child);
 	eng.pid = (pid_t)syscall(SYS_getpid);
 	atomic_store_explicit(&eng.state, ENGINE_RUNNING, memory_order_release);

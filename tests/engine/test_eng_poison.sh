@@ -18,7 +18,7 @@ eng_run poison lib "$hook=1" ZSWAP_READAHEAD=0 "$prog"
 if grep '^libzswap:' "$ENG_ERR" | grep -qF "$hook"; then
 	grep '^libzswap:' "$ENG_ERR" >&2
 	eng_skip "the library does not know $hook: no way to inject a decompression failure from outside (needs an" \
-		"environment hook that calls zswap_store_inject_decompress_fail(store, N) at start-up)"
+		"environment hook that calls zswap_store_inject(store, ZSWAP_INJECT_DECOMPRESS, N) at start-up)"
 fi
 if [ "$ENG_RC" = 77 ]; then
 	cat "$ENG_ERR" >&2

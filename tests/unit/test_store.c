@@ -285,7 +285,7 @@ static void test_decompress_fail(enum zswap_comp comp)
 		TP_CHECK_EQ(zswap_store_page(s, pages[TP_TEXT] + i * TP_PAGE, &e[i]), 0);
 		TP_CHECK_EQ(zswap_entry_type(&e[i]), ZE_COMPRESSED);
 	}
-	zswap_store_inject_decompress_fail(s, 1);
+	zswap_store_inject(s, ZSWAP_INJECT_DECOMPRESS, 1);
 	TP_CHECK_EQ(zswap_load_page(s, &e[0], out), -EIO);
 	TP_CHECK_EQ(zswap_entry_type(&e[0]), ZE_NONE);
 	TP_CHECK_EQ(stats(s).decompress_fail, 1);
