@@ -88,6 +88,20 @@ void entry_remapped(uintptr_t old_addr, size_t old_len, uintptr_t new_addr, size
 	engine_sigrestore(&old);
 }
 
+/* madvise(MADV_WILLNEED) over managed memory: the stored pages come back
+ * now, as the kernel reads swapped pages ahead for it. */
+void entry_willneed(uintptr_t addr, size_t len)
+{
+	sigset_t old;
+
+	if (addr & ~ZS_PAGE_MASK || addr + len < addr || !len)
+		return;
+	len = (len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
+	engine_sigblock(&old);
+	fault_prefetch(addr, addr + len);
+	engine_sigrestore(&old);
+}
+
 int entry_pageout(uintptr_t addr, size_t len)
 {
 	sigset_t old;

@@ -17,6 +17,7 @@ void entry_remapped(uintptr_t old, size_t old_len, uintptr_t new, size_t new_len
 int entry_pageout(uintptr_t addr, size_t len);
 long entry_discard(void *addr, size_t len, int advice);
 void entry_cold(uintptr_t addr, size_t len);
+void entry_willneed(uintptr_t addr, size_t len);
 void entry_locking(uintptr_t addr, size_t len);
 /* madvise(MADV_WIPEONFORK) is about to be made: a fork child gets that
  * range empty, while it inherits our table, our store and (the kernel copies

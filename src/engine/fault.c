@@ -1072,8 +1072,10 @@ void *fault_ctx_create(int cpu)
 	return h;
 }
 
-/* One pass of fault_load_all: returns the pages handlers hold (INBUF). */
-static size_t fault_load_range(uintptr_t start, uintptr_t end)
+/* One pass of fault_load_all (or, bounded, of fault_prefetch: it stops at
+ * the first page the memory limit has no room for): returns the pages
+ * handlers hold (INBUF). */
+static size_t fault_load_range(uintptr_t start, uintptr_t end, bool bounded)
 {
 	struct region_ref refs[32];
 	size_t inbuf;
@@ -1095,6 +1097,12 @@ restart:
 			for (uintptr_t p = a; p < b && !stale; p += ZS_PAGE_SIZE) {
 				size_t idx = ref->first + ((p - ref->start) >> ZS_PAGE_SHIFT);
 				uint32_t old = atomic_load(&ref->arr->slots[idx].state);
+				if (bounded && (old & SLOT_STATE) == SLOT_STORED && !policy_room(1)) {
+					region_arr_put(ref->arr);
+					while (++k < n)
+						region_arr_put(refs[k].arr);
+					goto out;
+				}
 				if ((old & SLOT_STATE) == SLOT_STORED)
 					fault_load(&fault_helper, ref, idx, p, old, gen, true);
 				else if (old & SLOT_INBUF)
@@ -1106,6 +1114,7 @@ restart:
 		if (stale)
 			goto restart;
 	}
+out:
 	pthread_rwlock_unlock(&eng.ev_lock);
 	pthread_mutex_unlock(fault_helper.buf_lock);
 	return inbuf;
@@ -1113,6 +1122,11 @@ restart:
 
 void fault_load_all(uintptr_t start, uintptr_t end)
 {
-	while (fault_load_range(start, end))
+	while (fault_load_range(start, end, false))
 		fault_pause();	/* a handler is installing one, or waits for events to do so */
+}
+
+void fault_prefetch(uintptr_t start, uintptr_t end)
+{
+	fault_load_range(start, end, true);
 }

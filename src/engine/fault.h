@@ -31,4 +31,10 @@ void *fault_thread(void *ctx);
  * can store a page again), and has blocked signals. */
 void fault_load_all(uintptr_t start, uintptr_t end);
 
+/* madvise(MADV_WILLNEED): load back the stored pages of [start, end) from
+ * the calling thread, as swap-in readahead would, while the memory limit
+ * has room for them (pages in flight elsewhere are left to their owner).
+ * The caller has blocked signals. */
+void fault_prefetch(uintptr_t start, uintptr_t end);
+
 #endif

@@ -343,6 +343,17 @@ void policy_held(bool start)
 	}
 }
 
+bool policy_room(size_t npages)
+{
+	if (!pol.limit || !pol.on)
+		return true;
+	uint64_t filled = atomic_load_explicit(&pol.filled, memory_order_relaxed) + npages +
+			  atomic_load_explicit(&eng.cnt.refaults, memory_order_relaxed) -
+			  atomic_load_explicit(&pol.refaults_seen, memory_order_relaxed);
+	return atomic_load_explicit(&pol.charge, memory_order_relaxed) + (filled << ZS_PAGE_SHIFT) <=
+	       atomic_load_explicit(&pol.wake, memory_order_relaxed);
+}
+
 bool policy_throttle(size_t npages)
 {
 	if (!pol.limit || !pol.on)

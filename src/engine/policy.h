@@ -69,6 +69,11 @@ bool policy_limit_set(void);
  */
 bool policy_throttle(size_t npages);
 
+/* True when npages more pages leave the charge below the line where
+ * background reclaim wakes (or no limit is set): room for pages the program
+ * asked for ahead (MADV_WILLNEED). No side effect. */
+bool policy_room(size_t npages);
+
 /* A handler's fault is held at the limit from now (true), or was held and
  * is served now (false): memory pressure's "some" time, the wall time
  * during which at least one fault was held. */

@@ -114,6 +114,8 @@ ZSWAP_EXPORT int madvise(void *addr, size_t len, int advice)
 			entry_pageout((uintptr_t)addr, len);
 		else if (advice == MADV_COLD && !((uintptr_t)addr & (ZS_PAGE_SIZE - 1)))
 			entry_cold((uintptr_t)addr, len);
+		else if (advice == MADV_WILLNEED)
+			entry_willneed((uintptr_t)addr, len);
 		else if (advice == MADV_WIPEONFORK)
 			/* Before the call: from its return on a fork must find
 			 * the range resident and unregistered (engine.h).

@@ -9,7 +9,8 @@
  * that RSS fell for compressible contents, that reading back gives identical
  * bytes, and that the store is empty afterwards (exclusive load).
  * Then: evicting a sub-range leaves its neighbours alone, a write to an
- * evicted page keeps the rest of the page, and evicting twice is harmless.
+ * evicted page keeps the rest of the page, and evicting twice is harmless;
+ * MADV_WILLNEED over evicted pages brings them all back, no fault taken.
  *
  * stdout: one checksum line per kind, the same with and without the library.
  * usage: prog_pageout [--api] [--inactive-ok] [MiB per kind, default 4]
@@ -164,6 +165,35 @@ int main(int argc, char **argv)
 	}
 	for (int k = 0; k < PC__KINDS; k++)
 		one_kind((enum pc_kind)k, mib * PC_MIB / PC_PAGE, use_api);
+
+	/* MADV_WILLNEED over evicted pages brings them back at once, as the
+	 * kernel reads swapped pages ahead: every page present again, counted
+	 * as loads, and reading them takes no fault. */
+	{
+		size_t n = 2 * PC_MIB / PC_PAGE;
+		char *w = pc_map(n * PC_PAGE);
+		pc_fill_range(w, n, PC_TEXT, 7);
+		pc_evict("willneed", w, n, use_api);
+		struct zswap_stats a, b;
+		pc_stats(&a);
+		if (madvise(w, n * PC_PAGE, MADV_WILLNEED) != 0)
+			pc_fail("madvise(MADV_WILLNEED): %s", strerror(errno));
+		pc_stats(&b);
+		if (pc_managed()) {
+			size_t present = pc_count_resident(w, n);
+			PC_CHECK(present == n, "willneed: %zu of %zu pages present after MADV_WILLNEED", present, n);
+			PC_CHECK(b.zswpin - a.zswpin == n, "willneed: zswpin grew by %" PRIu64 ", expected %zu",
+				 b.zswpin - a.zswpin, n);
+		}
+		pc_expect_range("willneed", w, n, PC_TEXT, 7);
+		struct zswap_stats c;
+		pc_stats(&c);
+		if (pc_managed())
+			PC_CHECK(c.faults == b.faults, "willneed: reading took %" PRIu64 " faults",
+				 c.faults - b.faults);
+		pc_expect_stored("willneed", 0);
+		munmap(w, n * PC_PAGE);
+	}
 
 	pc_stats(&st);
 	if (pc_managed())
