@@ -311,12 +311,18 @@ run)
 			done
 		fi
 	fi
+	# Started in the background (the traps must run meanwhile), with this
+	# script's standard input: a shell gives a background command /dev/null
+	# as its standard input before its own redirections, so the input is
+	# kept on descriptor 8 first.
+	exec 8<&0
 	if [ -n "$memcg_limit" ]; then
 		# shellcheck disable=SC2016  # expanded by the inner shell
-		sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$memcg" "$@" 9>&- &
+		sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$memcg" "$@" 9>&- <&8 8<&- &
 	else
-		"$@" 9>&- &
+		"$@" 9>&- <&8 8<&- &
 	fi
+	exec 8<&-
 	child=$!
 	wait "$child"
 	rc=$?
