@@ -12,8 +12,13 @@
  * in it. The child then checks a sample of 64 pages against the parent's
  * checksum (a wrong page ends the run: no figure means anything then).
  *
+ * With --kernel a third side: the same memory without the library, paged
+ * out to the kernel's swap with MADV_PAGEOUT (run it under
+ * scripts/kernel-zswap.sh run --, which turns swap and zswap on), then
+ * forked the same way: the kernel's own fork of swapped-out memory.
+ *
  * stdout: one "RESULT ..." line per (size, side); everything else on stderr.
- * usage: bench_fork [--lib PATH] [--sizes 0,256M,1G] [--reps N]
+ * usage: bench_fork [--lib PATH] [--sizes 0,256M,1G] [--reps N] [--kernel]
  */
 #include "config.h"
 
@@ -75,6 +80,7 @@ static void worker(uint64_t size, long reps)
 	int (*stats)(struct zswap_stats *, size_t) =
 		(int (*)(struct zswap_stats *, size_t))dlsym(RTLD_DEFAULT, "zswap_stats");
 	bool lib = active && active();
+	bool kpageout = !lib && getenv("BENCH_FORK_KERNEL_PAGEOUT");
 	size_t npages = size / BENCH_PAGE;
 	struct bench_text t;
 	char *p = NULL;
@@ -97,6 +103,14 @@ static void worker(uint64_t size, long reps)
 				bench_die("zswap_pageout: %s", strerror(errno));
 			if (stats(&st, sizeof(st)) == 0)
 				evicted = st.stored_pages;
+		} else if (kpageout) {
+			/* The kernel's swap: what is no longer resident. */
+			unsigned char *vec = malloc(npages);
+			if (!vec || madvise(p, size, MADV_PAGEOUT) != 0 || mincore(p, size, vec) != 0)
+				bench_die("MADV_PAGEOUT to swap: %s", strerror(errno));
+			for (size_t i = 0; i < npages; i++)
+				evicted += !(vec[i] & 1);
+			free(vec);
 		}
 	}
 	long prss = rss_anon_kb();
@@ -134,14 +148,14 @@ static void worker(uint64_t size, long reps)
 	qsort(ns, (size_t)reps, sizeof(*ns), cmp_u64);
 	printf("RESULT side=%s evicted_mib=%llu size_mib=%llu forks=%ld fork_ms_p50=%.3f fork_ms_min=%.3f"
 	       " fork_ms_max=%.3f parent_rss_mib=%.1f child_rss_mib=%.1f\n",
-	       lib ? "libzswap" : "plain", (unsigned long long)(evicted * BENCH_PAGE >> 20),
+	       lib ? "libzswap" : kpageout ? "kernel-swapped" : "plain", (unsigned long long)(evicted * BENCH_PAGE >> 20),
 	       (unsigned long long)(size >> 20), reps, ns[reps / 2] / 1e6, ns[0] / 1e6, ns[reps - 1] / 1e6,
 	       prss / 1024.0, crss[reps / 2] / 1024.0);
 	fflush(stdout);
 	exit(0);
 }
 
-static void run_side(const char *self, const char *lib, uint64_t size, long reps)
+static void run_side(const char *self, const char *lib, bool kpageout, uint64_t size, long reps)
 {
 	char sz[32], rp[32];
 	snprintf(sz, sizeof(sz), "%llu", (unsigned long long)size);
@@ -155,6 +169,8 @@ static void run_side(const char *self, const char *lib, uint64_t size, long reps
 			setenv("LD_PRELOAD", lib, 1);
 		else
 			unsetenv("LD_PRELOAD");
+		if (kpageout)
+			setenv("BENCH_FORK_KERNEL_PAGEOUT", "1", 1);
 		execl(self, self, "--worker", sz, rp, (char *)NULL);
 		_exit(127);
 	}
@@ -169,6 +185,7 @@ int main(int argc, char **argv)
 	const char *lib = getenv("ZSWAP_LIB");
 	char sizes[256] = "0,256M,1G";
 	long reps = 7;
+	bool kernel = false;
 	char self[4096];
 
 	if (argc == 4 && strcmp(argv[1], "--worker") == 0)
@@ -180,8 +197,10 @@ int main(int argc, char **argv)
 			snprintf(sizes, sizeof(sizes), "%s", argv[++i]);
 		else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
 			reps = bench_parse_long("--reps", argv[++i], 1, 1000);
+		else if (strcmp(argv[i], "--kernel") == 0)
+			kernel = true;
 		else
-			bench_die("usage: bench_fork [--lib PATH] [--sizes 0,256M,1G] [--reps N]");
+			bench_die("usage: bench_fork [--lib PATH] [--sizes 0,256M,1G] [--reps N] [--kernel]");
 	}
 	if (!lib)
 		bench_die("no library: --lib PATH/libzswap.so (or ZSWAP_LIB)");
@@ -192,8 +211,10 @@ int main(int argc, char **argv)
 	unsetenv("ZSWAP_LIB");
 	for (char *s = strtok(sizes, ","); s; s = strtok(NULL, ",")) {
 		uint64_t size = strcmp(s, "0") == 0 ? 0 : bench_parse_size("--sizes", s);
-		run_side(self, NULL, size, reps);
-		run_side(self, lib, size, reps);
+		run_side(self, NULL, false, size, reps);
+		if (kernel)
+			run_side(self, NULL, true, size, reps);
+		run_side(self, lib, false, size, reps);
 	}
 	return 0;
 }

@@ -354,7 +354,9 @@ static bool reclaim_writeback(uint64_t pool)
 	bool pool_over = full || (pol.pool_charged && pool > keep + pol.limit / RECLAIM_WB_HIGH);
 	size_t want, got;
 
-	if (!pool_over && poor <= poor_keep + pol.limit / RECLAIM_WB_HIGH)
+	/* Under v1 the pool costs the limit nothing: it keeps them, as the
+	 * kernel's zswap in a v1 cgroup does. */
+	if (!pool_over && (!pol.pool_charged || poor <= poor_keep + pol.limit / RECLAIM_WB_HIGH))
 		return false;
 	if (!pool_over) {
 		/* Only the poorly compressed pages are over their share. */
