@@ -343,27 +343,28 @@ void policy_held(bool start)
 	}
 }
 
-bool policy_room(size_t npages)
+/* The charge now, with npages more: the last reading plus the pages in
+ * since (zero fills, and loads, readahead's included, counted as whole
+ * pages though the pool gives some back). */
+static uint64_t policy_estimate(size_t npages)
 {
-	if (!pol.limit || !pol.on)
-		return true;
 	uint64_t filled = atomic_load_explicit(&pol.filled, memory_order_relaxed) + npages +
 			  atomic_load_explicit(&eng.cnt.refaults, memory_order_relaxed) -
 			  atomic_load_explicit(&pol.refaults_seen, memory_order_relaxed);
-	return atomic_load_explicit(&pol.charge, memory_order_relaxed) + (filled << ZS_PAGE_SHIFT) <=
-	       atomic_load_explicit(&pol.wake, memory_order_relaxed);
+
+	return atomic_load_explicit(&pol.charge, memory_order_relaxed) + (filled << ZS_PAGE_SHIFT);
+}
+
+bool policy_room(size_t npages)
+{
+	return !pol.limit || !pol.on || policy_estimate(npages) <= atomic_load_explicit(&pol.wake, memory_order_relaxed);
 }
 
 bool policy_throttle(size_t npages)
 {
 	if (!pol.limit || !pol.on)
 		return false;
-	/* Pages in since the reading: zero fills, and loads (readahead's
-	 * included) counted as whole pages though the pool gives some back. */
-	uint64_t filled = atomic_load_explicit(&pol.filled, memory_order_relaxed) + npages +
-			  atomic_load_explicit(&eng.cnt.refaults, memory_order_relaxed) -
-			  atomic_load_explicit(&pol.refaults_seen, memory_order_relaxed);
-	uint64_t est = atomic_load_explicit(&pol.charge, memory_order_relaxed) + (filled << ZS_PAGE_SHIFT);
+	uint64_t est = policy_estimate(npages);
 
 	if (est > atomic_load_explicit(&pol.wake, memory_order_relaxed))
 		reclaim_kick();
