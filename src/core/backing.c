@@ -37,6 +37,7 @@
 #include <xxhash.h>
 
 #include "base/fdtab.h"
+#include "base/inject.h"
 #include "base/log.h"
 #include "base/prim.h"
 
@@ -373,8 +374,8 @@ int backing_write_batch(struct backing *b, void *buf, size_t n, int64_t *slots)
 		off_t off = (off_t)((uint64_t)slots[written] * ZS_PAGE_SIZE);
 		size_t len = run * ZS_PAGE_SIZE;
 		ssize_t w;
-		unsigned int inj = atomic_load_explicit(&b->inject, memory_order_relaxed);
-		if (inj && atomic_compare_exchange_strong(&b->inject, &inj, inj - 1)) {
+		unsigned int inj = inject_take(&b->inject);
+		if (inj) {
 			unsigned int kind = atomic_load(&b->inject_kind);
 			if (kind == BACKING_FAIL_CYCLE)
 				kind = inj % 3;	/* ENOSPC, EIO, short, in turn */

@@ -105,7 +105,10 @@ struct opt_values {
 	unsigned int fault_around;	/* pages */
 	unsigned int readahead;		/* pages */
 	uint64_t memory_limit;		/* bytes of resident anonymous memory + pool; 0 = none */
-	bool pool_uncharged;		/* ZSWAP_MEMORY_CHARGE=v1: the limit leaves the pool out */
+	/* ZSWAP_MEMORY_CHARGE=v1: the limit leaves the pool out (cgroup v1's
+	 * rule: zswap's pool is nobody's charge) and ZSWAP_MAX_POOL_* alone
+	 * bound it; v2 (false): the charge holds the pool's pages. */
+	bool pool_uncharged;
 	unsigned int cold_age;		/* seconds; 0 = no proactive reclaim */
 	unsigned int max_pool_percent;	/* of physical memory */
 	unsigned int accept_threshold_percent;	/* of the pool limit */

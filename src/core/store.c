@@ -51,6 +51,7 @@
 
 #include "core/backing.h"
 #include "core/comp.h"
+#include "base/inject.h"
 #include "base/log.h"
 #include "base/prim.h"
 
@@ -338,12 +339,7 @@ static void store_entry_clear(struct zswap_entry *e)
 /* Consume one injected failure of a kind, if any are pending. */
 static bool store_take_injected(struct zswap_store *s, enum zswap_inject kind)
 {
-	unsigned int n = atomic_load_explicit(&s->inject[kind], memory_order_relaxed);
-
-	while (n && !atomic_compare_exchange_weak_explicit(&s->inject[kind], &n, n - 1,
-							   memory_order_relaxed, memory_order_relaxed))
-		;
-	return n != 0;
+	return inject_take(&s->inject[kind]) != 0;
 }
 
 int zswap_store_page(struct zswap_store *s, const void *page, struct zswap_entry *e)

@@ -38,6 +38,7 @@
 #include "engine/evict.h"
 #include "engine/fork.h"
 #include "base/hist.h"
+#include "base/inject.h"
 #include "base/log.h"
 #include "base/prim.h"
 #include "engine/readahead.h"
@@ -310,11 +311,8 @@ static size_t fault_read(struct fault_ctx *h)
  * the store until the program's next touch). */
 static long fault_copy_page(uintptr_t target, const void *buf)
 {
-	unsigned int n = atomic_load_explicit(&eng.inject_copy_fail, memory_order_relaxed);
+	unsigned int n = inject_take(&eng.inject_copy_fail);
 
-	while (n && !atomic_compare_exchange_weak_explicit(&eng.inject_copy_fail, &n, n - 1,
-							   memory_order_relaxed, memory_order_relaxed))
-		;
 	if (n)
 		return n % 3 == 0 ? -EAGAIN : -ENOMEM;
 	return uf_copy(eng.uffd, target, buf, ZS_PAGE_SIZE, UF_DONTWAKE);

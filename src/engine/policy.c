@@ -300,7 +300,7 @@ uint64_t policy_read_charge(void)
 	uint64_t anon = f[1] > f[2] ? (f[1] - f[2]) << ZS_PAGE_SHIFT : 0;
 	reclaim_account_refresh();
 	int64_t adj = atomic_load_explicit(&pol.adjust, memory_order_relaxed);
-	if (!pol.pool_charged)
+	if (eng.opt.pool_uncharged)
 		adj -= (int64_t)policy_pool_page_bytes();
 	anon = adj >= 0 ? anon + (uint64_t)adj : anon > (uint64_t)-adj ? anon - (uint64_t)-adj : 0;
 	atomic_store_explicit(&pol.charge, anon, memory_order_relaxed);

@@ -95,10 +95,6 @@
 
 struct policy_state {
 	uint64_t limit, hold, high, low_bg, low;	/* bytes; 0 limit = none */
-	/* ZSWAP_MEMORY_CHARGE=v2: the charge holds the pool's pages (cgroup
-	 * v2's rule); v1: it does not, and ZSWAP_MAX_POOL_* alone bound the
-	 * pool (cgroup v1's, on which zswap's pool is nobody's charge). */
-	bool pool_charged;
 	uint64_t band;			/* hold - low */
 	/* Watermark boost (reclaim_boost): how much lower than high and low_bg
 	 * background reclaim wakes and stops while faults keep being held, and

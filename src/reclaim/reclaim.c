@@ -292,7 +292,7 @@ static void reclaim_set_workingset(uint64_t charge, uint64_t pool)
 {
 	uint64_t pages = charge >> ZS_PAGE_SHIFT;
 
-	if (!pol.pool_charged)
+	if (eng.opt.pool_uncharged)
 		pool = 0;	/* the charge holds no pool */
 	if (RECLAIM_WORKINGSET_DIV)
 		pages = (charge > pool ? (charge - pool) >> ZS_PAGE_SHIFT : 0) / RECLAIM_WORKINGSET_DIV;
@@ -351,12 +351,12 @@ static bool reclaim_writeback(uint64_t pool)
 	uint64_t poor_keep = pol.limit / RECLAIM_WB_POOR;
 	/* Under the v1 charge model the pool is not in the limit: only its
 	 * own limit sends pages out (zswap's writeback in a v1 cgroup). */
-	bool pool_over = full || (pol.pool_charged && pool > keep + pol.limit / RECLAIM_WB_HIGH);
+	bool pool_over = full || (!eng.opt.pool_uncharged && pool > keep + pol.limit / RECLAIM_WB_HIGH);
 	size_t want, got;
 
 	/* Under v1 the pool costs the limit nothing: it keeps them, as the
 	 * kernel's zswap in a v1 cgroup does. */
-	if (!pool_over && (!pol.pool_charged || poor <= poor_keep + pol.limit / RECLAIM_WB_HIGH))
+	if (!pool_over && (eng.opt.pool_uncharged || poor <= poor_keep + pol.limit / RECLAIM_WB_HIGH))
 		return false;
 	if (!pool_over) {
 		/* Only the poorly compressed pages are over their share. */
@@ -409,7 +409,7 @@ static void reclaim_to(uint64_t target)
 		reclaim_set_workingset(c, pool);
 		if (writeback_on() && reclaim_writeback(pool))
 			continue;
-		bool pool_big = pol.pool_charged && pool > pol.limit - pol.limit / 8;
+		bool pool_big = !eng.opt.pool_uncharged && pool > pol.limit - pol.limit / 8;
 		if (pool_big || !zswap_store_accepting(eng.store)) {
 			pol.stuck_why = pool_big ? RECLAIM_STUCK_POOL : RECLAIM_STUCK_POOL_FULL;
 			atomic_store(&pol.stuck, 1);
@@ -691,7 +691,6 @@ static int reclaim_open_fds(void)
 int reclaim_init(void)
 {
 	pol.limit = eng.opt.memory_limit;
-	pol.pool_charged = !eng.opt.pool_uncharged;
 	pol.cold_age = eng.opt.cold_age;
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &pol.t0);
 	shrinker_init();

@@ -34,6 +34,7 @@
 #include "engine/writeback.h"
 #include "base/elfsym.h"
 #include "base/fdtab.h"
+#include "base/inject.h"
 #include "base/log.h"
 #include "base/maps.h"
 #include "base/prim.h"
@@ -329,10 +330,7 @@ static int start_thread(void *(*fn)(void *), void *arg, size_t stack_size)
 
 	/* Test hook (ZSWAP_INJECT_THREAD_FAIL): a thread that cannot be
 	 * created, as pthread_create says under RLIMIT_NPROC or no memory. */
-	unsigned int inj = atomic_load(&eng.inject_thread_fail);
-	while (inj && !atomic_compare_exchange_weak(&eng.inject_thread_fail, &inj, inj - 1))
-		;
-	if (inj)
+	if (inject_take(&eng.inject_thread_fail))
 		return -EAGAIN;
 	st = prim_alloc(stack_size);
 	if (!st)
