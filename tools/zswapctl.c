@@ -62,6 +62,63 @@ static const struct zswapctl_cmd zswapctl_cmds[] = {
 		.run = zswapctl_watch,
 	},
 	{
+		.name = "set",
+		.synopsis = "PID NAME=VALUE...",
+		.summary = "change options of a process running under libzswap",
+		.help =
+		"Change options of process PID while it runs, as if it had started with\n"
+		"them: NAME is an option of libzswap(7), with or without ZSWAP_, in any\n"
+		"case (memory_limit=256M, ZSWAP_COLD_AGE=30). Only those libzswap(7)\n"
+		"marks as changeable at run time are accepted: ZSWAP_MEMORY_LIMIT,\n"
+		"ZSWAP_MEMORY_CHARGE, ZSWAP_COLD_AGE, ZSWAP_MAX_POOL_SIZE,\n"
+		"ZSWAP_MAX_POOL_PERCENT, ZSWAP_ACCEPT_THRESHOLD_PERCENT, ZSWAP_WRITEBACK,\n"
+		"ZSWAP_READAHEAD, ZSWAP_VERBOSE and ZSWAP_STATS_{INTERVAL,FORMAT,AT_EXIT}.\n"
+		"Every value is checked first; one bad value changes nothing. Prints\n"
+		"each change as NAME=NEW (was OLD); the process's dump lists them in its\n"
+		"configuration section. Only its own user (or root) may ask.\n"
+		"\n"
+		"  -h, --help  this text\n",
+		.run = zswapctl_set,
+	},
+	{
+		.name = "reclaim",
+		.synopsis = "PID SIZE",
+		.summary = "compress SIZE bytes of a process's coldest memory now (memory.reclaim)",
+		.help =
+		"Store SIZE bytes (K, M, G, T: powers of 1024) of the process's\n"
+		"resident managed memory in its pool now, coldest first, as writing\n"
+		"to a memory cgroup's memory.reclaim does, whatever its limit. Prints\n"
+		"what was stored and the pool and the charge before and after. Exits 1\n"
+		"when less than SIZE could be stored (nothing more was resident).\n"
+		"\n"
+		"  -h, --help  this text\n",
+		.run = zswapctl_reclaim,
+	},
+	{
+		.name = "compact",
+		.synopsis = "PID",
+		.summary = "compact the pool of a process under libzswap (zram's compact)",
+		.help =
+		"Move the objects of partly used zspages together and free the pages\n"
+		"that empties, as writing to zram's compact does; prints the pages\n"
+		"freed (also counted in pages_compacted) and the pool before and after.\n"
+		"\n"
+		"  -h, --help  this text\n",
+		.run = zswapctl_compact,
+	},
+	{
+		.name = "reset",
+		.synopsis = "PID",
+		.summary = "start the counters of a process under libzswap again from 0",
+		.help =
+		"Make every counter since start (zswpout, refaults, pgsteal...) read 0\n"
+		"from now on and mem_used_max the pool's size now. What the process\n"
+		"holds (stored_pages, pool_total_size...) is not touched.\n"
+		"\n"
+		"  -h, --help  this text\n",
+		.run = zswapctl_reset,
+	},
+	{
 		.name = "list",
 		.synopsis = "",
 		.summary = "list this user's processes running under libzswap",

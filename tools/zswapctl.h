@@ -11,6 +11,7 @@
 #define ZSWAP_ZSWAPCTL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #define ZSWAPCTL_EXIT_USAGE 2
 
@@ -38,9 +39,23 @@ bool zswapctl_parse_uint(const char *s, unsigned long min, unsigned long max,
  * is missing) and advances *i past what it consumed. */
 bool zswapctl_option(int argc, char **argv, int *i, const char *name, const char **value);
 
+/* Talking to a process under libzswap (zswapctl_stats.c). Connect to pid's
+ * statistics socket: the descriptor, or -1 after one line on stderr saying
+ * why (no such process, not under libzswap, another user's). */
+int zswapctl_connect(const struct zswapctl_cmd *cmd, long pid);
+/* Send one request line, read the whole answer (malloc'd, NUL-terminated;
+ * NULL on failure). */
+char *zswapctl_request(int fd, const char *req, size_t *len);
+/* A PID argument: 0, or the usage error's exit status after saying why. */
+int zswapctl_parse_pid(const struct zswapctl_cmd *cmd, const char *s, long *pid);
+
 int zswapctl_classes(const struct zswapctl_cmd *cmd, int argc, char **argv);
 int zswapctl_stats(const struct zswapctl_cmd *cmd, int argc, char **argv);
 int zswapctl_watch(const struct zswapctl_cmd *cmd, int argc, char **argv);
 int zswapctl_list(const struct zswapctl_cmd *cmd, int argc, char **argv);
+int zswapctl_set(const struct zswapctl_cmd *cmd, int argc, char **argv);
+int zswapctl_reclaim(const struct zswapctl_cmd *cmd, int argc, char **argv);
+int zswapctl_compact(const struct zswapctl_cmd *cmd, int argc, char **argv);
+int zswapctl_reset(const struct zswapctl_cmd *cmd, int argc, char **argv);
 
 #endif

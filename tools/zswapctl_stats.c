@@ -62,7 +62,7 @@ static int ctl_maps_libzswap(long pid)
  * printing what went wrong (no such process, not under libzswap, no socket,
  * permission denied).
  */
-static int ctl_connect(const struct zswapctl_cmd *cmd, long pid)
+int zswapctl_connect(const struct zswapctl_cmd *cmd, long pid)
 {
 	char proc[64], dirs[CTL_MAX_DIRS][256], tried[1100] = "";
 	struct stat sb;
@@ -119,7 +119,7 @@ static int ctl_connect(const struct zswapctl_cmd *cmd, long pid)
 }
 
 /* Send one request, read the whole answer into a malloc'd buffer. */
-static char *ctl_request(int fd, const char *req, size_t *len)
+char *zswapctl_request(int fd, const char *req, size_t *len)
 {
 	size_t cap = 65536, n = 0;
 	char *buf = malloc(cap);
@@ -149,7 +149,7 @@ static char *ctl_request(int fd, const char *req, size_t *len)
 	return buf;
 }
 
-static int ctl_parse_pid(const struct zswapctl_cmd *cmd, const char *s, long *pid)
+int zswapctl_parse_pid(const struct zswapctl_cmd *cmd, const char *s, long *pid)
 {
 	unsigned long v;
 	const char *cause;
@@ -185,13 +185,13 @@ int zswapctl_stats(const struct zswapctl_cmd *cmd, int argc, char **argv)
 	}
 	if (optind + 1 < argc)
 		return zswapctl_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
-	if ((c = ctl_parse_pid(cmd, argv[optind], &pid)) != 0)
+	if ((c = zswapctl_parse_pid(cmd, argv[optind], &pid)) != 0)
 		return c;
-	int fd = ctl_connect(cmd, pid);
+	int fd = zswapctl_connect(cmd, pid);
 	if (fd < 0)
 		return 1;
 	size_t len;
-	char *out = ctl_request(fd, json ? "json\n" : "text\n", &len);
+	char *out = zswapctl_request(fd, json ? "json\n" : "text\n", &len);
 	close(fd);
 	if (!out || len == 0) {
 		fprintf(stderr, "zswapctl: %s: process %ld sent no statistics\n", cmd->name, pid);
@@ -213,12 +213,12 @@ static const char *const watch_names[WATCH_N] = {
 
 static int watch_sample(long pid, const struct zswapctl_cmd *cmd, unsigned long long v[WATCH_N])
 {
-	int fd = ctl_connect(cmd, pid);
+	int fd = zswapctl_connect(cmd, pid);
 	size_t len;
 
 	if (fd < 0)
 		return -1;
-	char *out = ctl_request(fd, "counters\n", &len);
+	char *out = zswapctl_request(fd, "counters\n", &len);
 	close(fd);
 	if (!out)
 		return -1;
@@ -262,7 +262,7 @@ int zswapctl_watch(const struct zswapctl_cmd *cmd, int argc, char **argv)
 	}
 	if (optind + 1 < argc)
 		return zswapctl_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
-	if ((c = ctl_parse_pid(cmd, argv[optind], &pid)) != 0)
+	if ((c = zswapctl_parse_pid(cmd, argv[optind], &pid)) != 0)
 		return c;
 	unsigned long long prev[WATCH_N], cur[WATCH_N];
 	if (watch_sample(pid, cmd, prev) != 0)

@@ -61,7 +61,7 @@ const struct opt_def opt_table[OPT__COUNT] = {
 	[OPT_MAX_POOL_SIZE] = {
 		OPT_MAX_POOL_SIZE, "ZSWAP_MAX_POOL_SIZE", OPT_SIZE, "0", 0, UINT64_MAX, NULL, "bytes",
 		"most memory the pool may take, or N% of physical memory; 0 = no limit",
-		OPT_F_PERCENT },
+		OPT_F_PERCENT | OPT_F_RUNTIME },
 	[OPT_FAULT_THREADS] = {
 		OPT_FAULT_THREADS, "ZSWAP_FAULT_THREADS", OPT_UINT, "0", 0, 16, NULL, "threads",
 		"threads serving userfaultfd faults; 0 = one pinned to each allowed CPU"
@@ -75,28 +75,35 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		"never-populated pages filled in one call on a first touch", 0 },
 	[OPT_READAHEAD] = {
 		OPT_READAHEAD, "ZSWAP_READAHEAD", OPT_UINT, "16", 0, 64, NULL, "pages",
-		"most stored pages read ahead on a sequential refault (an adaptive window); 0 = none", 0 },
+		"most stored pages read ahead on a sequential refault (an adaptive window); 0 = none",
+		OPT_F_RUNTIME },
 	[OPT_MEMORY_LIMIT] = {
 		OPT_MEMORY_LIMIT, "ZSWAP_MEMORY_LIMIT", OPT_SIZE, "0", 0, UINT64_MAX, NULL, "bytes",
-		"resident anonymous memory plus the pool kept at or below this, or N% of physical memory; 0 = no limit",
-		OPT_F_PERCENT | OPT_F_PAGE_UP },
+		"resident anonymous memory plus the pool kept at or below this; N% of the memory cgroup's limit"
+		" (outside a limited cgroup, of physical memory); auto = 7/8 of the cgroup's limit, none outside"
+		" one; 0 = no limit",
+		OPT_F_PERCENT | OPT_F_PAGE_UP | OPT_F_CGROUP | OPT_F_RUNTIME },
 	[OPT_MEMORY_CHARGE] = {
 		OPT_MEMORY_CHARGE, "ZSWAP_MEMORY_CHARGE", OPT_CHOICE, "v2", 0, 0, "v2|v1", "",
 		"what ZSWAP_MEMORY_LIMIT counts: v2 = resident memory and the pool (cgroup v2 charges"
-		" zswap's pool); v1 = resident memory alone (cgroup v1), the pool bound by ZSWAP_MAX_POOL_*", 0 },
+		" zswap's pool); v1 = resident memory alone (cgroup v1), the pool bound by ZSWAP_MAX_POOL_*",
+		OPT_F_RUNTIME },
 	[OPT_COLD_AGE] = {
 		OPT_COLD_AGE, "ZSWAP_COLD_AGE", OPT_UINT, "120", 0, 86400, NULL, "seconds",
-		"pages idle this long are compressed even below the limit; 0 = never", 0 },
+		"pages idle this long are compressed even below the limit; 0 = never", OPT_F_RUNTIME },
 	[OPT_MAX_POOL_PERCENT] = {
 		OPT_MAX_POOL_PERCENT, "ZSWAP_MAX_POOL_PERCENT", OPT_UINT, "20", 1, 100, NULL, "percent",
-		"most physical memory the pool may take (ZSWAP_MAX_POOL_SIZE, when set, wins)", 0 },
+		"most physical memory the pool may take (ZSWAP_MAX_POOL_SIZE, when set, wins)",
+		OPT_F_RUNTIME },
 	[OPT_ACCEPT_THRESHOLD_PERCENT] = {
 		OPT_ACCEPT_THRESHOLD_PERCENT, "ZSWAP_ACCEPT_THRESHOLD_PERCENT", OPT_UINT, "90", 0, 100, NULL,
-		"percent", "once full, the pool accepts stores again below this share of its limit", 0 },
+		"percent", "once full, the pool accepts stores again below this share of its limit",
+		OPT_F_RUNTIME },
 	[OPT_WRITEBACK] = {
 		OPT_WRITEBACK, "ZSWAP_WRITEBACK", OPT_CHOICE, "auto", 0, 0, "auto|0|1", "",
 		"the second tier: pages the pool cannot keep are written to a file on disk;"
-		" auto = on under ZSWAP_MEMORY_LIMIT or with ZSWAP_SHRINKER_ENABLED (memory.zswap.writeback)", 0 },
+		" auto = on under ZSWAP_MEMORY_LIMIT or with ZSWAP_SHRINKER_ENABLED (memory.zswap.writeback)",
+		OPT_F_RUNTIME },
 	[OPT_SHRINKER_ENABLED] = {
 		OPT_SHRINKER_ENABLED, "ZSWAP_SHRINKER_ENABLED", OPT_BOOL, "0", 0, 1, NULL, "",
 		"1 writes the pool's coldest pages back to the tier while the system or the memory"
@@ -120,7 +127,7 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		" nothing (the kernel's swap cache); 0 frees the slot at every read", 0 },
 	[OPT_VERBOSE] = {
 		OPT_VERBOSE, "ZSWAP_VERBOSE", OPT_UINT, "0", 0, 2, NULL, "",
-		"0: problems only; 1: also start-up and limits; 2: also every region", 0 },
+		"0: problems only; 1: also start-up and limits; 2: also every region", OPT_F_RUNTIME },
 	[OPT_INJECT_DECOMPRESS_FAIL] = {
 		OPT_INJECT_DECOMPRESS_FAIL, "ZSWAP_INJECT_DECOMPRESS_FAIL", OPT_UINT, "0", 0, 1000000,
 		NULL, "loads",
@@ -154,13 +161,13 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		" (%p: pid, %t: seconds since the epoch)", 0 },
 	[OPT_STATS_FORMAT] = {
 		OPT_STATS_FORMAT, "ZSWAP_STATS_FORMAT", OPT_CHOICE, "text", 0, 0, "text|json", "",
-		"format of the statistics dump", 0 },
+		"format of the statistics dump", OPT_F_RUNTIME },
 	[OPT_STATS_INTERVAL] = {
 		OPT_STATS_INTERVAL, "ZSWAP_STATS_INTERVAL", OPT_UINT, "0", 0, 86400, NULL, "seconds",
-		"write a dump every N seconds; 0 = only on the signal", 0 },
+		"write a dump every N seconds; 0 = only on the signal", OPT_F_RUNTIME },
 	[OPT_STATS_AT_EXIT] = {
 		OPT_STATS_AT_EXIT, "ZSWAP_STATS_AT_EXIT", OPT_BOOL, "0", 0, 1, NULL, "",
-		"1 writes a dump when the program exits", 0 },
+		"1 writes a dump when the program exits", OPT_F_RUNTIME },
 	[OPT_STATS_TOP] = {
 		OPT_STATS_TOP, "ZSWAP_STATS_TOP", OPT_UINT, "10", 0, 1000, NULL, "mappings",
 		"mappings listed by the dump's attribution, most evicted bytes first", 0 },
@@ -312,7 +319,10 @@ static bool opt_parse_uint(const struct opt_def *d, const char *s, struct opt_va
 /* The "expected" text for a size that could not be read at all. */
 static void opt_size_syntax(const struct opt_def *d, char *why, size_t why_len)
 {
-	if (d->flags & OPT_F_PERCENT)
+	if (d->flags & OPT_F_CGROUP)
+		log_snprintf(why, why_len, "expected a size like 512M or 2G, a percentage "
+			     "like 20%%, auto, or 0 for no limit");
+	else if (d->flags & OPT_F_PERCENT)
 		log_snprintf(why, why_len, "expected a size like 512M or 2G, a percentage "
 			     "of physical memory like 20%%, or 0 for no limit");
 	else
@@ -333,6 +343,11 @@ static bool opt_parse_size(const struct opt_def *d, const char *s, struct opt_va
 	const char *p = s + n;
 	char range_min[24], range_max[24];
 
+	if ((d->flags & OPT_F_CGROUP) && opt_word_eq(s, strlen(s), "auto")) {
+		out->u = 0;	/* outside a limited memory cgroup: none */
+		out->level = OPT_LIMIT_AUTO;
+		return true;
+	}
 	if (n == 0) {
 		opt_size_syntax(d, why, why_len);
 		return false;
@@ -354,6 +369,8 @@ static bool opt_parse_size(const struct opt_def *d, const char *s, struct opt_va
 		}
 		/* phys / 100 * v <= phys cannot overflow; the remainder term
 		 * keeps the result exact. */
+		if (d->flags & OPT_F_CGROUP)
+			out->level = (int)v;	/* resolved against the cgroup later */
 		v = (phys / 100 * v + phys % 100 * v / 100) & ZS_PAGE_MASK;
 		goto range;
 	}
@@ -588,7 +605,10 @@ static void opt_set(enum opt_id id, const struct opt_val *val, struct opt_values
 	case OPT_MIN_REGION:	v->min_region = val->u; break;
 	case OPT_FAULT_AROUND:	v->fault_around = (unsigned int)val->u; break;
 	case OPT_READAHEAD:	v->readahead = (unsigned int)val->u; break;
-	case OPT_MEMORY_LIMIT:	v->memory_limit = val->u; break;
+	case OPT_MEMORY_LIMIT:
+		v->memory_limit = val->u;
+		v->memory_limit_rel = (unsigned int)val->level;
+		break;
 	case OPT_MEMORY_CHARGE:	v->pool_uncharged = val->u != 0; break;
 	case OPT_COLD_AGE:	v->cold_age = (unsigned int)val->u; break;
 	case OPT_MAX_POOL_PERCENT: v->max_pool_percent = (unsigned int)val->u; break;
@@ -640,7 +660,7 @@ static void opt_get(enum opt_id id, const struct opt_values *v, struct opt_val *
 	case OPT_MIN_REGION:	val->u = v->min_region; break;
 	case OPT_FAULT_AROUND:	val->u = v->fault_around; break;
 	case OPT_READAHEAD:	val->u = v->readahead; break;
-	case OPT_MEMORY_LIMIT:	val->u = v->memory_limit; break;
+	case OPT_MEMORY_LIMIT:	val->u = v->memory_limit; val->level = (int)v->memory_limit_rel; break;
 	case OPT_MEMORY_CHARGE:	val->u = v->pool_uncharged; break;
 	case OPT_COLD_AGE:	val->u = v->cold_age; break;
 	case OPT_MAX_POOL_PERCENT: val->u = v->max_pool_percent; break;
@@ -731,6 +751,10 @@ size_t opt_format(enum opt_id id, const struct opt_values *v, char *buf, size_t 
 	case OPT_UINT:
 		return log_snprintf(buf, len, "%llu", (unsigned long long)val.u);
 	case OPT_SIZE:
+		if ((d->flags & OPT_F_CGROUP) && val.level == OPT_LIMIT_AUTO)
+			return log_snprintf(buf, len, "auto");
+		if ((d->flags & OPT_F_CGROUP) && val.level > 0)
+			return log_snprintf(buf, len, "%d%%", val.level);
 		return opt_format_size(val.u, buf, len);
 	case OPT_CHOICE: {
 		const char *w = d->choices;
@@ -814,8 +838,9 @@ size_t opt_format_range(const struct opt_def *d, char *buf, size_t len)
 			b[0] = '\0';
 		else
 			opt_format_size(d->max, b, sizeof(b));
-		return log_snprintf(buf, len, "%s..%s%s", a, b,
-				    (d->flags & OPT_F_PERCENT) ? ",1%..100%" : "");
+		return log_snprintf(buf, len, "%s..%s%s%s", a, b,
+				    (d->flags & OPT_F_PERCENT) ? ",1%..100%" : "",
+				    (d->flags & OPT_F_CGROUP) ? ",auto" : "");
 	case OPT_CHOICE:
 		return log_snprintf(buf, len, "%s", d->choices);
 	case OPT_COMP:

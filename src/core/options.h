@@ -37,6 +37,12 @@ enum opt_type {
 #define OPT_F_PERCENT	0x1	/* OPT_SIZE: also "N%" of physical memory, N 1..100 */
 #define OPT_F_PAGE_UP	0x2	/* OPT_SIZE: rounded up to a whole page */
 #define OPT_F_DIR	0x4	/* OPT_STRING: auto, or an absolute path (not stderr) */
+/* Changeable in a running process (zswapctl set; src/observe/control.c). */
+#define OPT_F_RUNTIME	0x8
+/* OPT_SIZE with OPT_F_PERCENT: also "auto", and N% is of the memory cgroup's
+ * limit when the process is in a limited one (src/reclaim/cgroup.c); the
+ * value keeps which it was (opt_values.memory_limit_rel). */
+#define OPT_F_CGROUP	0x10
 
 enum opt_id {
 	OPT_ENABLED,		/* ZSWAP_ENABLED */
@@ -105,6 +111,10 @@ struct opt_values {
 	unsigned int fault_around;	/* pages */
 	unsigned int readahead;		/* pages */
 	uint64_t memory_limit;		/* bytes of resident anonymous memory + pool; 0 = none */
+	/* How ZSWAP_MEMORY_LIMIT was given: 0 bytes, 1..100 percent (of the
+	 * memory cgroup's limit, else of physical memory: memory_limit holds
+	 * the latter), OPT_LIMIT_AUTO: from the memory cgroup, else none. */
+	unsigned int memory_limit_rel;
 	/* ZSWAP_MEMORY_CHARGE=v1: the limit leaves the pool out (cgroup v1's
 	 * rule: zswap's pool is nobody's charge) and ZSWAP_MAX_POOL_* alone
 	 * bound it; v2 (false): the charge holds the pool's pages. */
@@ -141,6 +151,8 @@ struct opt_values {
 	 * first choice. */
 	char tmpdir[OPT_STRING_MAX];
 };
+
+#define OPT_LIMIT_AUTO	101	/* opt_values.memory_limit_rel: "auto" */
 
 /* ZSWAP_WRITEBACK: auto (on under a memory limit), 0, 1. */
 enum { OPT_WB_AUTO, OPT_WB_OFF, OPT_WB_ON };

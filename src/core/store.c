@@ -452,8 +452,23 @@ static int store_restore(struct zswap_store *s, struct store_ws *w, const struct
 
 void zswap_store_set_backing(struct zswap_store *s, struct backing *b)
 {
-	s->tiers[0] = b;
 	s->own = 0;
+	/* Published before any entry names it: a loader that finds an entry
+	 * in the tier finds the tier. */
+	__atomic_store_n(&s->tiers[0], b, __ATOMIC_RELEASE);
+}
+
+void zswap_store_reset_max(struct zswap_store *s)
+{
+	atomic_store(&s->mem_used_max, store_mem_used(s));
+}
+
+void zswap_store_set_limit(struct zswap_store *s, uint64_t mem_limit, uint64_t accept_limit)
+{
+	__atomic_store_n(&s->cfg.accept_limit, accept_limit, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->cfg.mem_limit, mem_limit, __ATOMIC_RELAXED);
+	/* Judged afresh at the next store against the new limit. */
+	atomic_store(&s->reached_full, false);
 }
 
 bool zswap_store_fork_tier(struct zswap_store *s, struct backing *b)

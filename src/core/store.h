@@ -155,9 +155,18 @@ int zswap_load_page(struct zswap_store *s, struct zswap_entry *e, void *dst);
 void zswap_invalidate(struct zswap_store *s, struct zswap_entry *e);
 
 /* The second tier: the store writes back to it and loads from it. Set once,
- * before any page is stored; NULL (the default) for none. */
+ * before the first write-back (at start-up, or by the writer's thread when
+ * writeback is turned on at run time); NULL (the default) for none. */
 struct backing;
 void zswap_store_set_backing(struct zswap_store *s, struct backing *b);
+
+/* New pool limits (ZSWAP_MAX_POOL_*, the accept threshold) while it runs:
+ * cfg.mem_limit and cfg.accept_limit as at creation. */
+void zswap_store_set_limit(struct zswap_store *s, uint64_t mem_limit, uint64_t accept_limit);
+
+/* mem_used_max starts again from the pool's size now (zram's mem_used_max
+ * reset). */
+void zswap_store_reset_max(struct zswap_store *s);
 struct backing *zswap_store_backing(const struct zswap_store *s);
 
 /* Write back a pool entry (ZE_COMPRESSED or ZE_RAW) to the tier: its page

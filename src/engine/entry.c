@@ -324,6 +324,59 @@ int entry_munlockall(void)
 }
 
 
+/*
+ * The counters since start (not the gauges: what is stored, the pool's
+ * size, the limit) as zswapctl reset left them: what they were then is
+ * subtracted from what they are. The engine's own counters keep counting
+ * (the reclaimer's thrash window and the throttle read deltas of them).
+ */
+#define ENTRY_COUNTER(f) offsetof(struct zswap_stats, f)
+static const size_t entry_counters[] = {
+	ENTRY_COUNTER(reject_compress_poor), ENTRY_COUNTER(reject_compress_fail),
+	ENTRY_COUNTER(reject_alloc_fail), ENTRY_COUNTER(pool_limit_hit), ENTRY_COUNTER(decompress_fail),
+	ENTRY_COUNTER(zswpout), ENTRY_COUNTER(zswpin), ENTRY_COUNTER(pages_compacted),
+	ENTRY_COUNTER(faults), ENTRY_COUNTER(refaults), ENTRY_COUNTER(zero_fill_pages),
+	ENTRY_COUNTER(poisoned_pages), ENTRY_COUNTER(evict_calls), ENTRY_COUNTER(evicted_pages),
+	ENTRY_COUNTER(evict_skipped_pages), ENTRY_COUNTER(events_unmap), ENTRY_COUNTER(events_remap),
+	ENTRY_COUNTER(events_remove), ENTRY_COUNTER(readahead_hits), ENTRY_COUNTER(readahead_misses),
+	ENTRY_COUNTER(pgscan), ENTRY_COUNTER(pgsteal), ENTRY_COUNTER(pgsteal_proactive),
+	ENTRY_COUNTER(workingset_activate), ENTRY_COUNTER(allocstall), ENTRY_COUNTER(memory_events_max),
+	ENTRY_COUNTER(reclaim_backoff), ENTRY_COUNTER(pgactivate), ENTRY_COUNTER(memory_pressure_some_us),
+	ENTRY_COUNTER(thrashing_windows), ENTRY_COUNTER(written_back_pages), ENTRY_COUNTER(writeback_failed),
+	ENTRY_COUNTER(bd_reads), ENTRY_COUNTER(bd_writes), ENTRY_COUNTER(bd_read_fail), ENTRY_COUNTER(zswpwb),
+	ENTRY_COUNTER(reject_reclaim_fail), ENTRY_COUNTER(swap_cached_reclaimed),
+	ENTRY_COUNTER(huge_pages_since), ENTRY_COUNTER(install_failed),
+};
+#define ENTRY_NCOUNTERS (sizeof(entry_counters) / sizeof(entry_counters[0]))
+
+static struct {
+	pthread_mutex_t lock;
+	uint64_t at[ENTRY_NCOUNTERS];	/* each counter's value at the last reset */
+} entry_base = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static uint64_t *entry_field(struct zswap_stats *st, size_t off)
+{
+	return (uint64_t *)((char *)st + off);
+}
+
+static void entry_stats_raw(struct zswap_stats *full);
+
+int entry_stats_reset(void)
+{
+	struct zswap_stats full;
+
+	if (!eng.store)
+		return -ENOSYS;
+	memset(&full, 0, sizeof(full));
+	entry_stats_raw(&full);
+	pthread_mutex_lock(&entry_base.lock);
+	for (size_t i = 0; i < ENTRY_NCOUNTERS; i++)
+		entry_base.at[i] = *entry_field(&full, entry_counters[i]);
+	pthread_mutex_unlock(&entry_base.lock);
+	zswap_store_reset_max(eng.store);
+	return 0;
+}
+
 int entry_stats(struct zswap_stats *st, size_t size)
 {
 	struct zswap_stats full;
@@ -336,6 +389,24 @@ int entry_stats(struct zswap_stats *st, size_t size)
 		errno = ENOSYS;
 		return -1;
 	}
+	memset(&full, 0, sizeof(full));
+	entry_stats_raw(&full);
+	pthread_mutex_lock(&entry_base.lock);
+	for (size_t i = 0; i < ENTRY_NCOUNTERS; i++) {
+		uint64_t *f = entry_field(&full, entry_counters[i]);
+		*f = *f >= entry_base.at[i] ? *f - entry_base.at[i] : 0;
+	}
+	pthread_mutex_unlock(&entry_base.lock);
+	full.size = size < sizeof(full) ? size : sizeof(full);
+	memcpy(st, &full, full.size);
+	return 0;
+}
+
+/* Every counter as it is, no reset applied. */
+static void entry_stats_raw(struct zswap_stats *st)
+{
+	struct zswap_stats full;
+
 	memset(&full, 0, sizeof(full));
 	/* munmap returns once its UNMAP event was read, perhaps before it was
 	 * processed: the read side orders this snapshot after that processing. */
@@ -366,7 +437,5 @@ int entry_stats(struct zswap_stats *st, size_t size)
 		pthread_rwlock_unlock(&eng.ev_lock);
 		engine_sigrestore(&old);
 	}
-	full.size = size < sizeof(full) ? size : sizeof(full);
-	memcpy(st, &full, full.size);
-	return 0;
+	*st = full;
 }

@@ -40,4 +40,8 @@ int entry_munlockall(void);
  * has (the event lock's read side). 0, or -1 with errno. */
 int entry_stats(struct zswap_stats *st, size_t size);
 
+/* zswapctl reset: the counters since start read 0 from now on (gauges do
+ * not change), and mem_used_max is the pool's size now. 0 or -errno. */
+int entry_stats_reset(void);
+
 #endif

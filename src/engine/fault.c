@@ -1063,7 +1063,9 @@ void *fault_ctx_create(int cpu)
 			fault_shared_able = sched_getaffinity(0, sizeof(fault_allowed), &fault_allowed) == 0;
 	}
 	/* The faulting page and the pages read ahead after it. */
-	h->buf = prim_alloc((1 + eng.opt.readahead) << ZS_PAGE_SHIFT);
+	/* For the largest readahead ZSWAP_READAHEAD allows, not the one set
+	 * now: zswapctl set may raise it (pages are touched only as used). */
+	h->buf = prim_alloc((1 + opt_table[OPT_READAHEAD].max) << ZS_PAGE_SHIFT);
 	h->ring = prim_reserve(FAULT_RING * sizeof(*h->ring));
 	if (!h->buf || !h->ring)
 		return NULL;	/* start-up fails: what was mapped stays, unused */

@@ -38,6 +38,7 @@ static struct {
 	uint64_t retry_ns;	/* no write before this (CLOCK_MONOTONIC): the last one failed */
 	bool said_fail;
 	bool child;		/* a fork child without a file of its own: it reads, writes nothing */
+	bool off;		/* ZSWAP_WRITEBACK turned off at run time: the tier is only read */
 	char dir[OPT_STRING_MAX];	/* where the files go (a fork child opens its own) */
 	struct backing_config cfg;
 } wb;
@@ -64,7 +65,8 @@ bool writeback_init(void)
 		dir = o->tmpdir[0] && backing_dir_on_disk(o->tmpdir) ? o->tmpdir : "/var/tmp";
 	log_snprintf(wb.dir, sizeof(wb.dir), "%s", dir);
 	wb.cfg = (struct backing_config){ .dir = wb.dir, .max_bytes = o->backing_max, .encrypt = o->backing_encrypt };
-	wb.buf = prim_alloc(WB_BATCH * ZS_PAGE_SIZE);
+	if (!wb.buf)	/* a second try, when turned on at run time, reuses it */
+		wb.buf = prim_alloc(WB_BATCH * ZS_PAGE_SIZE);
 	wb.b = wb.buf ? backing_open(&wb.cfg, why, sizeof(why)) : NULL;
 	if (!wb.b) {
 		if (!wb.buf)
@@ -88,7 +90,19 @@ bool writeback_init(void)
 
 bool writeback_on(void)
 {
-	return wb.b && !wb.child;
+	return wb.b && !wb.child && !__atomic_load_n(&wb.off, __ATOMIC_RELAXED);
+}
+
+bool writeback_follow(void)
+{
+	const struct opt_values *o = &eng.opt;
+	bool want = o->writeback == OPT_WB_ON ||
+		    (o->writeback == OPT_WB_AUTO && (o->memory_limit || o->shrinker_enabled));
+
+	if (want && !wb.b && !wb.child)
+		writeback_init();	/* says in one line why not, if it cannot */
+	__atomic_store_n(&wb.off, !want, __ATOMIC_RELAXED);
+	return !want || wb.b;
 }
 
 bool writeback_child(void)

@@ -32,6 +32,12 @@ bool writeback_init(void);
  * it inherited). */
 bool writeback_on(void);
 
+/* ZSWAP_WRITEBACK or the limit changed at run time (zswapctl set; the
+ * reclaimer's thread): open the tier if it is now wanted and was not open,
+ * or stop writing to it (what it holds is still read back). False if it is
+ * wanted and could not be opened. */
+bool writeback_follow(void);
+
 /* A fork child that could not open a file of its own: it reads what it
  * inherited, and writes nothing. */
 bool writeback_child(void);

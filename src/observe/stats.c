@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "observe/attrib.h"
+#include "observe/control.h"
 #include "observe/coredump.h"
 #include "observe/crash.h"
 #include "observe/emit.h"
@@ -212,6 +213,7 @@ static void stats_config(struct emitter *e)
 		opt_format((enum opt_id)i, &eng.opt, val, sizeof(val));
 		emit_kv_str(e, opt_table[i].name, val);
 	}
+	control_emit(e);	/* what zswapctl set changed since start-up */
 	emit_section_end(e);
 }
 
@@ -635,7 +637,7 @@ static void stats_serve(int c)
 {
 	struct ucred cr;
 	socklen_t crlen = sizeof(cr);
-	char req[64];
+	char req[1024];
 	size_t n = 0;
 
 	if (syscall(SYS_getsockopt, c, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) != 0 ||
@@ -662,8 +664,11 @@ static void stats_serve(int c)
 		fmt = STATS_COUNTERS;
 	else if (!strncmp(req, "text", 4))
 		fmt = STATS_TEXT;
+	else if (control_serve(c, req, (unsigned long)cr.uid))
+		return;
 	else {
-		static const char bad[] = "error: unknown request (text, json or counters)\n";
+		static const char bad[] = "error: unknown request (text, json, counters, set, reclaim,"
+					  " compact or reset)\n";
 		log_write_all(c, bad, sizeof(bad) - 1);
 		return;
 	}
@@ -714,6 +719,13 @@ void *stats_thread(void *arg)
 	if (period)
 		next = hist_now() + period;
 	for (;;) {
+		/* zswapctl set may have changed ZSWAP_STATS_INTERVAL (served on
+		 * this thread, below): the next dump is one new period away. */
+		uint64_t want = (uint64_t)__atomic_load_n(&eng.opt.stats_interval, __ATOMIC_RELAXED) * 1000000000u;
+		if (want != period) {
+			period = want;
+			next = period ? hist_now() + period : 0;
+		}
 		struct pollfd p[2] = {
 			{ .fd = stats_efd, .events = POLLIN },
 			{ .fd = stats_sock, .events = POLLIN },
@@ -764,6 +776,7 @@ int stats_init(void)
 
 	stats_pid = syscall(SYS_getpid);
 	stats_t0 = hist_now();
+	control_init(stats_t0);
 	stats_read_comm();
 	crash_init();
 	coredump_init();
@@ -802,6 +815,8 @@ int stats_fork_child(void)
 	stats_path[0] = '\0';
 	stats_pid = syscall(SYS_getpid);
 	stats_t0 = hist_now();
+	control_fork_child();
+	control_init(stats_t0);
 	stats_read_comm();
 	stats_efd = fdtab_keep((int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK));
 	if (stats_efd < 0)

@@ -55,6 +55,7 @@
 #include "engine/evict.h"
 #include "engine/writeback.h"
 #include "base/fdtab.h"
+#include "reclaim/cgroup.h"
 #include "reclaim/growth.h"
 #include "reclaim/shrinker.h"
 #include "base/hist.h"
@@ -600,6 +601,315 @@ static void reclaim_watch_thrash(void)
 	     (unsigned long long)(dr ? dq * 100 / dr : 0));
 }
 
+/* --- the limit and the memory cgroup ----------------------------------- */
+
+static uint64_t reclaim_physmem(void)
+{
+	struct sysinfo si;
+
+	if (syscall(SYS_sysinfo, &si) != 0)
+		return 0;
+	return (uint64_t)si.totalram * (si.mem_unit ? si.mem_unit : 1);
+}
+
+/*
+ * The watermarks of a limit (0: none). At start-up, and on the reclaimer
+ * thread for a change (zswapctl set, a memory cgroup's new limit): handlers
+ * read pol.limit first and the watermarks after it, so a new limit is
+ * published last and a removed one first.
+ */
+static void reclaim_set_limit(uint64_t limit)
+{
+	if (!limit) {
+		__atomic_store_n(&pol.limit, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&eng.opt.memory_limit, 0, __ATOMIC_RELAXED);
+		atomic_store(&pol.stuck, 0);
+		policy_progress();	/* held faults go: nothing holds them now */
+		return;
+	}
+	/* The hold line: m below the limit, m = limit/96 but at least
+	 * min(RECLAIM_MARGIN_MIN, limit/64): below 192 MiB limit/64 (a 3 MiB
+	 * margin under 64 MiB costs perl's hash ~15% more refaults). */
+	uint64_t m = limit / RECLAIM_MARGIN_DIV, floor = limit / 64;
+	if (floor > RECLAIM_MARGIN_MIN)
+		floor = RECLAIM_MARGIN_MIN;
+	if (m < floor)
+		m = floor;
+	/* The band from the hold line down to the low watermark: m, but
+	 * growth.c holds steps of malloc's growth below min(ZSWAP_MIN_REGION,
+	 * limit/64) at the throttle, and the band must take three of them or
+	 * one could wait forever. */
+	uint64_t step = eng.opt.min_region < limit / 64 ? eng.opt.min_region : limit / 64;
+	uint64_t band = m < 3 * step ? 3 * step : m;
+	if (m + band > limit / 4)
+		m = band = limit / 8;
+	bool lower = pol.limit && limit < pol.limit;
+	if (lower)
+		__atomic_store_n(&pol.limit, limit, __ATOMIC_RELEASE);
+	pol.hold = limit - m;
+	pol.high = pol.hold - band * RECLAIM_BG_WAKE / 16;
+	pol.low_bg = pol.hold - band * RECLAIM_BG_STOP / 16;
+	pol.low = pol.hold - band;
+	pol.band = band;
+	pol.boost = 0;
+	atomic_store(&pol.wake, pol.high);
+	__atomic_store_n(&pol.limit, limit, __ATOMIC_RELEASE);
+	__atomic_store_n(&eng.opt.memory_limit, limit, __ATOMIC_RELAXED);
+	atomic_store(&pol.stuck, 0);
+	policy_progress();	/* a higher limit lets held faults go */
+}
+
+/* ZSWAP_MEMORY_LIMIT given as N% or auto: the limit now, from the memory
+ * cgroup's (0 outside a limited one: none for auto, physical memory's
+ * share for N%). */
+static uint64_t reclaim_cgroup_limit(unsigned int rel)
+{
+	uint64_t cg = cgroup_memory_limit(), v;
+
+	if (rel == OPT_LIMIT_AUTO)
+		v = cg / 8 * 7;	/* 1/8 for what the group charges and reclaim cannot take */
+	else if (cg)
+		v = cg / 100 * rel + cg % 100 * rel / 100;
+	else
+		v = reclaim_physmem() / 100 * rel;
+	return v & ZS_PAGE_MASK;
+}
+
+#define RECLAIM_CGROUP_NS 1000000000ull	/* the cgroup's limit read again this often */
+
+/* Follow the memory cgroup's limit (ZSWAP_MEMORY_LIMIT=auto or N%). */
+static void reclaim_follow_cgroup(bool now)
+{
+	static uint64_t last_ns;
+	unsigned int rel = __atomic_load_n(&eng.opt.memory_limit_rel, __ATOMIC_RELAXED);
+	uint64_t t = hist_now();
+
+	if (!rel || (!now && t - last_ns < RECLAIM_CGROUP_NS))
+		return;
+	last_ns = t;
+	uint64_t want = reclaim_cgroup_limit(rel);
+	if (want == pol.limit)
+		return;
+	if (eng.opt.verbose) {
+		char given[8];
+		log_snprintf(given, sizeof(given), rel == OPT_LIMIT_AUTO ? "auto" : "%u%%", rel);
+		zlog("ZSWAP_MEMORY_LIMIT=%s: the memory cgroup's limit changed, %llu MiB now%s", given,
+		     (unsigned long long)(want >> 20), want ? "" : " (none)");
+	}
+	reclaim_set_limit(want);
+	if (want)
+		growth_start();
+}
+
+/* --- orders from zswapctl (reclaim_order) --------------------------------- */
+
+static struct {
+	pthread_mutex_t lock;	/* the statistics thread and the reclaimer */
+	pthread_cond_t cond;
+	uint64_t posted, done;	/* orders handed over, carried out */
+	struct reclaim_order cur;
+} ro = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+
+static struct reclaim_order ro_work;	/* the reclaimer's copy of the order under way */
+
+/* Wake the reclaimer whether or not it sleeps yet (an order is looked for
+ * before it sleeps; the futex word changed since it read it). */
+static void reclaim_wake(void)
+{
+	atomic_fetch_add(&pol.kick, 1);
+	syscall(SYS_futex, &pol.kick, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+int reclaim_order(struct reclaim_order *o, int timeout_ms)
+{
+	struct timespec dl;
+	int rc = 0;
+
+	if (!pol.on || syscall(SYS_getpid) != pol.pid)
+		return -ESRCH;
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += timeout_ms / 1000;
+	dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (dl.tv_nsec >= 1000000000L) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&ro.lock);
+	while (ro.posted != ro.done && rc == 0)	/* one that timed out, still under way */
+		rc = pthread_cond_timedwait(&ro.cond, &ro.lock, &dl);
+	if (ro.posted != ro.done) {
+		pthread_mutex_unlock(&ro.lock);
+		return -ETIMEDOUT;
+	}
+	ro.cur = *o;
+	uint64_t me = ++ro.posted;
+	reclaim_wake();
+	while (ro.done < me && rc == 0)
+		rc = pthread_cond_timedwait(&ro.cond, &ro.lock, &dl);
+	if (ro.done >= me)
+		*o = ro.cur;
+	pthread_mutex_unlock(&ro.lock);
+	return ro.done >= me ? 0 : -ETIMEDOUT;
+}
+
+/* memory.reclaim: store up to pages pages by the clock, as a step under
+ * the limit would (protected pages too once the unprotected are gone).
+ * Returns the pages stored. */
+static uint64_t reclaim_pages(uint64_t pages)
+{
+	uint64_t done = 0;
+
+	while (done < pages) {
+		size_t want = pages - done > RECLAIM_STEP_MAX ? RECLAIM_STEP_MAX : (size_t)(pages - done);
+		unsigned int rot;
+		pol.proactive = false;
+		pol.looked = pol.wlooked = 0;
+		pol.budget = want * RECLAIM_SCAN_RATIO;
+		pol.wbudget = want * RECLAIM_WRITTEN_RATIO;
+		size_t got = reclaim_sweep(want, RECLAIM_MAX_PASSES, &rot);
+		if (!got) {
+			pol.force = true;
+			got = reclaim_sweep(want, 1, &rot);
+			pol.force = false;
+		}
+		if (!got)
+			break;	/* nothing left to store */
+		done += got;
+	}
+	return done;
+}
+
+/* zram's compact: every page compaction can free, in rounds under
+ * ev_lock's read side (reclaim_compact). Returns the pages freed. */
+static uint64_t reclaim_compact_all(void)
+{
+	uint64_t freed = 0, got;
+
+	do {
+		pthread_rwlock_rdlock(&eng.ev_lock);
+		got = zswap_store_compact_some(eng.store, RECLAIM_COMPACT_ROUND);
+		pthread_rwlock_unlock(&eng.ev_lock);
+		freed += got;
+	} while (got >= RECLAIM_COMPACT_ROUND);
+	return freed;
+}
+
+/* The pool's limits (ZSWAP_MAX_POOL_*, the accept threshold) from eng.opt. */
+static void reclaim_pool_limits(void)
+{
+	struct zswap_store_config cfg;
+
+	opt_store_config(&eng.opt, &cfg);
+	reclaim_store_config(&eng.opt, &cfg);
+	zswap_store_set_limit(eng.store, cfg.mem_limit, cfg.accept_limit);
+}
+
+/* One option of a SET order. The fields other threads read change with
+ * single stores; nothing reads two of them as a pair. */
+static void reclaim_apply(enum opt_id id, struct reclaim_order *o)
+{
+	const struct opt_values *nv = &o->nv;
+	struct opt_values *v = &eng.opt;
+
+	switch (id) {
+	case OPT_MEMORY_LIMIT:
+		__atomic_store_n(&v->memory_limit_rel, nv->memory_limit_rel, __ATOMIC_RELAXED);
+		if (nv->memory_limit_rel)
+			reclaim_follow_cgroup(true);
+		else
+			reclaim_set_limit(nv->memory_limit);
+		if (pol.limit)
+			growth_start();	/* malloc's growth held at the new limit */
+		if (!writeback_follow() && v->writeback != OPT_WB_OFF && pol.limit)
+			log_snprintf(o->why, sizeof(o->why), "the second tier could not be opened (see the log)");
+		break;
+	case OPT_MEMORY_CHARGE:
+		__atomic_store_n(&v->pool_uncharged, nv->pool_uncharged, __ATOMIC_RELAXED);
+		break;
+	case OPT_COLD_AGE:
+		__atomic_store_n(&v->cold_age, nv->cold_age, __ATOMIC_RELAXED);
+		__atomic_store_n(&pol.cold_age, nv->cold_age, __ATOMIC_RELAXED);
+		break;
+	case OPT_MAX_POOL_SIZE:
+		v->max_pool_size = nv->max_pool_size;
+		reclaim_pool_limits();
+		break;
+	case OPT_MAX_POOL_PERCENT:
+		v->max_pool_percent = nv->max_pool_percent;
+		reclaim_pool_limits();
+		break;
+	case OPT_ACCEPT_THRESHOLD_PERCENT:
+		v->accept_threshold_percent = nv->accept_threshold_percent;
+		reclaim_pool_limits();
+		break;
+	case OPT_WRITEBACK:
+		__atomic_store_n(&v->writeback, nv->writeback, __ATOMIC_RELAXED);
+		if (!writeback_follow() && nv->writeback == OPT_WB_ON) {
+			o->err = -EIO;
+			log_snprintf(o->why, sizeof(o->why), "the second tier could not be opened (see the log)");
+		}
+		break;
+	case OPT_READAHEAD:
+		__atomic_store_n(&v->readahead, nv->readahead, __ATOMIC_RELAXED);
+		break;
+	case OPT_VERBOSE:
+		__atomic_store_n(&v->verbose, nv->verbose, __ATOMIC_RELAXED);
+		break;
+	case OPT_STATS_INTERVAL:
+		__atomic_store_n(&v->stats_interval, nv->stats_interval, __ATOMIC_RELAXED);
+		break;
+	case OPT_STATS_FORMAT:
+		__atomic_store_n(&v->stats_format, nv->stats_format, __ATOMIC_RELAXED);
+		break;
+	case OPT_STATS_AT_EXIT:
+		__atomic_store_n(&v->stats_at_exit, nv->stats_at_exit, __ATOMIC_RELAXED);
+		break;
+	default:
+		o->err = -EINVAL;	/* control.c lets only OPT_F_RUNTIME options through */
+		log_snprintf(o->why, sizeof(o->why), "%s cannot change in a running process", opt_table[id].name);
+		break;
+	}
+}
+
+static void reclaim_take_order(void)
+{
+	pthread_mutex_lock(&ro.lock);
+	if (ro.posted == ro.done) {
+		pthread_mutex_unlock(&ro.lock);
+		return;
+	}
+	ro_work = ro.cur;
+	pthread_mutex_unlock(&ro.lock);
+
+	struct reclaim_order *o = &ro_work;
+	o->pool_before = reclaim_pool_bytes();
+	o->charge_before = policy_read_charge();
+	o->err = 0;
+	o->why[0] = '\0';
+	switch (o->kind) {
+	case RECLAIM_ORDER_SET:
+		for (int i = 0; i < OPT__COUNT; i++)
+			if (o->mask & (1ull << i))
+				reclaim_apply((enum opt_id)i, o);
+		break;
+	case RECLAIM_ORDER_RECLAIM:
+		o->pages = reclaim_pages((o->bytes + ZS_PAGE_SIZE - 1) >> ZS_PAGE_SHIFT);
+		break;
+	case RECLAIM_ORDER_COMPACT:
+		o->pages = reclaim_compact_all();
+		break;
+	}
+	o->pool_after = reclaim_pool_bytes();
+	o->charge_after = policy_read_charge();
+	policy_progress();
+
+	pthread_mutex_lock(&ro.lock);
+	ro.cur = *o;
+	ro.done++;
+	pthread_cond_broadcast(&ro.cond);
+	pthread_mutex_unlock(&ro.lock);
+}
+
 void *reclaim_thread(void *arg)
 {
 	(void)arg;
@@ -615,12 +925,14 @@ void *reclaim_thread(void *arg)
 		reclaim_sleep_ms(1);
 	}
 	growth_start();	/* glibc's malloc followed as it grows (src/reclaim/growth.c) */
-	/* A pass every quarter of the age: a page is stored between one and
-	 * one and a quarter ages after its last fault. */
-	unsigned int period = pol.cold_age >= 4 ? pol.cold_age / 4 : 1;
 	/* No page can be idle for the cold age before that much time went by. */
-	uint32_t last_pass = policy_now() + pol.cold_age - period;
+	uint32_t last_pass = policy_now(), started = last_pass;
 	for (;;) {
+		reclaim_take_order();
+		reclaim_follow_cgroup(false);
+		/* A pass every quarter of the age: a page is stored between one
+		 * and one and a quarter ages after its last fault. */
+		unsigned int age = pol.cold_age, period = age >= 4 ? age / 4 : 1;
 		uint64_t c = policy_read_charge();
 		policy_progress();
 		reclaim_say_stuck(c);
@@ -635,7 +947,8 @@ void *reclaim_thread(void *arg)
 		}
 		if (pol.limit && atomic_load(&pol.stuck) && c <= pol.limit)
 			atomic_store(&pol.stuck, 0);
-		if (pol.cold_age && (int32_t)(policy_now() - last_pass) >= (int32_t)period) {
+		if (age && (int32_t)(policy_now() - last_pass) >= (int32_t)period &&
+		    (int32_t)(policy_now() - started) >= (int32_t)age) {
 			reclaim_set_workingset(c, reclaim_pool_bytes());
 			reclaim_proactive();
 			last_pass = policy_now();
@@ -654,15 +967,6 @@ void *reclaim_thread(void *arg)
 
 /* --- start-up ----------------------------------------------------------- */
 
-static uint64_t reclaim_physmem(void)
-{
-	struct sysinfo si;
-
-	if (syscall(SYS_sysinfo, &si) != 0)
-		return 0;
-	return (uint64_t)si.totalram * (si.mem_unit ? si.mem_unit : 1);
-}
-
 void reclaim_store_config(const struct opt_values *v, struct zswap_store_config *cfg)
 {
 	if (!cfg->mem_limit)
@@ -678,46 +982,29 @@ void reclaim_store_config(const struct opt_values *v, struct zswap_store_config 
  * every reading would take the lowest free number for a moment, from a
  * thread the program does not know about, under a program that counts on
  * getting that number itself): /proc/self/statm (the charge) and status
- * (VmPTE), and, only under a limit, the eventfd held faults wait on. */
+ * (VmPTE), and the eventfd held faults wait on (a limit can come later). */
 static int reclaim_open_fds(void)
 {
 	pol.statm_fd = fdtab_open_ro("/proc/self/statm", true);
 	pol.status_fd = fdtab_open_ro("/proc/self/status", true);
-	if (pol.limit)
-		pol.wait_fd = fdtab_keep((int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE));
-	return pol.statm_fd < 0 || (pol.limit && pol.wait_fd < 0) ? -ENOMEM : 0;
+	pol.wait_fd = fdtab_keep((int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE));
+	return pol.statm_fd < 0 || pol.wait_fd < 0 ? -ENOMEM : 0;
+}
+
+void reclaim_resolve_limit(struct opt_values *v)
+{
+	if (v->memory_limit_rel)
+		v->memory_limit = reclaim_cgroup_limit(v->memory_limit_rel);
 }
 
 int reclaim_init(void)
 {
-	pol.limit = eng.opt.memory_limit;
-	pol.cold_age = eng.opt.cold_age;
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &pol.t0);
 	shrinker_init();
-	if (!pol.limit && !pol.cold_age && !eng.opt.shrinker_enabled)
-		return 0;
-	/* The hold line: m below the limit, m = limit/96 but at least
-	 * min(RECLAIM_MARGIN_MIN, limit/64): below 192 MiB limit/64 (a 3 MiB
-	 * margin under 64 MiB costs perl's hash ~15% more refaults). */
-	uint64_t m = pol.limit / RECLAIM_MARGIN_DIV, floor = pol.limit / 64;
-	if (floor > RECLAIM_MARGIN_MIN)
-		floor = RECLAIM_MARGIN_MIN;
-	if (m < floor)
-		m = floor;
-	/* The band from the hold line down to the low watermark: m, but
-	 * growth.c holds steps of malloc's growth below min(ZSWAP_MIN_REGION,
-	 * limit/64) at the throttle, and the band must take three of them or
-	 * one could wait forever. */
-	uint64_t step = eng.opt.min_region < pol.limit / 64 ? eng.opt.min_region : pol.limit / 64;
-	uint64_t band = m < 3 * step ? 3 * step : m;
-	if (m + band > pol.limit / 4)
-		m = band = pol.limit / 8;
-	pol.hold = pol.limit - m;
-	pol.high = pol.hold - band * RECLAIM_BG_WAKE / 16;
-	pol.low_bg = pol.hold - band * RECLAIM_BG_STOP / 16;
-	pol.low = pol.hold - band;
-	pol.band = band;
-	atomic_store(&pol.wake, pol.high);
+	pol.cold_age = eng.opt.cold_age;
+	/* The reclaimer always runs: zswapctl may set a limit or ask for
+	 * reclaim at any time, and the pool is compacted without a limit. */
+	reclaim_set_limit(eng.opt.memory_limit);
 	pol.pause_ms = 1;
 	pol.targets = prim_alloc(RECLAIM_TARGETS * sizeof(*pol.targets));
 	pol.adopt = prim_alloc(RECLAIM_TARGETS * sizeof(*pol.adopt));
@@ -734,8 +1021,6 @@ int reclaim_init(void)
 
 int reclaim_fork_child(void)
 {
-	if (!pol.limit && !pol.cold_age && !eng.opt.shrinker_enabled)
-		return 0;
 	/* Until the child's own reclaimer runs, hold no fault. Everything
 	 * else is the parent's copy: its /proc/self/statm was opened as the
 	 * parent's ("self" resolves at open), its eventfd is shared with the
@@ -764,6 +1049,10 @@ int reclaim_fork_child(void)
 	pol.boost_stalls = atomic_load(&pol.allocstall);
 	atomic_store(&pol.wake, pol.high);
 	reclaim_set_workingset(policy_read_charge(), reclaim_pool_bytes());
+	/* The statistics thread may have held the lock in the parent. */
+	ro.lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	ro.cond = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
+	ro.posted = ro.done = 0;
 	pol.pid = syscall(SYS_getpid);
 	return 1;
 }

@@ -36,6 +36,7 @@
 #include "core/store.h"
 #include "engine/engine.h"
 #include "engine/writeback.h"
+#include "reclaim/cgroup.h"
 
 #define SHRINK_PSI	10	/* some avg10 from 0.10 % on (hundredths of a percent) */
 #define SHRINK_HEADROOM	16	/* the cgroup's usage within 1/16 of its limit */
@@ -84,46 +85,20 @@ static uint64_t shrinker_psi(const char *path)
 	return whole * 100 + frac;
 }
 
-/* The memory cgroup's files from /proc/self/cgroup: v1's memory line, else
- * v2's "0::" line. */
+/* The memory cgroup's files (cgroup.c): v1's memory group, else v2's. */
 static void shrinker_find_cgroup(void)
 {
-	char buf[2048], path[256];
+	char v2[200], v1[200];
 
 	sh.usage[0] = sh.limit[0] = sh.psi[0] = '\0';
-	if (fdtab_read_file("/proc/self/cgroup", buf, sizeof(buf)) <= 0)
-		return;
-	for (char *line = buf; *line;) {
-		char *end = strchr(line, '\n');
-		if (end)
-			*end = '\0';
-		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-		if (c2) {
-			*c2 = '\0';
-			const char *ctl = c1 + 1, *cg = c2 + 1;
-			bool v1 = false;
-			for (const char *t = ctl; *t;) {
-				size_t n = strcspn(t, ",");
-				v1 |= n == 6 && strncmp(t, "memory", 6) == 0;
-				t += n + (t[n] == ',');
-			}
-			if (v1) {
-				log_snprintf(path, sizeof(path), "/sys/fs/cgroup/memory%s", cg);
-				log_snprintf(sh.usage, sizeof(sh.usage), "%s/memory.usage_in_bytes", path);
-				log_snprintf(sh.limit, sizeof(sh.limit), "%s/memory.limit_in_bytes", path);
-				sh.psi[0] = '\0';
-				return;
-			}
-			if (!ctl[0] && line[0] == '0') {
-				log_snprintf(path, sizeof(path), "/sys/fs/cgroup%s", cg);
-				log_snprintf(sh.usage, sizeof(sh.usage), "%s/memory.current", path);
-				log_snprintf(sh.limit, sizeof(sh.limit), "%s/memory.max", path);
-				log_snprintf(sh.psi, sizeof(sh.psi), "%s/memory.pressure", path);
-			}
-		}
-		if (!end)
-			break;
-		line = end + 1;
+	cgroup_dirs(v2, v1, sizeof(v2));
+	if (v1[0]) {
+		log_snprintf(sh.usage, sizeof(sh.usage), "%s/memory.usage_in_bytes", v1);
+		log_snprintf(sh.limit, sizeof(sh.limit), "%s/memory.limit_in_bytes", v1);
+	} else if (v2[0]) {
+		log_snprintf(sh.usage, sizeof(sh.usage), "%s/memory.current", v2);
+		log_snprintf(sh.limit, sizeof(sh.limit), "%s/memory.max", v2);
+		log_snprintf(sh.psi, sizeof(sh.psi), "%s/memory.pressure", v2);
 	}
 }
 

@@ -451,6 +451,7 @@ static void start_init(void)
 	pthread_rwlock_init(&eng.evict_gate, &attr);
 	pthread_rwlockattr_destroy(&attr);
 
+	reclaim_resolve_limit(&eng.opt);	/* ZSWAP_MEMORY_LIMIT=auto or N%: the memory cgroup's */
 	opt_store_config(&eng.opt, &cfg);
 	reclaim_store_config(&eng.opt, &cfg);	/* ZSWAP_MAX_POOL_PERCENT, accept threshold */
 	eng.store = zswap_store_create(&cfg);

@@ -1,0 +1,259 @@
+/*
+ * control.c - zswapctl's requests that act on a running process (see
+ * control.h): set, reclaim, compact, reset.
+ *
+ * They come through the statistics socket (stats.c accepts the connection
+ * and checks the peer: the process's own user or root). Each is validated
+ * here, on the statistics thread, with the option table that reads the
+ * environment at start-up, and carried out by the reclaimer between two of
+ * its steps (reclaim_order): nothing a step reads changes under it. A
+ * request either changes everything it names or nothing: every NAME=VALUE
+ * is checked before any is applied.
+ *
+ * Every change is recorded (at most CONTROL_LOG entries, the oldest
+ * dropped) and shown in the dump's configuration section, with who asked
+ * and when, so that a dump never shows settings without their history.
+ */
+#include "config.h"
+#include "observe/control.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "base/hist.h"
+#include "base/log.h"
+#include "core/options.h"
+#include "core/zsmalloc.h"
+#include "engine/engine.h"
+#include "engine/entry.h"
+#include "reclaim/reclaim.h"
+
+#define CONTROL_LOG		32	/* changes kept for the dump */
+#define CONTROL_WAIT_MS		30000	/* a reclaim of gigabytes takes seconds */
+#define CONTROL_ANSWER_MAX	2048
+
+struct control_change {
+	uint64_t at_ns;		/* hist_now() */
+	unsigned long uid;
+	char what[200];
+};
+
+static struct {
+	pthread_mutex_t lock;	/* the statistics thread writes, a dump at exit reads */
+	struct control_change log[CONTROL_LOG];
+	unsigned int n;		/* changes ever made; the last CONTROL_LOG are kept */
+	uint64_t t0;		/* start-up */
+} ctl = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static struct reclaim_order ctl_order;	/* the statistics thread's */
+
+void control_init(uint64_t t0_ns)
+{
+	ctl.t0 = t0_ns;
+}
+
+void control_fork_child(void)
+{
+	ctl.lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	ctl.n = 0;	/* the child's own history starts */
+}
+
+static void control_record(unsigned long uid, const char *what)
+{
+	pthread_mutex_lock(&ctl.lock);
+	struct control_change *c = &ctl.log[ctl.n % CONTROL_LOG];
+	c->at_ns = hist_now();
+	c->uid = uid;
+	log_snprintf(c->what, sizeof(c->what), "%s", what);
+	ctl.n++;
+	pthread_mutex_unlock(&ctl.lock);
+}
+
+void control_emit(struct emitter *e)
+{
+	pthread_mutex_lock(&ctl.lock);
+	unsigned int first = ctl.n > CONTROL_LOG ? ctl.n - CONTROL_LOG : 0;
+	emit_json_array_begin(e, "changes");
+	for (unsigned int i = first; i < ctl.n; i++) {
+		const struct control_change *c = &ctl.log[i % CONTROL_LOG];
+		uint64_t ms = c->at_ns > ctl.t0 ? (c->at_ns - ctl.t0) / 1000000 : 0;
+		char line[280];
+		log_snprintf(line, sizeof(line), "+%llu.%03llu s uid %lu: %s", (unsigned long long)(ms / 1000),
+			     (unsigned long long)(ms % 1000), c->uid, c->what);
+		emit_text(e, "changed %s\n", line);
+		emit_json_str(e, NULL, line);
+	}
+	emit_json_array_end(e);
+	pthread_mutex_unlock(&ctl.lock);
+}
+
+static void control_say(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void control_say(int fd, const char *fmt, ...)
+{
+	char buf[CONTROL_ANSWER_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	size_t n = log_format(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	log_write_all(fd, buf, n < sizeof(buf) ? n : sizeof(buf) - 1);
+}
+
+/* The reclaimer's answer to an order, or an error line. */
+static bool control_run(int fd, struct reclaim_order *o)
+{
+	int rc = reclaim_order(o, CONTROL_WAIT_MS);
+
+	if (rc == -ESRCH)
+		control_say(fd, "error: this process runs no reclaimer (it could not be started): nothing changed\n");
+	else if (rc == -ETIMEDOUT)
+		control_say(fd, "error: the reclaimer did not finish within %d s; it will go on with the request\n",
+			    CONTROL_WAIT_MS / 1000);
+	return rc == 0;
+}
+
+/* "set NAME=VALUE ...": every pair checked, then all applied at once. */
+static void control_set(int fd, char *args, unsigned long uid)
+{
+	struct reclaim_order *o = &ctl_order;
+	char why[256], *save = NULL;
+	int n = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->kind = RECLAIM_ORDER_SET;
+	o->nv = eng.opt;
+	for (char *tok = strtok_r(args, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+		char *eq = strchr(tok, '=');
+		if (!eq) {
+			control_say(fd, "error: '%s': expected NAME=VALUE: nothing changed\n", tok);
+			return;
+		}
+		const struct opt_def *d = opt_find(tok, (size_t)(eq - tok));
+		if (!d) {
+			*eq = '\0';
+			control_say(fd, "error: %s: no such option: nothing changed\n", tok);
+			return;
+		}
+		if (!(d->flags & OPT_F_RUNTIME)) {
+			control_say(fd, "error: %s is read once at start-up and cannot change in a running process:"
+				    " nothing changed\n", d->name);
+			return;
+		}
+		if (!opt_parse_one(d->id, eq + 1, &o->nv, why, sizeof(why))) {
+			control_say(fd, "error: %s=%s: %s: nothing changed\n", d->name, eq + 1, why);
+			return;
+		}
+		o->mask |= 1ull << d->id;
+		n++;
+	}
+	if (!n) {
+		control_say(fd, "error: nothing to set (NAME=VALUE ...)\n");
+		return;
+	}
+	struct opt_values before = eng.opt;
+	if (!control_run(fd, o))
+		return;
+	char answer[CONTROL_ANSWER_MAX];
+	size_t pos = log_snprintf(answer, sizeof(answer), o->err ? "error: %s\n" : "ok\n", o->why);
+	for (int i = 0; i < OPT__COUNT; i++) {
+		if (!(o->mask & (1ull << i)))
+			continue;
+		char was[OPT_STRING_MAX], now[OPT_STRING_MAX], what[200];
+		opt_format((enum opt_id)i, &before, was, sizeof(was));
+		opt_format((enum opt_id)i, &eng.opt, now, sizeof(now));
+		log_snprintf(what, sizeof(what), "%s=%s (was %s)", opt_table[i].name, now, was);
+		control_record(uid, what);
+		if (pos < sizeof(answer))
+			pos += log_snprintf(answer + pos, sizeof(answer) - pos, "%s\n", what);
+	}
+	if (!o->err && o->why[0] && pos < sizeof(answer))
+		pos += log_snprintf(answer + pos, sizeof(answer) - pos, "note: %s\n", o->why);
+	log_write_all(fd, answer, pos < sizeof(answer) ? pos : sizeof(answer) - 1);
+}
+
+static bool control_parse_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*out = v;
+	return *s == '\0' || *s == '\n' || *s == ' ';
+}
+
+/* "reclaim BYTES": memory.reclaim. */
+static void control_reclaim(int fd, const char *args, unsigned long uid)
+{
+	struct reclaim_order *o = &ctl_order;
+	uint64_t bytes;
+
+	if (!control_parse_u64(args, &bytes) || !bytes) {
+		control_say(fd, "error: reclaim: expected a number of bytes above 0\n");
+		return;
+	}
+	memset(o, 0, sizeof(*o));
+	o->kind = RECLAIM_ORDER_RECLAIM;
+	o->bytes = bytes;
+	if (!control_run(fd, o))
+		return;
+	char what[200];
+	log_snprintf(what, sizeof(what), "reclaim %llu bytes: %llu pages stored",
+		     (unsigned long long)bytes, (unsigned long long)o->pages);
+	control_record(uid, what);
+	control_say(fd, "%s\nreclaimed %llu bytes (%llu pages stored) of %llu asked\n"
+		    "pool %llu -> %llu bytes\ncharge %llu -> %llu bytes\n",
+		    (o->pages << ZS_PAGE_SHIFT) >= bytes ? "ok" : "partial",
+		    (unsigned long long)(o->pages << ZS_PAGE_SHIFT), (unsigned long long)o->pages,
+		    (unsigned long long)bytes, (unsigned long long)o->pool_before, (unsigned long long)o->pool_after,
+		    (unsigned long long)o->charge_before, (unsigned long long)o->charge_after);
+}
+
+/* "compact": zram's compact. */
+static void control_compact(int fd, unsigned long uid)
+{
+	struct reclaim_order *o = &ctl_order;
+
+	memset(o, 0, sizeof(*o));
+	o->kind = RECLAIM_ORDER_COMPACT;
+	if (!control_run(fd, o))
+		return;
+	char what[200];
+	log_snprintf(what, sizeof(what), "compact: %llu pool pages freed", (unsigned long long)o->pages);
+	control_record(uid, what);
+	control_say(fd, "ok\ncompacted %llu pages\npool %llu -> %llu bytes\n", (unsigned long long)o->pages,
+		    (unsigned long long)o->pool_before, (unsigned long long)o->pool_after);
+}
+
+/* "reset": the counters since start and mem_used_max start again. */
+static void control_reset(int fd, unsigned long uid)
+{
+	entry_stats_reset();
+	control_record(uid, "reset: counters and mem_used_max");
+	control_say(fd, "ok\ncounters and mem_used_max reset\n");
+}
+
+bool control_serve(int fd, char *req, unsigned long uid)
+{
+	char *nl = strchr(req, '\n');
+
+	if (nl)
+		*nl = '\0';
+	if (!strncmp(req, "set ", 4))
+		control_set(fd, req + 4, uid);
+	else if (!strncmp(req, "reclaim ", 8))
+		control_reclaim(fd, req + 8, uid);
+	else if (!strcmp(req, "compact"))
+		control_compact(fd, uid);
+	else if (!strcmp(req, "reset"))
+		control_reset(fd, uid);
+	else
+		return false;
+	return true;
+}

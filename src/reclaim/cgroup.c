@@ -1,0 +1,270 @@
+/*
+ * cgroup.c - the memory limit of the cgroup the process runs in (see
+ * cgroup.h), for ZSWAP_MEMORY_LIMIT=auto and N%.
+ *
+ * Where the hierarchies are mounted comes from /proc/self/mountinfo (read
+ * once: containers mount them at start); which group the process is in
+ * from /proc/self/cgroup, read at every call, so that a process moved to
+ * another group follows it. Paths in /proc/self/cgroup are relative to the
+ * process's cgroup namespace root, which is the mount's root in a container
+ * and "/" outside one; a mount of a subtree (its root field not "/") is
+ * stripped of that prefix.
+ *
+ * cgroup v2: the group's limit is the smallest memory.max or memory.high of
+ * it and its ancestors up to the mount (the kernel enforces every one).
+ * cgroup v1: memory.stat's hierarchical_memory_limit (the same minimum,
+ * computed by the kernel). A hybrid system has both: the smaller counts.
+ * A value at or above physical memory is no limit (v1's unlimited is
+ * 2^63 - 4096; a group limited above RAM cannot make the process short).
+ *
+ * Start-up and then only the reclaimer call this, once a second at most: a
+ * few small reads through short-lived descriptors (fdtab_read_file), one
+ * static buffer, no malloc, no stdio.
+ */
+#include "config.h"
+#include "reclaim/cgroup.h"
+
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include "base/fdtab.h"
+#include "base/log.h"
+
+#define CG_PATH_MAX	512
+#define CG_DEPTH_MAX	32	/* ancestors visited (v2) */
+
+static struct {
+	bool read;		/* mountinfo parsed */
+	char v2_mnt[CG_PATH_MAX], v2_root[CG_PATH_MAX];
+	char v1_mnt[CG_PATH_MAX], v1_root[CG_PATH_MAX];
+} cg;
+
+/* The buffer /proc files are read into: the reclaimer's alone. */
+static char cg_buf[32768];
+
+/* Copy the next space-separated field of *p into out (octal escapes such as
+ * \040 for a space kept as they are: such a mount point simply fails to
+ * open). Returns false at the end of the line. */
+static bool cg_field(const char **p, char *out, size_t cap)
+{
+	const char *s = *p;
+	size_t n = 0;
+
+	while (*s == ' ')
+		s++;
+	if (*s == '\n' || *s == '\0')
+		return false;
+	while (*s && *s != ' ' && *s != '\n') {
+		if (n + 1 < cap)
+			out[n++] = *s;
+		s++;
+	}
+	out[n] = '\0';
+	*p = s;
+	return true;
+}
+
+/* Does the comma-separated list contain word? */
+static bool cg_has_word(const char *list, const char *word)
+{
+	size_t wl = strlen(word);
+
+	for (const char *s = list; *s;) {
+		size_t n = strcspn(s, ",");
+		if (n == wl && !memcmp(s, word, wl))
+			return true;
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	return false;
+}
+
+/* Find the cgroup2 mount and the v1 mount carrying the memory controller. */
+static void cg_read_mounts(void)
+{
+	char root[CG_PATH_MAX], mnt[CG_PATH_MAX], f[CG_PATH_MAX];
+
+	cg.read = true;
+	if (fdtab_read_file("/proc/self/mountinfo", cg_buf, sizeof(cg_buf)) <= 0)
+		return;
+	for (const char *line = cg_buf; *line;) {
+		const char *next = strchr(line, '\n');
+		const char *p = line;
+		/* id parent major:minor root mountpoint options [optional...] - type source superoptions */
+		bool ok = cg_field(&p, f, sizeof(f)) && cg_field(&p, f, sizeof(f)) && cg_field(&p, f, sizeof(f)) &&
+			  cg_field(&p, root, sizeof(root)) && cg_field(&p, mnt, sizeof(mnt));
+		while (ok && (ok = cg_field(&p, f, sizeof(f))) && strcmp(f, "-") != 0)
+			;
+		char type[32], opts[CG_PATH_MAX];
+		if (ok && cg_field(&p, type, sizeof(type)) && cg_field(&p, f, sizeof(f)) &&
+		    cg_field(&p, opts, sizeof(opts))) {
+			if (!strcmp(type, "cgroup2") && !cg.v2_mnt[0]) {
+				memcpy(cg.v2_mnt, mnt, sizeof(mnt));
+				memcpy(cg.v2_root, root, sizeof(root));
+			} else if (!strcmp(type, "cgroup") && cg_has_word(opts, "memory") && !cg.v1_mnt[0]) {
+				memcpy(cg.v1_mnt, mnt, sizeof(mnt));
+				memcpy(cg.v1_root, root, sizeof(root));
+			}
+		}
+		if (!next)
+			break;
+		line = next + 1;
+	}
+}
+
+/* A limit file's value: "max" (or v1's near-2^63) is none (UINT64_MAX). */
+static uint64_t cg_read_value(const char *path)
+{
+	char b[64];
+	uint64_t v = 0;
+
+	if (fdtab_read_file(path, b, sizeof(b)) <= 0)
+		return UINT64_MAX;
+	if (b[0] < '0' || b[0] > '9')
+		return UINT64_MAX;
+	for (const char *s = b; *s >= '0' && *s <= '9'; s++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return UINT64_MAX;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	return v;
+}
+
+/* mnt + (path less the mount's root), into out. False if it does not fit
+ * or the path is outside the mount. */
+static bool cg_join(char *out, size_t cap, const char *mnt, const char *root, const char *path)
+{
+	size_t rl = strlen(root);
+
+	if (strcmp(root, "/") != 0) {
+		if (strncmp(path, root, rl) != 0 || (path[rl] != '/' && path[rl] != '\0'))
+			return false;
+		path += rl;
+	}
+	return (size_t)log_snprintf(out, cap, "%s%s", mnt, path) + 1 < cap;
+}
+
+/* The group paths of /proc/self/cgroup: v2's ("0::PATH") and v1 memory's. */
+static void cg_groups(char *v2, char *v1, size_t cap)
+{
+	v2[0] = v1[0] = '\0';
+	if (fdtab_read_file("/proc/self/cgroup", cg_buf, sizeof(cg_buf)) <= 0)
+		return;
+	for (char *line = cg_buf; *line;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (c2) {
+			*c2 = '\0';
+			const char *ctrls = c1 + 1, *path = c2 + 1;
+			if (!strcmp(line, "0") && !ctrls[0])
+				log_snprintf(v2, cap, "%s", path);
+			else if (cg_has_word(ctrls, "memory"))
+				log_snprintf(v1, cap, "%s", path);
+		}
+		if (!nl)
+			break;
+		line = nl + 1;
+	}
+}
+
+/* The group's directory: mount + group, no trailing slash; "" if none. */
+static void cg_dir(char *out, size_t cap, const char *mnt, const char *root, const char *group)
+{
+	if (!mnt[0] || !group[0] || !cg_join(out, cap, mnt, root, group)) {
+		out[0] = '\0';
+		return;
+	}
+	size_t l = strlen(out);
+	while (l > 1 && out[l - 1] == '/')
+		out[--l] = '\0';
+}
+
+void cgroup_dirs(char *v2, char *v1, size_t cap)
+{
+	char g2[CG_PATH_MAX], g1[CG_PATH_MAX];
+
+	if (!cg.read)
+		cg_read_mounts();
+	cg_groups(g2, g1, sizeof(g2));
+	cg_dir(v2, cap, cg.v2_mnt, cg.v2_root, g2);
+	cg_dir(v1, cap, cg.v1_mnt, cg.v1_root, g1);
+}
+
+static uint64_t cg_v2_limit(const char *dir0)
+{
+	char dir[CG_PATH_MAX], file[CG_PATH_MAX + 16];
+	uint64_t best = UINT64_MAX;
+	size_t ml = strlen(cg.v2_mnt);
+
+	if (!dir0[0])
+		return UINT64_MAX;
+	log_snprintf(dir, sizeof(dir), "%s", dir0);
+	for (int depth = 0; depth < CG_DEPTH_MAX; depth++) {
+		size_t dl = strlen(dir);
+		while (dl > ml && dir[dl - 1] == '/')
+			dir[--dl] = '\0';
+		if (dl <= ml)
+			break;	/* the root group has no limit files */
+		log_snprintf(file, sizeof(file), "%s/memory.max", dir);
+		uint64_t v = cg_read_value(file);
+		if (v < best)
+			best = v;
+		log_snprintf(file, sizeof(file), "%s/memory.high", dir);
+		v = cg_read_value(file);
+		if (v < best)
+			best = v;
+		char *slash = strrchr(dir, '/');
+		if (!slash)
+			break;
+		*slash = '\0';
+	}
+	return best;
+}
+
+static uint64_t cg_v1_limit(const char *dir)
+{
+	char file[CG_PATH_MAX + 16];
+	static const char key[] = "hierarchical_memory_limit ";
+
+	if (!dir[0])
+		return UINT64_MAX;
+	log_snprintf(file, sizeof(file), "%s/memory.stat", dir);
+	if (fdtab_read_file(file, cg_buf, sizeof(cg_buf)) <= 0)
+		return UINT64_MAX;
+	const char *s = strstr(cg_buf, key);
+	if (!s || (s != cg_buf && s[-1] != '\n'))
+		return UINT64_MAX;
+	uint64_t v = 0;
+	for (s += sizeof(key) - 1; *s >= '0' && *s <= '9'; s++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return UINT64_MAX;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	return v;
+}
+
+static uint64_t cg_physmem(void)
+{
+	struct sysinfo si;
+
+	if (syscall(SYS_sysinfo, &si) != 0)
+		return 0;
+	return (uint64_t)si.totalram * (si.mem_unit ? si.mem_unit : 1);
+}
+
+uint64_t cgroup_memory_limit(void)
+{
+	char v2[CG_PATH_MAX], v1[CG_PATH_MAX];
+
+	cgroup_dirs(v2, v1, sizeof(v2));
+	uint64_t a = cg_v2_limit(v2), b = cg_v1_limit(v1), lim = a < b ? a : b;
+	uint64_t phys = cg_physmem();
+	if (lim == UINT64_MAX || (phys && lim >= phys))
+		return 0;
+	return lim;
+}

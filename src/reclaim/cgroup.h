@@ -1,0 +1,23 @@
+/*
+ * cgroup.h - the memory limit of the cgroup the process runs in, for
+ * ZSWAP_MEMORY_LIMIT=auto and N% (src/reclaim/reclaim.c follows it).
+ */
+#ifndef ZSWAP_CGROUP_H
+#define ZSWAP_CGROUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The limit, in bytes, of the memory cgroup this process is in: cgroup v2's
+ * smallest memory.max or memory.high over the group and its ancestors,
+ * cgroup v1's hierarchical memory.limit_in_bytes, the smaller of the two
+ * on a hybrid system. 0 when there is none, or none below physical memory.
+ * Start-up's and the reclaimer's only (it keeps one buffer). */
+uint64_t cgroup_memory_limit(void);
+
+/* The directories of this process's memory cgroup: v2's group (under the
+ * cgroup2 mount) and v1's (under the mount with the memory controller),
+ * each "" when there is none. cap bytes each. */
+void cgroup_dirs(char *v2, char *v1, size_t cap);
+
+#endif

@@ -1,0 +1,201 @@
+/*
+ * zswapctl_control.c - `zswapctl set`, `reclaim`, `compact` and `reset`:
+ * acting on a running process under libzswap through its statistics socket
+ * (src/observe/control.c carries them out).
+ *
+ * Values are checked here with the library's own option table before the
+ * process is asked (a typo is a usage error, exit 2, and nothing is sent);
+ * the process checks them again. Its answer is "ok" and lines saying what
+ * was done, printed here, or one "error: ..." line: exit 1.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "zswapctl.h"
+#include "core/options.h"
+
+/* -h/--help anywhere before the operands. */
+static bool ctl_wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return true;
+	return false;
+}
+
+/* Send req to pid and print the answer: 0 if it began with "ok". */
+static int ctl_act(const struct zswapctl_cmd *cmd, long pid, const char *req)
+{
+	int fd = zswapctl_connect(cmd, pid);
+	if (fd < 0)
+		return 1;
+	size_t len;
+	char *out = zswapctl_request(fd, req, &len);
+	close(fd);
+	if (!out || len == 0) {
+		fprintf(stderr, "zswapctl: %s: process %ld gave no answer (a libzswap too old for %s?)\n",
+			cmd->name, pid, cmd->name);
+		free(out);
+		return 1;
+	}
+	int rc = 0;
+	if (!strncmp(out, "ok\n", 3)) {
+		fputs(out + 3, stdout);
+	} else if (!strncmp(out, "partial\n", 8)) {
+		/* reclaim stored less than asked: memory.reclaim's EAGAIN. */
+		fputs(out + 8, stdout);
+		fprintf(stderr, "zswapctl: %s: less than asked: nothing more was resident to store\n", cmd->name);
+		rc = 1;
+	} else {
+		/* "error: ..." lines, and for set what was applied anyway. */
+		const char *msg = !strncmp(out, "error: ", 7) ? out + 7 : out;
+		fprintf(stderr, "zswapctl: %s: %s", cmd->name, msg);
+		if (out[len - 1] != '\n')
+			fputc('\n', stderr);
+		rc = 1;
+	}
+	free(out);
+	return rc;
+}
+
+/* NAME=VALUE with NAME in any case, ZSWAP_ optional: the table's row. */
+static const struct opt_def *ctl_option(const char *arg, const char **value)
+{
+	const char *eq = strchr(arg, '=');
+	char name[96];
+
+	if (!eq || eq == arg)
+		return NULL;
+	size_t n = (size_t)(eq - arg), k = 0;
+	if (n >= 6 && !strncasecmp(arg, "ZSWAP_", 6)) {
+		arg += 6;
+		n -= 6;
+	}
+	if (n + 7 > sizeof(name))
+		return NULL;
+	memcpy(name, "ZSWAP_", 6);
+	for (k = 0; k < n; k++)
+		name[6 + k] = (char)toupper((unsigned char)arg[k]);
+	name[6 + n] = '\0';
+	*value = eq + 1;
+	return opt_find(name, 6 + n);
+}
+
+int zswapctl_set(const struct zswapctl_cmd *cmd, int argc, char **argv)
+{
+	long pid;
+	int c;
+
+	if (ctl_wants_help(argc, argv))
+		return zswapctl_cmd_help(cmd);
+	if (argc < 2)
+		return zswapctl_usage_error(cmd, "a PID and NAME=VALUE are needed");
+	if ((c = zswapctl_parse_pid(cmd, argv[1], &pid)) != 0)
+		return c;
+	if (argc < 3)
+		return zswapctl_usage_error(cmd, "nothing to set: give NAME=VALUE");
+	char req[1024] = "set";
+	size_t pos = 3;
+	struct opt_values v;
+	opt_defaults(&v);
+	for (int i = 2; i < argc; i++) {
+		const char *value;
+		const struct opt_def *d = ctl_option(argv[i], &value);
+		char why[256];
+		if (!strchr(argv[i], '='))
+			return zswapctl_usage_error(cmd, "'%s': expected NAME=VALUE", argv[i]);
+		if (!d)
+			return zswapctl_usage_error(cmd, "'%s': no such option (libzswap(7) lists them)",
+						    argv[i]);
+		if (!(d->flags & OPT_F_RUNTIME))
+			return zswapctl_usage_error(cmd, "%s is read once at start-up and cannot change in a "
+						    "running process (see libzswap(7))", d->name);
+		if (!opt_parse_one(d->id, value, &v, why, sizeof(why)))
+			return zswapctl_usage_error(cmd, "%s=%s: %s", d->name, value, why);
+		int w = snprintf(req + pos, sizeof(req) - pos, " %s=%s", d->name, value);
+		if (w < 0 || (size_t)w >= sizeof(req) - pos - 1)
+			return zswapctl_usage_error(cmd, "too many settings in one call");
+		pos += (size_t)w;
+	}
+	req[pos++] = '\n';
+	req[pos] = '\0';
+	return ctl_act(cmd, pid, req);
+}
+
+/* A size: digits with an optional K, M, G or T (powers of 1024). */
+static bool ctl_parse_size(const char *s, unsigned long long *out)
+{
+	char *end;
+	unsigned long long v, mult = 1;
+
+	if (!isdigit((unsigned char)*s))
+		return false;
+	v = strtoull(s, &end, 10);
+	switch (toupper((unsigned char)*end)) {
+	case 'K': mult = 1ull << 10; end++; break;
+	case 'M': mult = 1ull << 20; end++; break;
+	case 'G': mult = 1ull << 30; end++; break;
+	case 'T': mult = 1ull << 40; end++; break;
+	default: break;
+	}
+	if (*end == 'i' && toupper((unsigned char)end[1]) == 'B')
+		end += 2;
+	else if (toupper((unsigned char)*end) == 'B')
+		end++;
+	if (*end || v == 0 || v > ~0ull / mult)
+		return false;
+	*out = v * mult;
+	return true;
+}
+
+int zswapctl_reclaim(const struct zswapctl_cmd *cmd, int argc, char **argv)
+{
+	unsigned long long bytes;
+	long pid;
+	int c;
+
+	if (ctl_wants_help(argc, argv))
+		return zswapctl_cmd_help(cmd);
+	if (argc != 3)
+		return zswapctl_usage_error(cmd, "a PID and a SIZE are needed");
+	if ((c = zswapctl_parse_pid(cmd, argv[1], &pid)) != 0)
+		return c;
+	if (!ctl_parse_size(argv[2], &bytes))
+		return zswapctl_usage_error(cmd, "SIZE '%s': expected a size above 0 like 4096, 64M or 1G",
+					    argv[2]);
+	char req[64];
+	snprintf(req, sizeof(req), "reclaim %llu\n", bytes);
+	return ctl_act(cmd, pid, req);
+}
+
+/* compact and reset: a PID alone. */
+static int ctl_pid_only(const struct zswapctl_cmd *cmd, int argc, char **argv, const char *req)
+{
+	long pid;
+	int c;
+
+	if (ctl_wants_help(argc, argv))
+		return zswapctl_cmd_help(cmd);
+	if (argc < 2)
+		return zswapctl_usage_error(cmd, "a PID is needed");
+	if (argc > 2)
+		return zswapctl_usage_error(cmd, "unexpected argument '%s'", argv[2]);
+	if ((c = zswapctl_parse_pid(cmd, argv[1], &pid)) != 0)
+		return c;
+	return ctl_act(cmd, pid, req);
+}
+
+int zswapctl_compact(const struct zswapctl_cmd *cmd, int argc, char **argv)
+{
+	return ctl_pid_only(cmd, argc, argv, "compact\n");
+}
+
+int zswapctl_reset(const struct zswapctl_cmd *cmd, int argc, char **argv)
+{
+	return ctl_pid_only(cmd, argc, argv, "reset\n");
+}
