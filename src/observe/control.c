@@ -118,13 +118,20 @@ static bool control_run(int fd, struct reclaim_order *o)
 static void control_set(int fd, char *args, unsigned long uid)
 {
 	struct reclaim_order *o = &ctl_order;
-	char why[256], *save = NULL;
+	char why[256];
 	int n = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->kind = RECLAIM_ORDER_SET;
 	o->nv = eng.opt;
-	for (char *tok = strtok_r(args, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+	for (char *tok = args, *end; *tok; tok = end) {
+		while (*tok == ' ')
+			tok++;
+		if (!*tok)
+			break;
+		end = tok + strcspn(tok, " ");
+		if (*end)
+			*end++ = '\0';
 		char *eq = strchr(tok, '=');
 		if (!eq) {
 			control_say(fd, "error: '%s': expected NAME=VALUE: nothing changed\n", tok);

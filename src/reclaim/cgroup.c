@@ -236,9 +236,13 @@ static uint64_t cg_v1_limit(const char *dir)
 	log_snprintf(file, sizeof(file), "%s/memory.stat", dir);
 	if (fdtab_read_file(file, cg_buf, sizeof(cg_buf)) <= 0)
 		return UINT64_MAX;
-	const char *s = strstr(cg_buf, key);
-	if (!s || (s != cg_buf && s[-1] != '\n'))
-		return UINT64_MAX;
+	const char *s = cg_buf;
+	while (strncmp(s, key, sizeof(key) - 1) != 0) {	/* at a line's start */
+		s = strchr(s, '\n');
+		if (!s)
+			return UINT64_MAX;
+		s++;
+	}
 	uint64_t v = 0;
 	for (s += sizeof(key) - 1; *s >= '0' && *s <= '9'; s++) {
 		if (v > (UINT64_MAX - 9) / 10)

@@ -601,6 +601,15 @@ static void reclaim_watch_thrash(void)
 	     (unsigned long long)(dr ? dq * 100 / dr : 0));
 }
 
+/* The eventfd held faults wait on, made when a limit first needs it (a
+ * program without one sees one descriptor fewer of ours). */
+static bool reclaim_wait_fd(void)
+{
+	if (pol.wait_fd < 0)
+		pol.wait_fd = fdtab_keep((int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE));
+	return pol.wait_fd >= 0;
+}
+
 /* --- the limit and the memory cgroup ----------------------------------- */
 
 static uint64_t reclaim_physmem(void)
@@ -643,6 +652,10 @@ static void reclaim_set_limit(uint64_t limit)
 	uint64_t band = m < 3 * step ? 3 * step : m;
 	if (m + band > limit / 4)
 		m = band = limit / 8;
+	if (!reclaim_wait_fd()) {
+		zlog("ZSWAP_MEMORY_LIMIT: no eventfd (errno %d): the limit is not enforced", errno);
+		return;
+	}
 	bool lower = pol.limit && limit < pol.limit;
 	if (lower)
 		__atomic_store_n(&pol.limit, limit, __ATOMIC_RELEASE);
@@ -705,10 +718,10 @@ static void reclaim_follow_cgroup(bool now)
 
 static struct {
 	pthread_mutex_t lock;	/* the statistics thread and the reclaimer */
-	pthread_cond_t cond;
-	uint64_t posted, done;	/* orders handed over, carried out */
+	uint32_t posted;	/* orders handed over */
+	_Atomic uint32_t done;	/* carried out: the futex word the asker waits on */
 	struct reclaim_order cur;
-} ro = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+} ro = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static struct reclaim_order ro_work;	/* the reclaimer's copy of the order under way */
 
@@ -720,36 +733,54 @@ static void reclaim_wake(void)
 	syscall(SYS_futex, &pol.kick, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
+/* Wait until ro.done reaches seq or the deadline (CLOCK_MONOTONIC) passes. */
+static bool reclaim_order_wait(uint32_t seq, const struct timespec *dl)
+{
+	for (;;) {
+		uint32_t d = atomic_load(&ro.done);
+		if ((int32_t)(d - seq) >= 0)
+			return true;
+		struct timespec now, left;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left.tv_sec = dl->tv_sec - now.tv_sec;
+		left.tv_nsec = dl->tv_nsec - now.tv_nsec;
+		if (left.tv_nsec < 0) {
+			left.tv_sec--;
+			left.tv_nsec += 1000000000L;
+		}
+		if (left.tv_sec < 0)
+			return false;
+		syscall(SYS_futex, &ro.done, FUTEX_WAIT_PRIVATE, d, &left, NULL, 0);
+	}
+}
+
 int reclaim_order(struct reclaim_order *o, int timeout_ms)
 {
 	struct timespec dl;
-	int rc = 0;
 
 	if (!pol.on || syscall(SYS_getpid) != pol.pid)
 		return -ESRCH;
-	clock_gettime(CLOCK_REALTIME, &dl);
+	clock_gettime(CLOCK_MONOTONIC, &dl);
 	dl.tv_sec += timeout_ms / 1000;
 	dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
 	if (dl.tv_nsec >= 1000000000L) {
 		dl.tv_sec++;
 		dl.tv_nsec -= 1000000000L;
 	}
-	pthread_mutex_lock(&ro.lock);
-	while (ro.posted != ro.done && rc == 0)	/* one that timed out, still under way */
-		rc = pthread_cond_timedwait(&ro.cond, &ro.lock, &dl);
-	if (ro.posted != ro.done) {
-		pthread_mutex_unlock(&ro.lock);
+	/* One that timed out may still be under way: it finishes first. */
+	if (!reclaim_order_wait(ro.posted, &dl))
 		return -ETIMEDOUT;
-	}
+	pthread_mutex_lock(&ro.lock);
 	ro.cur = *o;
-	uint64_t me = ++ro.posted;
-	reclaim_wake();
-	while (ro.done < me && rc == 0)
-		rc = pthread_cond_timedwait(&ro.cond, &ro.lock, &dl);
-	if (ro.done >= me)
-		*o = ro.cur;
+	uint32_t me = ++ro.posted;
 	pthread_mutex_unlock(&ro.lock);
-	return ro.done >= me ? 0 : -ETIMEDOUT;
+	reclaim_wake();
+	if (!reclaim_order_wait(me, &dl))
+		return -ETIMEDOUT;
+	pthread_mutex_lock(&ro.lock);
+	*o = ro.cur;
+	pthread_mutex_unlock(&ro.lock);
+	return 0;
 }
 
 /* memory.reclaim: store up to pages pages by the clock, as a step under
@@ -874,7 +905,7 @@ static void reclaim_apply(enum opt_id id, struct reclaim_order *o)
 static void reclaim_take_order(void)
 {
 	pthread_mutex_lock(&ro.lock);
-	if (ro.posted == ro.done) {
+	if (ro.posted == atomic_load(&ro.done)) {
 		pthread_mutex_unlock(&ro.lock);
 		return;
 	}
@@ -905,9 +936,9 @@ static void reclaim_take_order(void)
 
 	pthread_mutex_lock(&ro.lock);
 	ro.cur = *o;
-	ro.done++;
-	pthread_cond_broadcast(&ro.cond);
+	atomic_fetch_add(&ro.done, 1);
 	pthread_mutex_unlock(&ro.lock);
+	syscall(SYS_futex, &ro.done, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
 }
 
 void *reclaim_thread(void *arg)
@@ -982,14 +1013,14 @@ void reclaim_store_config(const struct opt_values *v, struct zswap_store_config 
  * every reading would take the lowest free number for a moment, from a
  * thread the program does not know about, under a program that counts on
  * getting that number itself): /proc/self/statm (the charge) and status
- * (VmPTE), and the eventfd held faults wait on (a limit can come later). */
+ * (VmPTE). */
 static int reclaim_open_fds(void)
 {
 	pol.statm_fd = fdtab_open_ro("/proc/self/statm", true);
 	pol.status_fd = fdtab_open_ro("/proc/self/status", true);
-	pol.wait_fd = fdtab_keep((int)syscall(SYS_eventfd2, 0, EFD_CLOEXEC | EFD_NONBLOCK | EFD_SEMAPHORE));
-	return pol.statm_fd < 0 || pol.wait_fd < 0 ? -ENOMEM : 0;
+	return pol.statm_fd < 0 ? -ENOMEM : 0;
 }
+
 
 void reclaim_resolve_limit(struct opt_values *v)
 {
@@ -1000,16 +1031,17 @@ void reclaim_resolve_limit(struct opt_values *v)
 int reclaim_init(void)
 {
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &pol.t0);
+	pol.wait_fd = -1;
 	shrinker_init();
 	pol.cold_age = eng.opt.cold_age;
 	/* The reclaimer always runs: zswapctl may set a limit or ask for
 	 * reclaim at any time, and the pool is compacted without a limit. */
-	reclaim_set_limit(eng.opt.memory_limit);
 	pol.pause_ms = 1;
 	pol.targets = prim_alloc(RECLAIM_TARGETS * sizeof(*pol.targets));
 	pol.adopt = prim_alloc(RECLAIM_TARGETS * sizeof(*pol.adopt));
 	if (!pol.targets || !pol.adopt || reclaim_open_fds() < 0)
 		return -ENOMEM;
+	reclaim_set_limit(eng.opt.memory_limit);
 	reclaim_set_workingset(policy_read_charge(), reclaim_pool_bytes());
 	pol.pid = syscall(SYS_getpid);
 	if (eng.opt.verbose)
@@ -1029,8 +1061,9 @@ int reclaim_fork_child(void)
 	fdtab_close(pol.statm_fd);
 	fdtab_close(pol.status_fd);
 	fdtab_close(pol.wait_fd);
+	pol.wait_fd = -1;
 	pol.adjust_at.tv_sec = 0;	/* the child's own, at its first reading */
-	if (reclaim_open_fds() < 0)
+	if (reclaim_open_fds() < 0 || (pol.limit && !reclaim_wait_fd()))
 		return -ENOMEM;
 	atomic_store(&pol.stuck, 0);
 	atomic_store(&pol.waiters, 0);
@@ -1051,8 +1084,8 @@ int reclaim_fork_child(void)
 	reclaim_set_workingset(policy_read_charge(), reclaim_pool_bytes());
 	/* The statistics thread may have held the lock in the parent. */
 	ro.lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
-	ro.cond = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
-	ro.posted = ro.done = 0;
+	ro.posted = 0;
+	atomic_store(&ro.done, 0);
 	pol.pid = syscall(SYS_getpid);
 	return 1;
 }
