@@ -133,6 +133,20 @@ while read -r c; do
 	grep -qxF "$c" "$tmp/dumpdoc" || bad "dump counter $c (src/observe/stats.c) is not documented in man/libzswap.7 DUMPS"
 done < "$tmp/extras"
 
+# 3c. The options a running process may change (zswapctl set) are exactly
+# those of the page's "Changing a running process" list.
+"$list" --runtime | sort > "$tmp/runtime" || { echo "test_options_man: $list --runtime failed" >&2; exit 99; }
+awk '
+	/^\.Ss Changing a running process/ { sect = 1; next }
+	/^\.S[sh] / { sect = 0 }
+	sect && /^\.Bl/ { inside = 1 }
+	sect && /^\.El/ { inside = sect = 0 }
+	inside && $1 == ".Ev" { print $2 }
+' "$man7" | sort > "$tmp/runtime_man"
+[ -s "$tmp/runtime" ] || bad "no option is marked changeable at run time"
+diff "$tmp/runtime" "$tmp/runtime_man" > "$tmp/runtime_diff" ||
+	bad "libzswap(7)'s 'Changing a running process' list differs from the table (< table, > page): $(tr '\n' ' ' < "$tmp/runtime_diff")"
+
 # 4. The pages render without warnings.
 checked=
 if command -v groff > /dev/null 2>&1; then
