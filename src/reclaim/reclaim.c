@@ -394,6 +394,26 @@ static void reclaim_backoff(void)
 		pol.pause_ms *= 2;
 }
 
+/* One step of want pages by the clock, its scan budgets set; when every
+ * page it finds is protected (the working set is larger than the limit
+ * allows) it takes them anyway. Returns the pages stored. */
+static size_t reclaim_step(size_t want)
+{
+	unsigned int rot;
+
+	pol.proactive = false;
+	pol.looked = pol.wlooked = 0;
+	pol.budget = want * RECLAIM_SCAN_RATIO;
+	pol.wbudget = want * RECLAIM_WRITTEN_RATIO;
+	size_t got = reclaim_sweep(want, RECLAIM_MAX_PASSES, &rot);
+	if (!got) {
+		pol.force = true;
+		got = reclaim_sweep(want, 1, &rot);
+		pol.force = false;
+	}
+	return got;
+}
+
 static void reclaim_to(uint64_t target)
 {
 	for (;;) {
@@ -426,19 +446,7 @@ static void reclaim_to(uint64_t target)
 		if (want > RECLAIM_STEP_MAX)
 			want = RECLAIM_STEP_MAX;
 		uint64_t refaults0 = atomic_load(&eng.cnt.refaults);
-		unsigned int rot;
-		pol.proactive = false;
-		pol.looked = pol.wlooked = 0;
-		pol.budget = want * RECLAIM_SCAN_RATIO;
-		pol.wbudget = want * RECLAIM_WRITTEN_RATIO;
-		size_t got = reclaim_sweep(want, RECLAIM_MAX_PASSES, &rot);
-		if (!got) {
-			/* Everything left is protected: the working set is
-			 * larger than the limit allows, take it anyway. */
-			pol.force = true;
-			got = reclaim_sweep(want, 1, &rot);
-			pol.force = false;
-		}
+		size_t got = reclaim_step(want);
 		if (!got && writeback_on() && writeback_run(want)) {
 			/* Nothing resident left to take: the pool makes room. */
 			reclaim_compact(reclaim_pool_bytes());
@@ -792,17 +800,7 @@ static uint64_t reclaim_pages(uint64_t pages)
 
 	while (done < pages) {
 		size_t want = pages - done > RECLAIM_STEP_MAX ? RECLAIM_STEP_MAX : (size_t)(pages - done);
-		unsigned int rot;
-		pol.proactive = false;
-		pol.looked = pol.wlooked = 0;
-		pol.budget = want * RECLAIM_SCAN_RATIO;
-		pol.wbudget = want * RECLAIM_WRITTEN_RATIO;
-		size_t got = reclaim_sweep(want, RECLAIM_MAX_PASSES, &rot);
-		if (!got) {
-			pol.force = true;
-			got = reclaim_sweep(want, 1, &rot);
-			pol.force = false;
-		}
+		size_t got = reclaim_step(want);
 		if (!got)
 			break;	/* nothing left to store */
 		done += got;
