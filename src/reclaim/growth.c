@@ -273,7 +273,7 @@ static inline void growth_after(void *p)
  */
 static void *growth_malloc(size_t n);
 
-static void *growth_next(const char *name)
+static void *growth_next_in(const char *name, const struct link_map **where)
 {
 	const struct link_map *l = elfsym_objects(), *self = NULL;
 
@@ -288,10 +288,18 @@ static void *growth_next(const char *name)
 		if (m == self)
 			continue;
 		void *f = elfsym_find(m, name);
-		if (f)
+		if (f) {
+			if (where)
+				*where = m;
 			return f;
+		}
 	}
 	return NULL;
+}
+
+static void *growth_next(const char *name)
+{
+	return growth_next_in(name, NULL);
 }
 
 void *growth_next_def(const char *name)
@@ -309,9 +317,16 @@ static void growth_resolve(void)
 			sched_yield();
 		return;
 	}
-	void *m = growth_next("malloc"), *c = growth_next("calloc"), *r = growth_next("realloc");
-	if (m && c && r && (m != (void *)__libc_malloc || c != (void *)__libc_calloc ||
-			    r != (void *)__libc_realloc)) {
+	/* glibc's malloc only if the object that defines it is the C library
+	 * (gnu_get_libc_version is glibc's alone): mimalloc also defines
+	 * __libc_malloc and friends as its own, and ours would bind to them,
+	 * so comparing addresses with __libc_malloc cannot tell. Its blocks
+	 * have no glibc chunk header for growth_after to read. */
+	const struct link_map *where = NULL;
+	void *m = growth_next_in("malloc", &where), *c = growth_next("calloc"), *r = growth_next("realloc");
+	bool glibc = m && where && elfsym_find(where, "gnu_get_libc_version") && m == (void *)__libc_malloc &&
+		     c == (void *)__libc_calloc && r == (void *)__libc_realloc;
+	if (m && c && r && !glibc) {
 		growth_st.malloc = (void *(*)(size_t))m;
 		growth_st.calloc = (void *(*)(size_t, size_t))c;
 		growth_st.realloc = (void *(*)(void *, size_t))r;
