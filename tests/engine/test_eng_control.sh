@@ -137,6 +137,15 @@ if start "$ENG_TMP/set" ZSWAP_COLD_AGE=0; then
 			[ "$(wc -l < "$ENG_TMP/perm.err")" = 1 ] ||
 			eng_fail "$label: set as nobody: exit $rc, '$(cat "$ENG_TMP/perm.err")'"
 		[ "$(stat_of "$PID" memory_max)" = $((64 << 20)) ] || eng_fail "$label: another user changed the limit"
+		out0=$(stat_of "$PID" zswpout)
+		for verb in "reclaim $PID 8M" "compact $PID" "reset $PID"; do
+			# shellcheck disable=SC2086 # the verb's words
+			setpriv --reuid=65534 --regid=65534 --clear-groups "$ctl" $verb > /dev/null 2> "$ENG_TMP/perm.err"
+			rc=$?
+			[ "$rc" = 1 ] && grep -q "permission denied" "$ENG_TMP/perm.err" ||
+				eng_fail "$label: $verb as nobody: exit $rc, '$(cat "$ENG_TMP/perm.err")'"
+		done
+		[ "$(stat_of "$PID" zswpout)" -ge "$out0" ] || eng_fail "$label: another user reset the counters"
 	fi
 	# The history is in the dump; the limit can be lifted again.
 	"$ctl" stats "$PID" | grep -q "^changed .*ZSWAP_MEMORY_LIMIT=64M (was 0)" ||
