@@ -309,9 +309,10 @@ static void reclaim_set_workingset(uint64_t charge, uint64_t pool)
  * -1), which the child would wait on forever; and a handler that needs the
  * write side to read its next message waits for one round, not for the
  * whole pool. True if it freed something. */
-static bool reclaim_compact(uint64_t pool)
+static bool reclaim_compact_over(unsigned long min)
 {
-	unsigned long min = (unsigned long)(pool >> (ZS_PAGE_SHIFT + 8)), freed = 0, got;
+	unsigned long freed = 0, got;
+
 	if (min < RECLAIM_COMPACT_MIN)
 		min = RECLAIM_COMPACT_MIN;
 	if (zswap_store_freeable_pages(eng.store) < min)
@@ -323,6 +324,32 @@ static bool reclaim_compact(uint64_t pool)
 		freed += got;
 	} while (got >= RECLAIM_COMPACT_ROUND);
 	return freed > 0;
+}
+
+static bool reclaim_compact(uint64_t pool)
+{
+	return reclaim_compact_over((unsigned long)(pool >> (ZS_PAGE_SHIFT + 8)));
+}
+
+/* Compaction at rest. zsmalloc's shrinker compacts whenever the kernel is
+ * short of memory; without a limit nothing here says so, and under one
+ * reclaim_compact runs only once the charge is high. Yet every exclusive
+ * load leaves a hole in its zspage (MADV_PAGEOUT or the cold age, then the
+ * program touching part of what went out), and holes nobody fills would
+ * stay until the pool empties. So once a second, when the reclaimer has
+ * nothing else to do, it compacts if 1/RECLAIM_COMPACT_IDLE_DIV of the
+ * pool, and RECLAIM_COMPACT_MIN pages, could be freed: a smaller share is
+ * not worth emptying the pool's reserve of committed zspages for
+ * (zsmalloc.c: up to 1/64 of the pool, faulted in again as it refills). */
+static void reclaim_compact_idle(void)
+{
+	static uint32_t last;
+	uint32_t now = policy_now();
+
+	if (now == last)
+		return;
+	last = now;
+	reclaim_compact_over((unsigned long)(reclaim_pool_bytes() >> ZS_PAGE_SHIFT) / RECLAIM_COMPACT_IDLE_DIV);
 }
 
 /*
@@ -645,6 +672,7 @@ void *reclaim_thread(void *arg)
 			continue;	/* the pool reached ZSWAP_MAX_POOL_*: room made on disk */
 		shrinker_tick();	/* ZSWAP_SHRINKER_ENABLED: memory pressure around us */
 		writeback_trim();
+		reclaim_compact_idle();
 		uint64_t p0 = prof_now();	/* an instrumented build only (hist.h) */
 		reclaim_idle(pol.limit ? RECLAIM_POLL_MS : 1000);
 		prof_add(PROF_RC_IDLE, p0);
