@@ -121,7 +121,7 @@ struct zswap_store_config {
 	int level;			/* zstd level (1..19); ignored for lz4 (acceleration 1) and lzo */
 	unsigned int order;		/* ZSWAP_ZSPAGE_ORDER, 2..4 */
 	enum zs_lock_mode lock;		/* ZSWAP_POOL_LOCK */
-	unsigned int nr_pools;		/* ZSWAP_NR_POOLS, 1..64: pools chosen by hash */
+	unsigned int nr_pools;		/* ZSWAP_NR_POOLS, 1..64: a page goes to its workspace's pool */
 	uint64_t mem_limit;		/* bytes the pools may use, 0 = no limit */
 	uint64_t accept_limit;		/* once mem_limit was hit, stores are refused until the
 					 * pools are below this (zswap's accept_threshold_percent

@@ -181,7 +181,7 @@ static void test_incompressible(unsigned int order)
 	size_t huge = zs_huge_class_size(zswap_store_pool(s, 0));
 	static uint8_t pg[TP_PAGE], out[TP_PAGE];
 	bool seen_raw = false, seen_comp = false;
-	uint64_t raw = 0;
+	uint64_t raw = 0, raw_since = 0;
 
 	/* Random bytes then zeros: LZ4 output is about the random part plus a
 	 * few bytes, so sweeping the split crosses the huge class size. */
@@ -196,6 +196,7 @@ static void test_incompressible(unsigned int order)
 		if (zswap_entry_type(&e) == ZE_RAW) {
 			seen_raw = true;
 			raw++;
+			raw_since++;
 			TP_CHECK_EQ(zswap_entry_length(&e), TP_PAGE);
 			TP_CHECK(rnd + 64 > huge);
 		} else {
@@ -206,10 +207,14 @@ static void test_incompressible(unsigned int order)
 		struct zswap_stats sts = stats(s);
 		TP_CHECK_EQ(sts.stored_incompressible_pages, raw);
 		TP_CHECK_EQ(sts.huge_pages, raw);
+		TP_CHECK_EQ(sts.huge_pages_since, raw_since);
 		TP_CHECK_EQ(sts.reject_compress_poor, 0);
 		TP_CHECK_EQ(zswap_load_page(s, &e, out), 0);
 		TP_CHECK(memcmp(out, pg, TP_PAGE) == 0);
-		TP_CHECK_EQ(stats(s).huge_pages, 0);
+		sts = stats(s);
+		TP_CHECK_EQ(sts.huge_pages, 0);
+		/* zram's huge_pages_since: every page stored whole, gone or not. */
+		TP_CHECK_EQ(sts.huge_pages_since, raw_since);
 		raw = 0;
 	}
 	TP_CHECK(seen_raw && seen_comp);
