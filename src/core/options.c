@@ -102,7 +102,8 @@ const struct opt_def opt_table[OPT__COUNT] = {
 	[OPT_WRITEBACK] = {
 		OPT_WRITEBACK, "ZSWAP_WRITEBACK", OPT_CHOICE, "auto", 0, 0, "auto|0|1", "",
 		"the second tier: pages the pool cannot keep are written to a file on disk;"
-		" auto = on under ZSWAP_MEMORY_LIMIT or with ZSWAP_SHRINKER_ENABLED (memory.zswap.writeback)",
+		" auto = on under ZSWAP_MEMORY_LIMIT or with ZSWAP_SHRINKER_ENABLED; 0 also leaves"
+		" pages that do not compress resident (memory.zswap.writeback)",
 		OPT_F_RUNTIME },
 	[OPT_SHRINKER_ENABLED] = {
 		OPT_SHRINKER_ENABLED, "ZSWAP_SHRINKER_ENABLED", OPT_BOOL, "0", 0, 1, NULL, "",
@@ -810,6 +811,7 @@ void opt_store_config(const struct opt_values *v, struct zswap_store_config *cfg
 	cfg->lock = v->pool_lock;
 	cfg->nr_pools = v->nr_pools;
 	cfg->mem_limit = v->max_pool_size;
+	cfg->refuse_poor = v->writeback == OPT_WB_OFF;
 	cfg->nr_workspaces = 0;	/* the store's default; it knows its callers */
 }
 

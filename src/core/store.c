@@ -342,7 +342,15 @@ static bool store_take_injected(struct zswap_store *s, enum zswap_inject kind)
 	return inject_take(&s->inject[kind]) != 0;
 }
 
-int zswap_store_page(struct zswap_store *s, const void *page, struct zswap_entry *e)
+/* Whether a page that does not fit below the huge class would not shrink
+ * at all: the kernel's dlen >= PAGE_SIZE, its compressor out of room. A
+ * second compression, paid only by such pages and only with refuse_poor. */
+static bool store_poor(struct store_ws *w, const void *page)
+{
+	return comp_compress(&w->comp, page, w->buf, ZS_PAGE_SIZE - 1) == 0;
+}
+
+static int store_page(struct zswap_store *s, const void *page, struct zswap_entry *e, bool may_refuse)
 {
 	struct store_ws *w = store_ws_get(s);
 	const void *src = w->buf;
@@ -371,6 +379,14 @@ int zswap_store_page(struct zswap_store *s, const void *page, struct zswap_entry
 	if (n < 0) {
 		cnt_add(&w->c.reject_compress_fail, 1);
 		ret = -EIO;
+		goto out;
+	}
+	/* Kept whole, a page that does not shrink saves nothing, and with no
+	 * tier to go to it could never leave the pool: the kernel refuses it
+	 * then, and the page stays resident. */
+	if (n == 0 && may_refuse && s->cfg.refuse_poor && store_poor(w, page)) {
+		cnt_add(&w->c.reject_compress_poor, 1);
+		ret = -E2BIG;
 		goto out;
 	}
 	if (n == 0) {
@@ -413,6 +429,16 @@ stored:
 out:
 	store_ws_put(w);
 	return ret;
+}
+
+int zswap_store_page(struct zswap_store *s, const void *page, struct zswap_entry *e)
+{
+	return store_page(s, page, e, false);
+}
+
+int zswap_store_page_evict(struct zswap_store *s, const void *page, struct zswap_entry *e)
+{
+	return store_page(s, page, e, true);
 }
 
 /* Free a pool entry and take it out of the gauges (w held). */

@@ -121,12 +121,14 @@ struct zswap_store_config {
 	int level;			/* zstd level (1..19); ignored for lz4 (acceleration 1) and lzo */
 	unsigned int order;		/* ZSWAP_ZSPAGE_ORDER, 2..4 */
 	enum zs_lock_mode lock;		/* ZSWAP_POOL_LOCK */
-	unsigned int nr_pools;		/* ZSWAP_NR_POOLS, 1..64: pools chosen by hash */
+	unsigned int nr_pools;		/* ZSWAP_NR_POOLS, 1..64: a page goes to its workspace's pool */
 	uint64_t mem_limit;		/* bytes the pools may use, 0 = no limit */
 	uint64_t accept_limit;		/* once mem_limit was hit, stores are refused until the
 					 * pools are below this (zswap's accept_threshold_percent
 					 * hysteresis); 0 = accept again as soon as below mem_limit */
 	unsigned int nr_workspaces;	/* compressor workspaces made up front; 0 = a default */
+	bool refuse_poor;		/* ZSWAP_WRITEBACK=0 (memory.zswap.writeback 0): eviction's
+					 * stores refuse a page that does not compress */
 };
 
 struct zswap_store;
@@ -141,6 +143,13 @@ void zswap_store_destroy(struct zswap_store *s);
  * reached: pool_limit_hit), -EIO (the compressor failed: reject_compress_fail).
  * A page that would not shrink is stored as-is (ZE_RAW), never rejected. */
 int zswap_store_page(struct zswap_store *s, const void *page, struct zswap_entry *e);
+
+/* The same for eviction, which may leave a page where it is: with
+ * refuse_poor, a page that does not compress below PAGE_SIZE is refused,
+ * -E2BIG (reject_compress_poor), as zswap_compress() refuses it for a memory
+ * cgroup that does not write back; one that compresses to less, yet not
+ * below the huge class, is stored as-is as ever. */
+int zswap_store_page_evict(struct zswap_store *s, const void *page, struct zswap_entry *e);
 
 /* Exclusive load: decompress *e into dst (PAGE_SIZE bytes) and free it, in
  * one step; afterwards *e is ZE_NONE and no compressed copy remains. Returns

@@ -75,10 +75,9 @@
  *   ZS_INUSE_RATIO_100  full
  * Allocation takes the first zspage of the fullest non-full group (at most
  * ten list heads to look at), so the pool packs objects into few zspages;
- * compaction moves objects from the sparsest zspages into the fullest. The
- * debugfs columns almost_full/almost_empty keep the 6.1 kernel's meaning
- * (almost_empty: in use and inuse <= 3/4 of objs_per_zspage; almost_full:
- * above that, not full) and are counted as zspages change group.
+ * compaction moves objects from the sparsest zspages into the fullest. Each
+ * class counts its zspages per group as they change group (the kernel's
+ * class_stat_inc in insert_zspage): the debugfs columns 10% .. 100%.
  *
  * Locking. ZS_LOCK_CLASS: one mutex per kept size class (merged classes share
  * it); ZS_LOCK_POOL: every class points at the pool's one mutex. The class
@@ -136,13 +135,8 @@ enum zs_fullness_group {
 	ZS_INUSE_RATIO_100 = 11,
 	ZS_NR_FULLNESS_GROUPS = 12,
 };
-
-/* The 6.1 kernel's groups, kept only for the almost_full/almost_empty columns. */
-enum zs_legacy_group {
-	ZS_LEGACY_NONE = 0,	/* empty or full */
-	ZS_LEGACY_ALMOST_EMPTY,
-	ZS_LEGACY_ALMOST_FULL,
-};
+_Static_assert(ZS_INUSE_RATIO_100 - ZS_INUSE_RATIO_10 + 1 == ZS_INUSE_COLUMNS,
+	       "the classes table has a column per group in use");
 
 struct zspage {
 	struct zspage *next;	/* fullness list of its class, or free-run list */
@@ -156,7 +150,6 @@ struct zspage {
 	uint16_t bump;		/* objects [0, bump) have been handed out */
 	uint16_t freelist;	/* first free object below bump, or ZS_OBJ_NONE */
 	uint8_t fullness;	/* enum zs_fullness_group */
-	uint8_t legacy;		/* enum zs_legacy_group */
 	_Atomic int mapcount;	/* mapped objects; -1 while compaction empties it */
 };
 
@@ -172,8 +165,7 @@ struct size_class {
 	/* statistics, under lock */
 	unsigned long obj_allocated;
 	unsigned long obj_used;
-	unsigned long almost_full;
-	unsigned long almost_empty;
+	unsigned long nr_zspages[ZS_NR_FULLNESS_GROUPS];	/* listed zspages per group */
 
 	/* handle table, under lock (slot contents are also read by map) */
 	_Atomic uint64_t *slots;
@@ -276,15 +268,6 @@ static unsigned int zs_fullness(const struct size_class *class, unsigned int inu
 		return ZS_INUSE_RATIO_100;
 	/* Integer division: 1 of 127 is 0%, yet belongs to the 10% group. */
 	return 1 + (100 * inuse / class->objs_per_zspage) / 10;
-}
-
-static unsigned int zs_legacy_group(const struct size_class *class, unsigned int inuse)
-{
-	if (inuse == 0 || inuse == class->objs_per_zspage)
-		return ZS_LEGACY_NONE;
-	if (inuse <= 3 * class->objs_per_zspage / 4)
-		return ZS_LEGACY_ALMOST_EMPTY;
-	return ZS_LEGACY_ALMOST_FULL;
 }
 
 /* ---- locks ------------------------------------------------------------- */
@@ -436,6 +419,7 @@ static void zs_list_add(struct size_class *class, struct zspage *zspage, unsigne
 		head->prev = zspage;
 	class->fullness_list[fg] = zspage;
 	zspage->fullness = (uint8_t)fg;
+	class->nr_zspages[fg]++;
 }
 
 static void zs_list_del(struct size_class *class, struct zspage *zspage)
@@ -447,27 +431,14 @@ static void zs_list_del(struct size_class *class, struct zspage *zspage)
 	if (zspage->next)
 		zspage->next->prev = zspage->prev;
 	zspage->next = zspage->prev = NULL;
-}
-
-static void zs_legacy_account(struct size_class *class, unsigned int group, long delta)
-{
-	if (group == ZS_LEGACY_ALMOST_EMPTY)
-		class->almost_empty += (unsigned long)delta;
-	else if (group == ZS_LEGACY_ALMOST_FULL)
-		class->almost_full += (unsigned long)delta;
+	class->nr_zspages[zspage->fullness]--;
 }
 
 /* Move a listed zspage to the group its inuse now says. */
 static void zs_fix_fullness(struct size_class *class, struct zspage *zspage)
 {
 	unsigned int fg = zs_fullness(class, zspage->inuse);
-	unsigned int lg = zs_legacy_group(class, zspage->inuse);
 
-	if (lg != zspage->legacy) {
-		zs_legacy_account(class, zspage->legacy, -1);
-		zs_legacy_account(class, lg, 1);
-		zspage->legacy = (uint8_t)lg;
-	}
 	if (fg != zspage->fullness) {
 		zs_list_del(class, zspage);
 		zs_list_add(class, zspage, fg);
@@ -616,7 +587,6 @@ static void zs_zspage_init(struct zs_pool *pool, struct size_class *class, struc
 	z->inuse = 0;
 	z->bump = 0;
 	z->freelist = ZS_OBJ_NONE;
-	z->legacy = ZS_LEGACY_NONE;
 	z->huge_handle = 0;
 	zs_list_add(class, z, ZS_INUSE_RATIO_0);
 	class->obj_allocated += class->objs_per_zspage;
@@ -629,7 +599,6 @@ static void zs_zspage_init(struct zs_pool *pool, struct size_class *class, struc
 static void zs_zspage_release(struct zs_pool *pool, struct size_class *class, struct zspage *z)
 {
 	ZS_CHECK(z->inuse == 0);
-	zs_fix_fullness(class, z);	/* settles the legacy counters */
 	zs_list_del(class, z);
 	class->obj_allocated -= class->objs_per_zspage;
 	atomic_fetch_sub_explicit(&pool->pages_allocated, class->pages_per_zspage,
@@ -1110,8 +1079,8 @@ bool zs_class_stat(struct zs_pool *pool, unsigned int index, struct zs_class_sta
 	zs_lock(class);
 	st->index = index;
 	st->size = class->size;
-	st->almost_full = class->almost_full;
-	st->almost_empty = class->almost_empty;
+	for (unsigned int c = 0; c < ZS_INUSE_COLUMNS; c++)
+		st->inuse_ratio[c] = class->nr_zspages[ZS_INUSE_RATIO_10 + c];
 	st->obj_allocated = class->obj_allocated;
 	st->obj_used = class->obj_used;
 	st->freeable = zs_can_compact(class);

@@ -110,12 +110,17 @@ unsigned long zs_get_reserve_pages(const struct zs_pool *pool);
 /* The order the pool was created with. */
 unsigned int zs_get_order(const struct zs_pool *pool);
 
+/* The kernel's fullness columns: zspages by inuse ratio, 100 * inuse /
+ * objs_per_zspage. Column k (0..9, headed "10%" .. "90%", "99%") counts the
+ * zspages in use whose ratio is 10k .. 10k+9; column 10 ("100%") the full
+ * ones (ZS_INUSE_RATIO_10 .. ZS_INUSE_RATIO_100). */
+#define ZS_INUSE_COLUMNS	11
+
 /* One row of the kernel's debugfs "classes" file. */
 struct zs_class_stat {
 	unsigned int index;
 	unsigned int size;
-	unsigned long almost_full;
-	unsigned long almost_empty;
+	unsigned long inuse_ratio[ZS_INUSE_COLUMNS];
 	unsigned long obj_allocated;
 	unsigned long obj_used;
 	unsigned long pages_used;

@@ -677,11 +677,12 @@ static void evict_compress(struct evict_stage *st, size_t k)
 		zswap_kept_release(eng.store, &s->e);
 	}
 	if (!atomic_load_explicit(&st->full, memory_order_relaxed) &&
-	    (r = zswap_store_page(eng.store, page, &s->e)) == 0)
+	    (r = zswap_store_page_evict(eng.store, page, &s->e)) == 0)
 		pg->fate = PG_STORED;
 	else {
 		/* Pool full (the rest of the batch would be refused too, after
-		 * compressing each: don't) or out of memory. */
+		 * compressing each: don't), out of memory, or a page that does
+		 * not compress with ZSWAP_WRITEBACK=0 (it stays resident). */
 		if (r == -ENOSPC)
 			atomic_store_explicit(&st->full, true, memory_order_relaxed);
 		pg->fate = PG_REFUSED;

@@ -58,9 +58,12 @@
 #define RECLAIM_BOOST_MAX	2
 #define RECLAIM_BOOST_DECAY	8
 /* Compaction before eviction (reclaim_compact): the fewest pages it must
- * be able to free, and how many it frees under one hold of ev_lock. */
+ * be able to free, and how many it frees under one hold of ev_lock. At rest
+ * (reclaim_compact_idle), what it must be able to free: a share of the
+ * pool, 1/RECLAIM_COMPACT_IDLE_DIV (docs/DESIGN.md, "Compaction"). */
 #define RECLAIM_COMPACT_MIN	64
 #define RECLAIM_COMPACT_ROUND	256
+#define RECLAIM_COMPACT_IDLE_DIV	16
 /* A page found written (its referenced bit) is passed over and keeps at
  * least this many passes of protection: a step that sweeps the whole clock
  * twice in a millisecond (every page fresh, in a fill) must not take a hot

@@ -255,13 +255,22 @@ static void stats_columns(struct emitter *e, const struct zswap_stats *st, enum 
 /* zsmalloc's classes table, the kernel's columns (as `zswapctl classes`),
  * summed over the store's pools (they share one geometry). */
 static const struct emit_col stats_class_cols[] = {
-	{ "class", 5 }, { "size", 5 }, { "almost_full", 11 }, { "almost_empty", 12 },
+	{ "class", 5 }, { "size", 5 },
+	{ "10%", 9 }, { "20%", 9 }, { "30%", 9 }, { "40%", 9 }, { "50%", 9 }, { "60%", 9 },
+	{ "70%", 9 }, { "80%", 9 }, { "90%", 9 }, { "99%", 9 }, { "100%", 9 },
 	{ "obj_allocated", 13 }, { "obj_used", 10 }, { "pages_used", 10 },
 	{ "pages_per_zspage", 16 }, { "freeable", 8 }, { "objs_per_zspage", 15 },
 };
-enum { CC_CLASS, CC_SIZE, CC_FULL, CC_EMPTY, CC_ALLOC, CC_USED, CC_PAGES, CC_PPZ, CC_FREEABLE, CC_OPZ, CC__N };
-/* The columns a sum over classes makes sense of. */
-static const unsigned char stats_class_summed[] = { CC_FULL, CC_EMPTY, CC_ALLOC, CC_USED, CC_PAGES, CC_FREEABLE };
+enum {
+	CC_CLASS, CC_SIZE, CC_RATIO, CC_ALLOC = CC_RATIO + ZS_INUSE_COLUMNS, CC_USED, CC_PAGES,
+	CC_PPZ, CC_FREEABLE, CC_OPZ, CC__N
+};
+_Static_assert(sizeof(stats_class_cols) / sizeof(stats_class_cols[0]) == CC__N, "a name per column");
+/* The columns a sum over classes makes sense of: all but the geometry. */
+static bool stats_class_summed(unsigned int c)
+{
+	return c != CC_CLASS && c != CC_SIZE && c != CC_PPZ && c != CC_OPZ;
+}
 
 static bool stats_class_row(unsigned int class, unsigned int npools, uint64_t *v)
 {
@@ -279,8 +288,8 @@ static bool stats_class_row(unsigned int class, unsigned int npools, uint64_t *v
 			v[CC_PPZ] = st.pages_per_zspage;
 			v[CC_OPZ] = st.objs_per_zspage;
 		}
-		v[CC_FULL] += st.almost_full;
-		v[CC_EMPTY] += st.almost_empty;
+		for (unsigned int c = 0; c < ZS_INUSE_COLUMNS; c++)
+			v[CC_RATIO + c] += st.inuse_ratio[c];
 		v[CC_ALLOC] += st.obj_allocated;
 		v[CC_USED] += st.obj_used;
 		v[CC_PAGES] += st.pages_used;
@@ -306,18 +315,23 @@ static void stats_classes(struct emitter *e)
 	for (unsigned int i = 0; i < ZS_SIZE_CLASSES && npools; i++) {
 		if (!stats_class_row(i, npools, v))
 			continue;
-		for (size_t c = 0; c < sizeof(stats_class_summed); c++)
-			total[stats_class_summed[c]] += v[stats_class_summed[c]];
+		for (unsigned int c = 0; c < CC__N; c++)
+			if (stats_class_summed(c))
+				total[c] += v[c];
 		emit_table_row(e, &table, NULL, v);
 	}
 	emit_json_array_end(e);
-	emit_text(e, "\n %5s %5s %11llu %12llu %13llu %10llu %10llu %16s %8llu\n", "Total", "",
-		  (unsigned long long)total[CC_FULL], (unsigned long long)total[CC_EMPTY],
-		  (unsigned long long)total[CC_ALLOC], (unsigned long long)total[CC_USED],
-		  (unsigned long long)total[CC_PAGES], "", (unsigned long long)total[CC_FREEABLE]);
+	/* The kernel's Total row: the summed columns under their heads. */
+	emit_text(e, "\n %5s %5s ", "Total", "");
+	for (unsigned int c = CC_RATIO; c < CC_ALLOC; c++)
+		emit_text(e, "%9llu ", (unsigned long long)total[c]);
+	emit_text(e, "%13llu %10llu %10llu %16s %8llu\n", (unsigned long long)total[CC_ALLOC],
+		  (unsigned long long)total[CC_USED], (unsigned long long)total[CC_PAGES], "",
+		  (unsigned long long)total[CC_FREEABLE]);
 	emit_json_object_begin(e, "total");
-	for (size_t c = 0; c < sizeof(stats_class_summed); c++)
-		emit_json_u64(e, stats_class_cols[stats_class_summed[c]].name, total[stats_class_summed[c]]);
+	for (unsigned int c = 0; c < CC__N; c++)
+		if (stats_class_summed(c))
+			emit_json_u64(e, stats_class_cols[c].name, total[c]);
 	emit_json_object_end(e);
 	emit_section_end(e);
 }

@@ -310,20 +310,52 @@ static void reclaim_set_workingset(uint64_t charge, uint64_t pool)
  * -1), which the child would wait on forever; and a handler that needs the
  * write side to read its next message waits for one round, not for the
  * whole pool. True if it freed something. */
-static bool reclaim_compact(uint64_t pool)
+static uint64_t reclaim_compact_rounds(void)
 {
-	unsigned long min = (unsigned long)(pool >> (ZS_PAGE_SHIFT + 8)), freed = 0, got;
-	if (min < RECLAIM_COMPACT_MIN)
-		min = RECLAIM_COMPACT_MIN;
-	if (zswap_store_freeable_pages(eng.store) < min)
-		return false;
+	uint64_t freed = 0, got;
+
 	do {
 		pthread_rwlock_rdlock(&eng.ev_lock);
 		got = zswap_store_compact_some(eng.store, RECLAIM_COMPACT_ROUND);
 		pthread_rwlock_unlock(&eng.ev_lock);
 		freed += got;
 	} while (got >= RECLAIM_COMPACT_ROUND);
-	return freed > 0;
+	return freed;
+}
+
+static bool reclaim_compact_over(unsigned long min)
+{
+	if (min < RECLAIM_COMPACT_MIN)
+		min = RECLAIM_COMPACT_MIN;
+	if (zswap_store_freeable_pages(eng.store) < min)
+		return false;
+	return reclaim_compact_rounds() > 0;
+}
+
+static bool reclaim_compact(uint64_t pool)
+{
+	return reclaim_compact_over((unsigned long)(pool >> (ZS_PAGE_SHIFT + 8)));
+}
+
+/* Compaction at rest. zsmalloc's shrinker compacts whenever the kernel is
+ * short of memory; without a limit nothing here says so, and under one
+ * reclaim_compact runs only once the charge is high. Yet every exclusive
+ * load leaves a hole in its zspage (MADV_PAGEOUT or the cold age, then the
+ * program touching part of what went out), and holes nobody fills would
+ * stay until the pool empties. So once a second, when the reclaimer has
+ * nothing else to do, it compacts if 1/RECLAIM_COMPACT_IDLE_DIV of the
+ * pool, and RECLAIM_COMPACT_MIN pages, could be freed: a smaller share is
+ * not worth emptying the pool's reserve of committed zspages for
+ * (zsmalloc.c: up to 1/64 of the pool, faulted in again as it refills). */
+static void reclaim_compact_idle(void)
+{
+	static uint32_t last;
+	uint32_t now = policy_now();
+
+	if (now == last)
+		return;
+	last = now;
+	reclaim_compact_over((unsigned long)(reclaim_pool_bytes() >> ZS_PAGE_SHIFT) / RECLAIM_COMPACT_IDLE_DIV);
 }
 
 /*
@@ -808,21 +840,6 @@ static uint64_t reclaim_pages(uint64_t pages)
 	return done;
 }
 
-/* zram's compact: every page compaction can free, in rounds under
- * ev_lock's read side (reclaim_compact). Returns the pages freed. */
-static uint64_t reclaim_compact_all(void)
-{
-	uint64_t freed = 0, got;
-
-	do {
-		pthread_rwlock_rdlock(&eng.ev_lock);
-		got = zswap_store_compact_some(eng.store, RECLAIM_COMPACT_ROUND);
-		pthread_rwlock_unlock(&eng.ev_lock);
-		freed += got;
-	} while (got >= RECLAIM_COMPACT_ROUND);
-	return freed;
-}
-
 /* The pool's limits (ZSWAP_MAX_POOL_*, the accept threshold) from eng.opt. */
 static void reclaim_pool_limits(void)
 {
@@ -925,7 +942,7 @@ static void reclaim_take_order(void)
 		o->pages = reclaim_pages((o->bytes + ZS_PAGE_SIZE - 1) >> ZS_PAGE_SHIFT);
 		break;
 	case RECLAIM_ORDER_COMPACT:
-		o->pages = reclaim_compact_all();
+		o->pages = reclaim_compact_rounds();	/* zram's compact: all it can */
 		break;
 	}
 	o->pool_after = reclaim_pool_bytes();
@@ -987,6 +1004,7 @@ void *reclaim_thread(void *arg)
 			continue;	/* the pool reached ZSWAP_MAX_POOL_*: room made on disk */
 		shrinker_tick();	/* ZSWAP_SHRINKER_ENABLED: memory pressure around us */
 		writeback_trim();
+		reclaim_compact_idle();
 		uint64_t p0 = prof_now();	/* an instrumented build only (hist.h) */
 		reclaim_idle(pol.limit ? RECLAIM_POLL_MS : 1000);
 		prof_add(PROF_RC_IDLE, p0);

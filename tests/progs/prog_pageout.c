@@ -12,8 +12,12 @@
  * evicted page keeps the rest of the page, and evicting twice is harmless;
  * MADV_WILLNEED over evicted pages brings them all back, no fault taken.
  *
+ * With --refuse-poor (run under ZSWAP_WRITEBACK=0), only this: random pages
+ * are refused by the store and stay where they are, each counted in
+ * reject_compress_poor, while every other kind goes out and none is counted.
+ *
  * stdout: one checksum line per kind, the same with and without the library.
- * usage: prog_pageout [--api] [--inactive-ok] [MiB per kind, default 4]
+ * usage: prog_pageout [--api] [--refuse-poor] [--inactive-ok] [MiB per kind, default 4]
  */
 #include "prog_common.h"
 
@@ -130,15 +134,54 @@ static void one_kind(enum pc_kind kind, size_t npages, bool use_api)
 		pc_fail("munmap: %s", strerror(errno));
 }
 
+/* ZSWAP_WRITEBACK=0: a page that does not compress is refused and stays. */
+static void refuse_poor(enum pc_kind kind, size_t npages)
+{
+	const char *kn = pc_kind_name(kind);
+	uint64_t seed = 300 + (uint64_t)kind;
+	char *p = pc_map(npages * PC_PAGE);
+	struct zswap_stats a, b;
+
+	pc_fill_range(p, npages, kind, seed);
+	pc_stats(&a);
+	if (pc_pageout(p, npages * PC_PAGE) != 0 && pc_managed())
+		pc_fail("%s: madvise(MADV_PAGEOUT): %s", kn, strerror(errno));
+	pc_stats(&b);
+	if (pc_managed()) {
+		uint64_t poor = b.reject_compress_poor - a.reject_compress_poor;
+		size_t left = pc_count_present(p, npages);
+
+		if (kind == PC_RANDOM) {
+			PC_CHECK(poor == npages && left == npages,
+				 "%s: reject_compress_poor grew by %" PRIu64 ", %zu of %zu pages stayed", kn, poor,
+				 left, npages);
+			PC_CHECK(b.evict_skipped_pages - a.evict_skipped_pages == npages,
+				 "%s: evict_skipped_pages grew by %" PRIu64, kn,
+				 b.evict_skipped_pages - a.evict_skipped_pages);
+		} else {
+			PC_CHECK(poor == 0 && left == 0, "%s: reject_compress_poor grew by %" PRIu64
+				 ", %zu of %zu pages stayed", kn, poor, left, npages);
+		}
+		PC_CHECK(b.stored_incompressible_pages == a.stored_incompressible_pages,
+			 "%s: stored_incompressible_pages %" PRIu64 " -> %" PRIu64, kn,
+			 a.stored_incompressible_pages, b.stored_incompressible_pages);
+	}
+	pc_expect_range(kn, p, npages, kind, seed);
+	printf("%s pages=%zu sum=%016" PRIx64 "\n", kn, npages, pc_sum(p, npages * PC_PAGE));
+	munmap(p, npages * PC_PAGE);
+}
+
 int main(int argc, char **argv)
 {
-	bool use_api = false;
+	bool use_api = false, poor = false;
 	size_t mib = 4;
 
 	pc_init("prog_pageout", &argc, argv);
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--api") == 0)
 			use_api = true;
+		else if (strcmp(argv[i], "--refuse-poor") == 0)
+			poor = true;
 		else
 			mib = strtoul(argv[i], NULL, 0);
 	}
@@ -150,6 +193,11 @@ int main(int argc, char **argv)
 	struct zswap_stats st;
 	pc_stats(&st);
 	PC_CHECK(st.stored_pages == 0, "stored_pages is %" PRIu64 " at start", st.stored_pages);
+	if (poor) {
+		for (int k = 0; k < PC__KINDS; k++)
+			refuse_poor((enum pc_kind)k, mib * PC_MIB / PC_PAGE);
+		return 0;
+	}
 
 	/* The first eviction of a process pays once for things that stay: the
 	 * staging bookkeeping, the first zspages, in an ASan build the

@@ -181,7 +181,7 @@ static void test_incompressible(unsigned int order)
 	size_t huge = zs_huge_class_size(zswap_store_pool(s, 0));
 	static uint8_t pg[TP_PAGE], out[TP_PAGE];
 	bool seen_raw = false, seen_comp = false;
-	uint64_t raw = 0;
+	uint64_t raw = 0, raw_since = 0;
 
 	/* Random bytes then zeros: LZ4 output is about the random part plus a
 	 * few bytes, so sweeping the split crosses the huge class size. */
@@ -196,6 +196,7 @@ static void test_incompressible(unsigned int order)
 		if (zswap_entry_type(&e) == ZE_RAW) {
 			seen_raw = true;
 			raw++;
+			raw_since++;
 			TP_CHECK_EQ(zswap_entry_length(&e), TP_PAGE);
 			TP_CHECK(rnd + 64 > huge);
 		} else {
@@ -206,15 +207,101 @@ static void test_incompressible(unsigned int order)
 		struct zswap_stats sts = stats(s);
 		TP_CHECK_EQ(sts.stored_incompressible_pages, raw);
 		TP_CHECK_EQ(sts.huge_pages, raw);
+		TP_CHECK_EQ(sts.huge_pages_since, raw_since);
 		TP_CHECK_EQ(sts.reject_compress_poor, 0);
 		TP_CHECK_EQ(zswap_load_page(s, &e, out), 0);
 		TP_CHECK(memcmp(out, pg, TP_PAGE) == 0);
-		TP_CHECK_EQ(stats(s).huge_pages, 0);
+		sts = stats(s);
+		TP_CHECK_EQ(sts.huge_pages, 0);
+		/* zram's huge_pages_since: every page stored whole, gone or not. */
+		TP_CHECK_EQ(sts.huge_pages_since, raw_since);
 		raw = 0;
 	}
 	TP_CHECK(seen_raw && seen_comp);
 	check_empty(s);
 	zswap_store_destroy(s);
+}
+
+/*
+ * ZSWAP_WRITEBACK=0 (refuse_poor): eviction's stores refuse a page that
+ * does not compress below PAGE_SIZE, counted in reject_compress_poor, as
+ * zswap_compress() refuses it for a memory cgroup that does not write back;
+ * a page compressing to less, yet not below the huge class, is stored as-is
+ * as ever, and so is every page stored by zswap_store_page() (a page put
+ * back by the fault path) and every page without refuse_poor.
+ */
+static void test_refuse_poor(enum zswap_comp comp, int level)
+{
+	struct zswap_store_config cfg = {
+		.comp = comp, .level = level, .order = 3, .lock = ZS_LOCK_CLASS, .nr_pools = 1,
+		.refuse_poor = true,
+	};
+	struct zswap_store *s = zswap_store_create(&cfg), *plain = mk(comp, level, 3, ZS_LOCK_CLASS, 1, 0);
+	static struct zswap_entry e[NPAGES];
+	static uint8_t pg[TP_PAGE], out[TP_PAGE];
+	uint64_t refused = 0, raw = 0;
+	struct zswap_stats st;
+
+	TP_CHECK(s);
+	for (size_t p = 0; p < NPAGES; p++) {
+		memset(&e[p], 0, sizeof(e[p]));
+		TP_CHECK_EQ(zswap_store_page_evict(s, pages[TP_RANDOM] + p * TP_PAGE, &e[p]), -E2BIG);
+		TP_CHECK_EQ(zswap_entry_type(&e[p]), ZE_NONE);
+		TP_CHECK_EQ(zswap_store_page_evict(s, pages[TP_TEXT] + p * TP_PAGE, &e[p]), 0);
+		TP_CHECK_EQ(zswap_entry_type(&e[p]), ZE_COMPRESSED);
+	}
+	st = stats(s);
+	TP_CHECK_EQ(st.reject_compress_poor, NPAGES);
+	TP_CHECK_EQ(st.stored_pages, NPAGES);
+	TP_CHECK_EQ(st.stored_incompressible_pages, 0);
+	for (size_t p = 0; p < NPAGES; p++) {
+		TP_CHECK_EQ(zswap_load_page(s, &e[p], out), 0);
+		TP_CHECK(memcmp(out, pages[TP_TEXT] + p * TP_PAGE, TP_PAGE) == 0);
+	}
+
+	/* Random bytes then zeros: from the huge class up to a page, stored
+	 * whole; only what does not shrink at all is refused. */
+	for (size_t rnd = 3000; rnd <= TP_PAGE; rnd += 8) {
+		uint64_t seed = rnd;
+		int r;
+
+		memset(pg, 0, sizeof(pg));
+		for (size_t i = 0; i < rnd; i++)
+			pg[i] = (uint8_t)tp_rand(&seed);
+		memset(&e[0], 0, sizeof(e[0]));
+		r = zswap_store_page_evict(s, pg, &e[0]);
+		if (r == -E2BIG) {
+			refused++;
+			/* Each compressor's own overhead on random bytes sets where
+			 * the output reaches a page: lzo's ~3920, zstd's ~4016, lz4's
+			 * ~4060 bytes of them; all well past every huge class. */
+			TP_CHECK(rnd > 3800);
+			continue;
+		}
+		TP_CHECK_EQ(r, 0);
+		if (zswap_entry_type(&e[0]) == ZE_RAW)
+			raw++;
+		TP_CHECK_EQ(zswap_load_page(s, &e[0], out), 0);
+		TP_CHECK(memcmp(out, pg, TP_PAGE) == 0);
+	}
+	TP_CHECK(refused > 0 && raw > 0);
+	TP_CHECK_EQ(stats(s).reject_compress_poor, NPAGES + refused);
+	TP_CHECK_EQ(stats(s).huge_pages_since, raw);
+
+	/* Put back by the fault path, and without refuse_poor: stored whole. */
+	TP_CHECK_EQ(zswap_store_page(s, pages[TP_RANDOM], &e[0]), 0);
+	TP_CHECK_EQ(zswap_entry_type(&e[0]), ZE_RAW);
+	TP_CHECK_EQ(zswap_load_page(s, &e[0], out), 0);
+	TP_CHECK_EQ(zswap_store_page_evict(plain, pages[TP_RANDOM], &e[0]), 0);
+	TP_CHECK_EQ(zswap_entry_type(&e[0]), ZE_RAW);
+	TP_CHECK_EQ(zswap_load_page(plain, &e[0], out), 0);
+	TP_CHECK(memcmp(out, pages[TP_RANDOM], TP_PAGE) == 0);
+	TP_CHECK_EQ(stats(plain).reject_compress_poor, 0);
+	TP_CHECK_EQ(stats(s).reject_compress_poor, NPAGES + refused);
+	check_empty(s);
+	check_empty(plain);
+	zswap_store_destroy(s);
+	zswap_store_destroy(plain);
 }
 
 static long rss_kib(void)
@@ -446,6 +533,9 @@ int main(void)
 		test_round_trip(ZSWAP_COMP_LZO, 0, order);
 		test_incompressible(order);
 	}
+	test_refuse_poor(ZSWAP_COMP_LZ4, 0);
+	test_refuse_poor(ZSWAP_COMP_ZSTD, 3);
+	test_refuse_poor(ZSWAP_COMP_LZO, 0);
 	test_round_trip(ZSWAP_COMP_ZSTD, 1, 2);
 	test_round_trip(ZSWAP_COMP_ZSTD, 19, 3);
 	test_zero_and_invalidate();

@@ -3,15 +3,18 @@
  *
  * The rows below are copied from the kernel's "zsmalloc/zram: configurable
  * zspage size" series (patch 1/6), as its debugfs "classes" file
- * printed them for an empty pool. That copy lost one leading space, and its
- * kernel had no objs_per_zspage column: our rows must start with " " + the
- * kernel's row and go on with that column. Each table is also contiguous (the rows
- * between its first and last are all the unmerged classes in that range), so
- * the set of unmerged classes in each range is checked too.
+ * printed them for an empty pool, in that kernel's columns (class, size,
+ * almost_full, almost_empty, obj_allocated, obj_used, pages_used,
+ * pages_per_zspage, freeable). Each row's class, size, pages per zspage and
+ * counts must be ours; the fullness columns it had are all 0, as every one of
+ * ours is in an empty pool. Each table is also contiguous (the rows between
+ * its first and last are all the unmerged classes in that range), so the set
+ * of unmerged classes in each range is checked too.
  *
  * Then `zswapctl classes --order N` must print exactly the table built here
- * from zs_class_stat() with the kernel's seq_printf formats, and reject bad
- * orders with exit status 2.
+ * from zs_class_stat() with the current kernel's seq_printf formats (the
+ * inuse-ratio columns 10% .. 100%, then objs_per_zspage after freeable), and
+ * reject bad orders with exit status 2.
  */
 #include "config.h"
 
@@ -32,7 +35,7 @@ struct kernel_table {
 	const char *rows[24];
 };
 
-/* The kernel's, verbatim (first 9 columns, one leading space lost). */
+/* The kernel's, verbatim (one leading space lost). */
 static const struct kernel_table kernel_tables[] = {
 	{ 2, 94, 100, {
 "   94  1536           0            0             0          0          0                3        0",
@@ -76,13 +79,28 @@ static const struct kernel_table kernel_tables[] = {
 
 static const size_t watermarks[] = { [2] = 3264, [3] = 3632, [4] = 3840 };
 
+static const char *const ratio_heads[ZS_INUSE_COLUMNS] = {
+	"10%", "20%", "30%", "40%", "50%", "60%", "70%", "80%", "90%", "99%", "100%",
+};
+
 /* The kernel's zs_stats_size_show() row, with the objs_per_zspage column. */
 static void format_row(char *buf, size_t cap, const struct zs_class_stat *st)
 {
-	snprintf(buf, cap, " %5u %5u %11lu %12lu %13lu %10lu %10lu %16d %8lu %15d\n",
-		 st->index, st->size, st->almost_full, st->almost_empty, st->obj_allocated,
+	size_t n = (size_t)snprintf(buf, cap, " %5u %5u ", st->index, st->size);
+
+	for (unsigned int c = 0; c < ZS_INUSE_COLUMNS; c++)
+		n += (size_t)snprintf(buf + n, cap - n, "%9lu ", st->inuse_ratio[c]);
+	snprintf(buf + n, cap - n, "%13lu %10lu %10lu %16d %8lu %15d\n", st->obj_allocated,
 		 st->obj_used, st->pages_used, (int)st->pages_per_zspage, st->freeable,
 		 (int)st->objs_per_zspage);
+}
+
+static bool all_zero(const unsigned long *v, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (v[i])
+			return false;
+	return true;
 }
 
 static void check_kernel_rows(void)
@@ -97,19 +115,21 @@ static void check_kernel_rows(void)
 			continue;
 		for (const char *const *r = tab->rows; *r; r++, nrows++) {
 			struct zs_class_stat st;
-			unsigned int idx = (unsigned int)strtoul(*r, NULL, 10);
-			char row[256], want[256];
-			size_t n;
+			unsigned int idx, size, ppz;
+			unsigned long full, empty, alloc, used, pages, freeable;
 
+			CHECK(sscanf(*r, "%u %u %lu %lu %lu %lu %lu %u %lu", &idx, &size, &full, &empty,
+				     &alloc, &used, &pages, &ppz, &freeable) == 9,
+			      "unreadable row '%s'", *r);
 			if (!zs_class_stat(pool, idx, &st)) {
 				CHECK(0, "order %u: class %u is merged, the kernel lists it", tab->order, idx);
 				continue;
 			}
-			format_row(row, sizeof(row), &st);
-			n = (size_t)snprintf(want, sizeof(want), " %s", *r);
-			CHECK(strncmp(row, want, n) == 0 && row[n] == ' ',
-			      "order %u class %u:\n  got  '%.*s'\n  want '%s'", tab->order, idx,
-			      (int)strlen(row) - 1, row, want);
+			CHECK(st.size == size && st.pages_per_zspage == ppz && st.obj_allocated == alloc &&
+			      st.obj_used == used && st.pages_used == pages && st.freeable == freeable &&
+			      full == 0 && empty == 0 && all_zero(st.inuse_ratio, ZS_INUSE_COLUMNS),
+			      "order %u class %u: size %u, %u pages per zspage; the kernel's row '%s'",
+			      tab->order, idx, st.size, st.pages_per_zspage, *r);
 		}
 		for (unsigned int i = tab->first; i <= tab->last; i++) {
 			struct zs_class_stat st;
@@ -164,7 +184,7 @@ static void check_geometry(void)
 			CHECK(st.objs_per_zspage == st.pages_per_zspage * ZS_PAGE_SIZE / st.size,
 			      "class %u objs %u", i, st.objs_per_zspage);
 			CHECK(st.obj_allocated == 0 && st.obj_used == 0 && st.pages_used == 0 &&
-			      st.freeable == 0 && st.almost_full == 0 && st.almost_empty == 0,
+			      st.freeable == 0 && all_zero(st.inuse_ratio, ZS_INUSE_COLUMNS),
 			      "fresh pool, class %u not empty", i);
 			/* Above the watermark only the huge class is left. */
 			CHECK(st.size <= wm || i == ZS_SIZE_CLASSES - 1, "order %u class %u above %zu",
@@ -196,15 +216,18 @@ static void check_geometry(void)
 static size_t expected_table(unsigned int order, char *buf, size_t cap)
 {
 	struct zs_pool *pool = zs_create_pool("expect", order, ZS_LOCK_CLASS);
-	unsigned long t_af = 0, t_ae = 0, t_alloc = 0, t_used = 0, t_pages = 0, t_free = 0;
+	unsigned long t_ratio[ZS_INUSE_COLUMNS] = { 0 };
+	unsigned long t_alloc = 0, t_used = 0, t_pages = 0, t_free = 0;
 	size_t len = 0;
 
 	if (!pool)
 		return 0;
-	len += (size_t)snprintf(buf + len, cap - len,
-				" %5s %5s %11s %12s %13s %10s %10s %16s %8s %15s\n", "class", "size",
-				"almost_full", "almost_empty", "obj_allocated", "obj_used",
-				"pages_used", "pages_per_zspage", "freeable", "objs_per_zspage");
+	len += (size_t)snprintf(buf + len, cap - len, " %5s %5s", "class", "size");
+	for (unsigned int c = 0; c < ZS_INUSE_COLUMNS; c++)
+		len += (size_t)snprintf(buf + len, cap - len, " %9s", ratio_heads[c]);
+	len += (size_t)snprintf(buf + len, cap - len, " %13s %10s %10s %16s %8s %15s\n",
+				"obj_allocated", "obj_used", "pages_used", "pages_per_zspage",
+				"freeable", "objs_per_zspage");
 	for (unsigned int i = 0; i < ZS_SIZE_CLASSES; i++) {
 		struct zs_class_stat st;
 
@@ -212,16 +235,18 @@ static size_t expected_table(unsigned int order, char *buf, size_t cap)
 			continue;
 		format_row(buf + len, cap - len, &st);
 		len += strlen(buf + len);
-		t_af += st.almost_full;
-		t_ae += st.almost_empty;
+		for (unsigned int c = 0; c < ZS_INUSE_COLUMNS; c++)
+			t_ratio[c] += st.inuse_ratio[c];
 		t_alloc += st.obj_allocated;
 		t_used += st.obj_used;
 		t_pages += st.pages_used;
 		t_free += st.freeable;
 	}
-	len += (size_t)snprintf(buf + len, cap - len,
-				"\n %5s %5s %11lu %12lu %13lu %10lu %10lu %16s %8lu\n", "Total", "",
-				t_af, t_ae, t_alloc, t_used, t_pages, "", t_free);
+	len += (size_t)snprintf(buf + len, cap - len, "\n %5s %5s ", "Total", "");
+	for (unsigned int c = 0; c < ZS_INUSE_COLUMNS; c++)
+		len += (size_t)snprintf(buf + len, cap - len, "%9lu ", t_ratio[c]);
+	len += (size_t)snprintf(buf + len, cap - len, "%13lu %10lu %10lu %16s %8lu\n", t_alloc,
+				t_used, t_pages, "", t_free);
 	len += (size_t)snprintf(buf + len, cap - len,
 				"\nhuge class watermark: %zu bytes (objects of %zu bytes or more are stored one per page)\n",
 				zs_huge_class_watermark(pool), zs_huge_class_size(pool));

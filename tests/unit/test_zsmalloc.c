@@ -116,6 +116,56 @@ static long rss_pages(void)
 	return resident;
 }
 
+/* The zspages a class row counts in its 10% .. 100% columns. */
+static unsigned long inuse_zspages(const struct zs_class_stat *st)
+{
+	unsigned long n = 0;
+
+	for (unsigned int c = 0; c < ZS_INUSE_COLUMNS; c++)
+		n += st->inuse_ratio[c];
+	return n;
+}
+
+/*
+ * The inuse columns as the kernel's get_fullness_group() fills them: four
+ * zspages of the 32-byte class (128 objects each at order 3) left with 1,
+ * 64, 127 and 128 objects are at 0%, 50%, 99% and 100%, which the kernel
+ * lists under 10%, 60%, 99% and 100%.
+ */
+static void test_inuse_columns(void)
+{
+	enum { OBJS = 128 };
+	static const unsigned int keep[4] = { 1, 64, 127, 128 };
+	static const unsigned int column[4] = { 0, 5, 9, 10 };
+	struct zs_pool *pool = zs_create_pool("inuse", 3, ZS_LOCK_CLASS);
+	static unsigned long h[4 * OBJS];
+	struct zs_class_stat st;
+
+	CHECK(pool, "create");
+	CHECK(zs_class_stat(pool, 0, &st) && st.size == 32 && st.objs_per_zspage == OBJS,
+	      "class 0: size %u, %u objects per zspage", st.size, st.objs_per_zspage);
+	/* One thread, no frees yet: each zspage fills before the next is made. */
+	for (size_t i = 0; i < 4 * OBJS; i++)
+		CHECK((h[i] = zs_malloc(pool, 32 - ZS_HANDLE_SIZE)), "malloc %zu", i);
+	for (unsigned int z = 0; z < 4; z++)
+		for (unsigned int i = keep[z]; i < OBJS; i++)
+			zs_free(pool, h[z * OBJS + i]);
+	CHECK(zs_class_stat(pool, 0, &st), "class 0");
+	for (unsigned int c = 0; c < ZS_INUSE_COLUMNS; c++) {
+		unsigned long want = 0;
+
+		for (unsigned int z = 0; z < 4; z++)
+			want += column[z] == c;
+		CHECK(st.inuse_ratio[c] == want, "column %u: %lu zspages, want %lu", c,
+		      st.inuse_ratio[c], want);
+	}
+	for (unsigned int z = 0; z < 4; z++)
+		for (unsigned int i = 0; i < keep[z]; i++)
+			zs_free(pool, h[z * OBJS + i]);
+	CHECK(zs_class_stat(pool, 0, &st) && inuse_zspages(&st) == 0, "zspages left listed");
+	zs_destroy_pool(pool);
+}
+
 static void test_bad_args(void)
 {
 	struct zs_pool *pool = zs_create_pool("args", 2, ZS_LOCK_CLASS);
@@ -198,6 +248,9 @@ static void test_alloc_map_free(unsigned int order, enum zs_lock_mode mode)
 				continue;
 			CHECK(st.obj_used <= st.obj_allocated, "class %u", i);
 			CHECK(st.obj_allocated % st.objs_per_zspage == 0, "class %u", i);
+			CHECK(inuse_zspages(&st) * st.objs_per_zspage == st.obj_allocated,
+			      "class %u: %lu zspages in the inuse columns, %lu objects allocated", i,
+			      inuse_zspages(&st), st.obj_allocated);
 			used += st.obj_used;
 			pages += st.pages_used;
 		}
@@ -218,8 +271,8 @@ static void test_alloc_map_free(unsigned int order, enum zs_lock_mode mode)
 	      mode_name[mode], zs_get_total_pages(pool));
 	for (unsigned int i = 0; i < ZS_SIZE_CLASSES; i++)
 		if (zs_class_stat(pool, i, &st))
-			CHECK(st.obj_allocated == 0 && st.obj_used == 0 && st.almost_full == 0 &&
-			      st.almost_empty == 0, "class %u not empty", i);
+			CHECK(st.obj_allocated == 0 && st.obj_used == 0 && inuse_zspages(&st) == 0,
+			      "class %u not empty", i);
 	zs_destroy_pool(pool);
 }
 
@@ -405,8 +458,8 @@ static void test_compaction(unsigned int order, enum zs_lock_mode mode, size_t s
 
 	CHECK(zs_class_stat(pool, ci, &st) && st.obj_used == N / 4, "obj_used %lu", st.obj_used);
 	CHECK(st.freeable > 0, "size %zu: nothing freeable after freeing 3/4", size);
-	CHECK(st.almost_empty > 0, "no almost_empty zspage: %lu/%lu", st.almost_empty,
-	      st.almost_full);
+	CHECK(st.inuse_ratio[0] + st.inuse_ratio[1] + st.inuse_ratio[2] + st.inuse_ratio[3] > 0,
+	      "no zspage under 40%% in use, with a quarter of the objects left");
 
 	/* Pin one survivor in the middle. */
 	pinned = &objs[N / 2];
@@ -594,6 +647,7 @@ int main(void)
 	printf("test_zs_tsan: ok\n");
 #else
 	test_bad_args();
+	test_inuse_columns();
 	for (unsigned int order = ZS_MIN_PAGE_ORDER; order <= ZS_MAX_PAGE_ORDER; order++) {
 		test_alloc_map_free(order, ZS_LOCK_CLASS);
 		test_alloc_map_free(order, ZS_LOCK_POOL);
