@@ -288,8 +288,16 @@ run() {
 	[ "$sum" = "$(cat "$out/$w.ref" 2>/dev/null)" ] && same=1
 	t=$(tail -n 1 "$out/last.time" 2>/dev/null | grep wall_s=)
 	st=
-	[ -f "$out/last.stats" ] && st=$(awk '/^(refaults|pgscan|pgsteal|workingset_activate|allocstall|memory_events_max|stored_pages|pool_total_size|written_back_pages) / { printf "%s=%s ", $1, $2 }
-		/^# orig_data_size/ { mm = 1; next } mm { printf "mem_used_max=%s ", $5; mm = 0 }' "$out/last.stats")
+	# Every process of the command line under the library writes a dump at
+	# exit (a shell, a wrapper script such as pyenv's shim): the figures
+	# are those of the dump with the most activity, the workload's.
+	[ -f "$out/last.stats" ] && st=$(awk '
+		/ statistics: pid / { if (cur != "" && act >= best) { best = act; keep = cur }; cur = ""; act = 0 }
+		/^(refaults|pgscan|pgsteal|workingset_activate|allocstall|memory_events_max|stored_pages|pool_total_size|written_back_pages) / {
+			cur = cur sprintf("%s=%s ", $1, $2) }
+		/^(zswpout|refaults) / { act += $2 }
+		/^# orig_data_size/ { mm = 1; next } mm { cur = cur sprintf("mem_used_max=%s ", $5); mm = 0 }
+		END { if (cur != "" && act >= best) keep = cur; printf "%s", keep }' "$out/last.stats")
 	ctlf=
 	[ -f "$out/last.ctl" ] && ctlf=$(sed -n 's/^MEMCG //p' "$out/last.ctl" | sed 's/\([a-z_0-9]*\)=/ctl_\1=/g')
 	oom=0
