@@ -42,5 +42,6 @@ int zswapctl_classes(const struct zswapctl_cmd *cmd, int argc, char **argv);
 int zswapctl_stats(const struct zswapctl_cmd *cmd, int argc, char **argv);
 int zswapctl_watch(const struct zswapctl_cmd *cmd, int argc, char **argv);
 int zswapctl_list(const struct zswapctl_cmd *cmd, int argc, char **argv);
+int zswapctl_run(const struct zswapctl_cmd *cmd, int argc, char **argv);
 
 #endif
