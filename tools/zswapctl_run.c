@@ -153,8 +153,13 @@ static bool run_library(const char *opt_lib, char *out, size_t out_len)
 	}
 	if (lib[0] == '/') {
 		snprintf(out, out_len, "%s", lib);
-	} else if (!getcwd(cwd, sizeof(cwd)) ||
-		   (size_t)snprintf(out, out_len, "%s/%s", cwd, lib) >= out_len) {
+		return true;
+	}
+	while (lib[0] == '.' && lib[1] == '/') {	/* "./x" reads better as "x" */
+		lib += 2;
+		lib += strspn(lib, "/");
+	}
+	if (!getcwd(cwd, sizeof(cwd)) || (size_t)snprintf(out, out_len, "%s/%s", cwd, lib) >= out_len) {
 		fprintf(stderr, "zswapctl: run: %s '%s': cannot make the path absolute\n", from, lib);
 		return false;
 	}

@@ -47,13 +47,22 @@ if eng_expect_rc 0; then
 fi
 
 # The library from ZSWAPCTL_LIBRARY when there is no --lib; the options in
-# the program's environment by their full names.
-eng_run environ plain env ZSWAPCTL_LIBRARY="$ENG_LIB" "$ctl" run -o readahead=4 \
-	sh -c 'echo "$LD_PRELOAD"; echo "$ZSWAP_READAHEAD"'
+# the program's environment by their full names, the later of two settings
+# of one option counting.
+eng_run environ plain env ZSWAPCTL_LIBRARY="$ENG_LIB" "$ctl" run -o readahead=4 -oREADAHEAD=8 \
+	-o zswap_fault_around=4 sh -c 'echo "$LD_PRELOAD"; echo "$ZSWAP_READAHEAD $ZSWAP_FAULT_AROUND"'
 if eng_expect_rc 0 && eng_expect_no_libzswap; then
 	[ "$(cat "$ENG_OUT")" = "$ENG_LIB
-4" ] || eng_fail "environ: LD_PRELOAD and ZSWAP_READAHEAD were: $(cat "$ENG_OUT")"
+8 4" ] || eng_fail "environ: LD_PRELOAD and the options were: $(cat "$ENG_OUT")"
 fi
+
+# A relative --lib becomes absolute: the program may change directory
+# before it starts others, which inherit LD_PRELOAD.
+(cd "$(dirname "$ENG_LIB")" && eng_run relative plain "$ctl" run --lib "./$(basename "$ENG_LIB")" -- \
+	sh -c 'cd /; echo "$LD_PRELOAD"' && eng_expect_rc 0 &&
+	cp "$ENG_OUT" "$ENG_TMP/relative.got")
+[ "$(cat "$ENG_TMP/relative.got" 2>/dev/null)" = "$(cd "$(dirname "$ENG_LIB")" && pwd -P)/$(basename "$ENG_LIB")" ] ||
+	eng_fail "relative: LD_PRELOAD was '$(cat "$ENG_TMP/relative.got" 2>/dev/null)'"
 
 # --- the program's own process and status ---------------------------------
 # The shell prints its process ID, then becomes zswapctl, which becomes the
