@@ -8,7 +8,7 @@
 # they are in the working tree; every file of a release tarball), since
 # dpkg-buildpackage writes into debian/ and the packages into the folder
 # above: nothing lands in the checkout but DIR (default ./build-deb), which
-# receives the .deb files, .buildinfo and .changes.
+# receives the .deb files, .buildinfo, .changes and the build's log.
 #   --no-install  fail instead of installing missing build dependencies
 #                 (apt-get: dpkg-dev, debhelper and debian/control's)
 #   --lintian     check the packages with lintian; its errors fail the run
@@ -78,11 +78,14 @@ if [ "$(git -C "$top" rev-parse --show-toplevel 2>/dev/null)" = "$top" ]; then
 		tar -xf - -C "$src"
 else
 	# A release tarball, maybe with a build folder inside (make distcheck's _build).
-	tar --exclude='./build*' --exclude='./_build' --exclude='./autom4te.cache' -cf - . |
+	tar --exclude='./.git' --exclude='./build*' --exclude='./_build' --exclude='./autom4te.cache' -cf - . |
 		tar -xf - -C "$src"
 fi
 
 jobs=$(nproc 2>/dev/null || echo 1)
+# Run from make (make check runs tests/checks/test_package.sh), the
+# package's own make would inherit this one's variables, TESTS among them.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 echo "package: building libzswap $version in $work"
 if ! (cd "$src" && DEB_BUILD_OPTIONS="parallel=$jobs ${DEB_BUILD_OPTIONS:-}" \
 	dpkg-buildpackage -b -us -uc) >"$work/build.log" 2>&1; then
@@ -92,6 +95,7 @@ if ! (cd "$src" && DEB_BUILD_OPTIONS="parallel=$jobs ${DEB_BUILD_OPTIONS:-}" \
 fi
 
 mkdir -p "$out"
+cp "$work/build.log" "$out/build.log"
 for f in "$work"/*.deb "$work"/*.buildinfo "$work"/*.changes; do
 	[ -e "$f" ] && cp "$f" "$out/"
 done
