@@ -21,7 +21,8 @@ esac
 pkgs="gcc make autoconf automake libtool pkg-config liblz4-dev libzstd-dev liblzo2-dev libsodium-dev libxxhash-dev libunwind-dev util-linux"
 # What tests run besides the library's own programs (make check skips a
 # test whose program is missing): real programs nobody here wrote.
-test_pkgs="python3 redis-server redis-tools nodejs openjdk-17-jdk-headless sqlite3 time libmimalloc2.0 libjemalloc2"
+# dpkg-dev and debhelper: tests/checks/test_package.sh builds the Debian packages.
+test_pkgs="python3 redis-server redis-tools nodejs openjdk-17-jdk-headless sqlite3 time libmimalloc2.0 libjemalloc2 dpkg-dev debhelper"
 missing=
 for p in $pkgs $test_pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' ||

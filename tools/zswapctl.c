@@ -18,6 +18,29 @@
 
 static const struct zswapctl_cmd zswapctl_cmds[] = {
 	{
+		.name = "run",
+		.synopsis = "[--limit LIMIT] [-o NAME=VALUE]... [--lib PATH] [--] PROGRAM [ARGS...]",
+		.summary = "run a program under libzswap with these settings",
+		.help =
+		"Run PROGRAM with libzswap preloaded: zswapctl puts the library first in\n"
+		"LD_PRELOAD (keeping what is there), sets the options and executes PROGRAM\n"
+		"in its own place, so the program has zswapctl's process ID and its exit\n"
+		"status is zswapctl's. Every setting is checked as libzswap reads it\n"
+		"before anything runs; a bad one is a usage error.\n"
+		"\n"
+		"  --limit LIMIT    ZSWAP_MEMORY_LIMIT, in any form it takes (bytes with K/M/G/T,\n"
+		"                   N% of memory; libzswap(7))\n"
+		"  -o NAME=VALUE    ZSWAP_NAME=VALUE: any option of libzswap(7), named with or\n"
+		"                   without ZSWAP_, in any case (-o cold_age=10); repeatable\n"
+		"  --lib PATH       the library to preload (default: $ZSWAPCTL_LIBRARY, else\n"
+		"                   " ZSWAPCTL_DEFAULT_LIBRARY ")\n"
+		"  -h, --help       this text\n"
+		"\n"
+		"Exit status: PROGRAM's; 126 if it cannot be executed, 127 if it is not\n"
+		"found, 2 on a usage error, 1 if the library is not there.\n",
+		.run = zswapctl_run,
+	},
+	{
 		.name = "classes",
 		.synopsis = "[--order N]",
 		.summary = "print the size-class table of a fresh zsmalloc pool",
@@ -138,14 +161,16 @@ static void zswapctl_usage(FILE *f)
 	fprintf(f, "usage: zswapctl COMMAND [OPTIONS]\n"
 		   "       zswapctl COMMAND --help\n"
 		   "       zswapctl --help | --version\n\n"
-		   "Inspect libzswap, the kernel's zswap modelled inside one process.\n\n"
+		   "Run programs under libzswap, the kernel's zswap modelled inside one\n"
+		   "process, and inspect them.\n\n"
 		   "Commands:\n");
 	for (size_t i = 0; i < ZSWAPCTL_NR_CMDS; i++) {
 		const struct zswapctl_cmd *c = &zswapctl_cmds[i];
 
 		fprintf(f, "  %-10s %s\n", c->name, c->summary);
 	}
-	fprintf(f, "\nExit status: 0 on success, 1 on failure, 2 on a usage error.\n"
+	fprintf(f, "\nExit status: 0 on success, 1 on failure, 2 on a usage error; run exits\n"
+		   "with its program's status.\n"
 		   "See zswapctl(1).\n");
 }
 
