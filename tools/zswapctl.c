@@ -162,7 +162,7 @@ static void zswapctl_usage(FILE *f)
 		   "       zswapctl COMMAND --help\n"
 		   "       zswapctl --help | --version\n\n"
 		   "Run programs under libzswap, the kernel's zswap modelled inside one\n"
-		   "process, and inspect them.\n\n"
+		   "process, inspect them and change them while they run.\n\n"
 		   "Commands:\n");
 	for (size_t i = 0; i < ZSWAPCTL_NR_CMDS; i++) {
 		const struct zswapctl_cmd *c = &zswapctl_cmds[i];

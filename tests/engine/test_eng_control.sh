@@ -121,6 +121,9 @@ if start "$ENG_TMP/set" ZSWAP_COLD_AGE=0; then
 	rss1=$(anon_kb "$PID")
 	[ "$rss1" -lt 69632 ] || eng_fail "$label: RssAnon $rss1 kB 10 s after a 64M limit (was $rss0 kB)"
 	[ "$(stat_of "$PID" zswpout)" -gt 10000 ] || eng_fail "$label: the new limit stored nothing"
+	# ZSWAP_WRITEBACK=auto: a limit wants the second tier, opened now.
+	[ "$(stat_of "$PID" backing_max_bytes)" -gt 0 ] || eng_fail "$label: no second tier under the new limit"
+	ctl_try 0 "ZSWAP_WRITEBACK=0 (was auto)" set "$PID" writeback=0
 	# Refused, each with one line, changing nothing.
 	ctl_try 2 "expected a size" set "$PID" memory_limit=12x
 	ctl_try 2 "read once at start-up" set "$PID" compressor=zstd
