@@ -1002,7 +1002,11 @@ void *reclaim_thread(void *arg)
 		}
 		if (writeback_on() && !zswap_store_accepting(eng.store) && reclaim_writeback(reclaim_pool_bytes()))
 			continue;	/* the pool reached ZSWAP_MAX_POOL_*: room made on disk */
-		shrinker_tick();	/* ZSWAP_SHRINKER_ENABLED: memory pressure around us */
+		/* ZSWAP_SHRINKER_ENABLED: memory pressure around us. What went
+		 * to the tier leaves holes; under pressure zsmalloc's own
+		 * shrinker compacts, so this does too, at once. */
+		if (shrinker_tick())
+			reclaim_compact(reclaim_pool_bytes());
 		writeback_trim();
 		reclaim_compact_idle();
 		uint64_t p0 = prof_now();	/* an instrumented build only (hist.h) */
