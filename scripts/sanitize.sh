@@ -18,7 +18,7 @@ if [ ! -f Makefile ] || [ ../configure -nt Makefile ]; then
 fi
 tests="tests/unit/test_zs_classes tests/unit/test_zsmalloc tests/unit/test_lzo tests/unit/test_store
 	tests/unit/test_store_stress tests/unit/test_backing tests/unit/test_maps tests/unit/test_options
-	tests/unit/test_emit"
+	tests/unit/test_emit tests/unit/test_cgroup"
 # Only what these tests need is built (the library and its programs are
 # the main build's; test_zs_classes runs zswapctl): by name, then the harness.
 # shellcheck disable=SC2086

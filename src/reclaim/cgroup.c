@@ -41,8 +41,9 @@ static struct {
 	char v1_mnt[CG_PATH_MAX], v1_root[CG_PATH_MAX];
 } cg;
 
-/* The buffer /proc files are read into: the reclaimer's alone. */
-static char cg_buf[32768];
+/* The buffer /proc files are read into, start-up's and then the
+ * reclaimer's alone: mountinfo of a host with a few hundred mounts fits. */
+static char cg_buf[65536];
 
 /* Copy the next space-separated field of *p into out (octal escapes such as
  * \040 for a space kept as they are: such a mount point simply fails to
@@ -82,15 +83,13 @@ static bool cg_has_word(const char *list, const char *word)
 	return false;
 }
 
-/* Find the cgroup2 mount and the v1 mount carrying the memory controller. */
-static void cg_read_mounts(void)
+void cgroup_parse_mounts(const char *mountinfo)
 {
 	char root[CG_PATH_MAX], mnt[CG_PATH_MAX], f[CG_PATH_MAX];
 
 	cg.read = true;
-	if (fdtab_read_file("/proc/self/mountinfo", cg_buf, sizeof(cg_buf)) <= 0)
-		return;
-	for (const char *line = cg_buf; *line;) {
+	cg.v2_mnt[0] = cg.v1_mnt[0] = '\0';
+	for (const char *line = mountinfo; *line;) {
 		const char *next = strchr(line, '\n');
 		const char *p = line;
 		/* id parent major:minor root mountpoint options [optional...] - type source superoptions */
@@ -113,6 +112,14 @@ static void cg_read_mounts(void)
 			break;
 		line = next + 1;
 	}
+}
+
+/* Find the cgroup2 mount and the v1 mount carrying the memory controller. */
+static void cg_read_mounts(void)
+{
+	cg.read = true;
+	if (fdtab_read_file("/proc/self/mountinfo", cg_buf, sizeof(cg_buf)) > 0)
+		cgroup_parse_mounts(cg_buf);
 }
 
 /* A limit file's value: "max" (or v1's near-2^63) is none (UINT64_MAX). */
@@ -147,19 +154,18 @@ static bool cg_join(char *out, size_t cap, const char *mnt, const char *root, co
 	return (size_t)log_snprintf(out, cap, "%s%s", mnt, path) + 1 < cap;
 }
 
-/* The group paths of /proc/self/cgroup: v2's ("0::PATH") and v1 memory's. */
-static void cg_groups(char *v2, char *v1, size_t cap)
+/* The group paths of a /proc/PID/cgroup text (modified): v2's ("0::PATH")
+ * and v1 memory's. */
+static void cg_groups(char *text, char *v2, char *v1, size_t cap)
 {
 	v2[0] = v1[0] = '\0';
-	if (fdtab_read_file("/proc/self/cgroup", cg_buf, sizeof(cg_buf)) <= 0)
-		return;
-	for (char *line = cg_buf; *line;) {
+	for (char *line = text; *line;) {
 		char *nl = strchr(line, '\n');
 		if (nl)
 			*nl = '\0';
 		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 		if (c2) {
-			*c2 = '\0';
+			*c1 = *c2 = '\0';	/* hierarchy ID, controllers, path */
 			const char *ctrls = c1 + 1, *path = c2 + 1;
 			if (!strcmp(line, "0") && !ctrls[0])
 				log_snprintf(v2, cap, "%s", path);
@@ -184,15 +190,23 @@ static void cg_dir(char *out, size_t cap, const char *mnt, const char *root, con
 		out[--l] = '\0';
 }
 
-void cgroup_dirs(char *v2, char *v1, size_t cap)
+/* The directories of the groups a /proc/PID/cgroup text names. */
+static void cg_dirs_of(char *text, char *v2, char *v1, size_t cap)
 {
 	char g2[CG_PATH_MAX], g1[CG_PATH_MAX];
 
-	if (!cg.read)
-		cg_read_mounts();
-	cg_groups(g2, g1, sizeof(g2));
+	cg_groups(text, g2, g1, sizeof(g2));
 	cg_dir(v2, cap, cg.v2_mnt, cg.v2_root, g2);
 	cg_dir(v1, cap, cg.v1_mnt, cg.v1_root, g1);
+}
+
+void cgroup_dirs(char *v2, char *v1, size_t cap)
+{
+	if (!cg.read)
+		cg_read_mounts();
+	v2[0] = v1[0] = '\0';
+	if (fdtab_read_file("/proc/self/cgroup", cg_buf, sizeof(cg_buf)) > 0)
+		cg_dirs_of(cg_buf, v2, v1, cap);
 }
 
 static uint64_t cg_v2_limit(const char *dir0)
@@ -204,12 +218,13 @@ static uint64_t cg_v2_limit(const char *dir0)
 	if (!dir0[0])
 		return UINT64_MAX;
 	log_snprintf(dir, sizeof(dir), "%s", dir0);
+	/* Up to the mount itself: in a container (a cgroup namespace) the
+	 * mount's root is the container's own group, whose memory.max is the
+	 * limit that matters; the host's root group has no such files. */
 	for (int depth = 0; depth < CG_DEPTH_MAX; depth++) {
 		size_t dl = strlen(dir);
-		while (dl > ml && dir[dl - 1] == '/')
+		while (dl > 1 && dir[dl - 1] == '/')
 			dir[--dl] = '\0';
-		if (dl <= ml)
-			break;	/* the root group has no limit files */
 		log_snprintf(file, sizeof(file), "%s/memory.max", dir);
 		uint64_t v = cg_read_value(file);
 		if (v < best)
@@ -219,7 +234,7 @@ static uint64_t cg_v2_limit(const char *dir0)
 		if (v < best)
 			best = v;
 		char *slash = strrchr(dir, '/');
-		if (!slash)
+		if (dl <= ml || !slash)
 			break;
 		*slash = '\0';
 	}
@@ -261,14 +276,28 @@ static uint64_t cg_physmem(void)
 	return (uint64_t)si.totalram * (si.mem_unit ? si.mem_unit : 1);
 }
 
+/* The limit of the groups in dirs v2 and v1, physical memory phys. */
+static uint64_t cg_limit_in(const char *v2, const char *v1, uint64_t phys)
+{
+	uint64_t a = cg_v2_limit(v2), b = cg_v1_limit(v1), lim = a < b ? a : b;
+
+	if (lim == UINT64_MAX || (phys && lim >= phys))
+		return 0;
+	return lim;
+}
+
+uint64_t cgroup_limit_of(char *proc_cgroup, uint64_t phys)
+{
+	char v2[CG_PATH_MAX], v1[CG_PATH_MAX];
+
+	cg_dirs_of(proc_cgroup, v2, v1, sizeof(v2));
+	return cg_limit_in(v2, v1, phys);
+}
+
 uint64_t cgroup_memory_limit(void)
 {
 	char v2[CG_PATH_MAX], v1[CG_PATH_MAX];
 
 	cgroup_dirs(v2, v1, sizeof(v2));
-	uint64_t a = cg_v2_limit(v2), b = cg_v1_limit(v1), lim = a < b ? a : b;
-	uint64_t phys = cg_physmem();
-	if (lim == UINT64_MAX || (phys && lim >= phys))
-		return 0;
-	return lim;
+	return cg_limit_in(v2, v1, cg_physmem());
 }

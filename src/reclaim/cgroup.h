@@ -20,4 +20,11 @@ uint64_t cgroup_memory_limit(void);
  * each "" when there is none. cap bytes each. */
 void cgroup_dirs(char *v2, char *v1, size_t cap);
 
+/* The parts, for tests (tests/unit/test_cgroup.c builds a hierarchy of
+ * its own): take the mounts from a /proc/PID/mountinfo text, then the limit
+ * of the groups a /proc/PID/cgroup text names (the text is modified) on a
+ * machine of phys bytes. */
+void cgroup_parse_mounts(const char *mountinfo);
+uint64_t cgroup_limit_of(char *proc_cgroup, uint64_t phys);
+
 #endif
