@@ -41,13 +41,22 @@ static void put(const char *rel, const char *text)
 	}
 }
 
-/* The limit for this mountinfo (mount points under top) and cgroup text. */
-static uint64_t limit(const char *mounts_fmt, const char *proc_cgroup, uint64_t phys)
+/* The limit for this mountinfo (every @ is top: the mount points are under
+ * it) and cgroup text. */
+static uint64_t limit(const char *mounts, const char *proc_cgroup, uint64_t phys)
 {
 	char mi[2048], pc[512];
+	size_t n = 0;
 
-	/* Every %s of the format is top. */
-	snprintf(mi, sizeof(mi), mounts_fmt, top, top, top);
+	for (const char *m = mounts; *m && n + strlen(top) + 1 < sizeof(mi); m++) {
+		if (*m == '@') {
+			memcpy(mi + n, top, strlen(top));
+			n += strlen(top);
+		} else {
+			mi[n++] = *m;
+		}
+	}
+	mi[n] = '\0';
 	cgroup_parse_mounts(mi);
 	snprintf(pc, sizeof(pc), "%s", proc_cgroup);
 	return cgroup_limit_of(pc, phys);
@@ -55,11 +64,11 @@ static uint64_t limit(const char *mounts_fmt, const char *proc_cgroup, uint64_t 
 
 #define NOISE "22 1 8:1 / / rw,relatime - ext4 /dev/sda1 rw\n" \
 	      "25 22 0:5 / /dev rw,nosuid shared:2 - devtmpfs udev rw,size=4096k\n"
-#define V2_HOST NOISE "30 25 0:26 / %s/v2 rw,nosuid,nodev shared:9 - cgroup2 cgroup2 rw,nsdelegate\n"
-#define V1_HOST NOISE "35 25 0:32 / %s/v1 rw,relatime shared:15 - cgroup cgroup rw,memory\n"
-#define HYBRID NOISE "30 25 0:26 / %s/v2 rw shared:9 - cgroup2 cgroup2 rw\n" \
-	       "34 25 0:31 / %s/cpu rw shared:14 - cgroup cgroup rw,cpu,cpuacct\n" \
-	       "35 25 0:32 / %s/v1 rw shared:15 - cgroup cgroup rw,memory\n"
+#define V2_HOST NOISE "30 25 0:26 / @/v2 rw,nosuid,nodev shared:9 - cgroup2 cgroup2 rw,nsdelegate\n"
+#define V1_HOST NOISE "35 25 0:32 / @/v1 rw,relatime shared:15 - cgroup cgroup rw,memory\n"
+#define HYBRID NOISE "30 25 0:26 / @/v2 rw shared:9 - cgroup2 cgroup2 rw\n" \
+	       "34 25 0:31 / @/cpu rw shared:14 - cgroup cgroup rw,cpu,cpuacct\n" \
+	       "35 25 0:32 / @/v1 rw shared:15 - cgroup cgroup rw,memory\n"
 
 int main(void)
 {
@@ -92,14 +101,14 @@ int main(void)
 
 	/* A container: its cgroup namespace makes a/b/ the mount's root and
 	 * the process's group "/". */
-	v = limit(NOISE "30 25 0:26 / %s/v2/a/b rw - cgroup2 cgroup2 rw\n", "0::/\n", PHYS);
+	v = limit(NOISE "30 25 0:26 / @/v2/a/b rw - cgroup2 cgroup2 rw\n", "0::/\n", PHYS);
 	CHECK(v == 512 * MiB, "container, the group at the mount's root: %llu", (unsigned long long)v);
-	v = limit(NOISE "30 25 0:26 / %s/v2/a/b rw - cgroup2 cgroup2 rw\n", "0::/c\n", PHYS);
+	v = limit(NOISE "30 25 0:26 / @/v2/a/b rw - cgroup2 cgroup2 rw\n", "0::/c\n", PHYS);
 	CHECK(v == 384 * MiB, "container, a group below the mount's root: %llu", (unsigned long long)v);
 	/* A subtree mounted (its root field /a): the path loses that prefix. */
-	v = limit(NOISE "30 25 0:26 /a %s/v2/a rw - cgroup2 cgroup2 rw\n", "0::/a/b/c\n", PHYS);
+	v = limit(NOISE "30 25 0:26 /a @/v2/a rw - cgroup2 cgroup2 rw\n", "0::/a/b/c\n", PHYS);
 	CHECK(v == 384 * MiB, "a mounted subtree: %llu", (unsigned long long)v);
-	v = limit(NOISE "30 25 0:26 /a %s/v2/a rw - cgroup2 cgroup2 rw\n", "0::/elsewhere\n", PHYS);
+	v = limit(NOISE "30 25 0:26 /a @/v2/a rw - cgroup2 cgroup2 rw\n", "0::/elsewhere\n", PHYS);
 	CHECK(v == 0, "a group outside the mounted subtree: no limit, got %llu", (unsigned long long)v);
 
 	/* cgroup v1: memory.stat's hierarchical_memory_limit. */
