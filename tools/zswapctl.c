@@ -13,8 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "zswapctl.h"
+#include "core/options.h"
 
 static const struct zswapctl_cmd zswapctl_cmds[] = {
 	{
@@ -224,6 +226,27 @@ bool zswapctl_parse_uint(const char *s, unsigned long min, unsigned long max,
 	}
 	*out = (unsigned long)v;
 	return true;
+}
+
+const struct opt_def *zswapctl_find_option(const char *name, size_t len)
+{
+	static const char prefix[] = "ZSWAP_";
+	const size_t plen = sizeof(prefix) - 1;
+	char full[128];
+
+	if (len >= plen && strncasecmp(name, prefix, plen) == 0) {
+		name += plen;
+		len -= plen;
+	}
+	if (len == 0 || plen + len >= sizeof(full))
+		return NULL;
+	memcpy(full, prefix, plen);
+	for (size_t i = 0; i < len; i++) {
+		char c = name[i];
+
+		full[plen + i] = c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+	}
+	return opt_find(full, plen + len);
 }
 
 bool zswapctl_option(int argc, char **argv, int *i, const char *name, const char **value)

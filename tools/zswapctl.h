@@ -39,6 +39,12 @@ bool zswapctl_parse_uint(const char *s, unsigned long min, unsigned long max,
  * is missing) and advances *i past what it consumed. */
 bool zswapctl_option(int argc, char **argv, int *i, const char *name, const char **value);
 
+/* The option table's row for a user's NAME (len bytes): with or without
+ * the ZSWAP_ prefix, in any case (cold_age, COLD_AGE, zswap_cold_age).
+ * NULL if the table has no such option. */
+struct opt_def;
+const struct opt_def *zswapctl_find_option(const char *name, size_t len);
+
 /* Talking to a process under libzswap (zswapctl_stats.c). Connect to pid's
  * statistics socket: the descriptor, or -1 after one line on stderr saying
  * why (no such process, not under libzswap, another user's). */

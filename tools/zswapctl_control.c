@@ -63,27 +63,15 @@ static int ctl_act(const struct zswapctl_cmd *cmd, long pid, const char *req)
 	return rc;
 }
 
-/* NAME=VALUE with NAME in any case, ZSWAP_ optional: the table's row. */
+/* NAME=VALUE: the table's row for NAME, *value after the '='. */
 static const struct opt_def *ctl_option(const char *arg, const char **value)
 {
 	const char *eq = strchr(arg, '=');
-	char name[96];
 
-	if (!eq || eq == arg)
+	if (!eq)
 		return NULL;
-	size_t n = (size_t)(eq - arg), k = 0;
-	if (n >= 6 && !strncasecmp(arg, "ZSWAP_", 6)) {
-		arg += 6;
-		n -= 6;
-	}
-	if (n + 7 > sizeof(name))
-		return NULL;
-	memcpy(name, "ZSWAP_", 6);
-	for (k = 0; k < n; k++)
-		name[6 + k] = (char)toupper((unsigned char)arg[k]);
-	name[6 + n] = '\0';
 	*value = eq + 1;
-	return opt_find(name, 6 + n);
+	return zswapctl_find_option(arg, (size_t)(eq - arg));
 }
 
 int zswapctl_set(const struct zswapctl_cmd *cmd, int argc, char **argv)

@@ -28,8 +28,6 @@
 #error "ZSWAPCTL_DEFAULT_LIBRARY must name the installed library (mk/tools.am)"
 #endif
 
-#define RUN_PREFIX	"ZSWAP_"
-#define RUN_PREFIX_LEN	(sizeof(RUN_PREFIX) - 1)
 #define RUN_EXIT_FAIL	1
 #define RUN_EXIT_NOEXEC	126	/* found but could not be run, as env(1) */
 #define RUN_EXIT_NOENT	127	/* not found, as env(1) and the shell */
@@ -39,29 +37,6 @@ struct run_setting {
 	const struct opt_def *def;
 	const char *value;
 };
-
-/*
- * The row for a user's name: with or without the ZSWAP_ prefix, in any case
- * (cold_age, COLD_AGE, zswap_cold_age). NULL if the table has no such option.
- */
-static const struct opt_def *run_find(const char *name, size_t len)
-{
-	char full[128];
-
-	if (len >= RUN_PREFIX_LEN && strncasecmp(name, RUN_PREFIX, RUN_PREFIX_LEN) == 0) {
-		name += RUN_PREFIX_LEN;
-		len -= RUN_PREFIX_LEN;
-	}
-	if (len == 0 || RUN_PREFIX_LEN + len >= sizeof(full))
-		return NULL;
-	memcpy(full, RUN_PREFIX, RUN_PREFIX_LEN);
-	for (size_t i = 0; i < len; i++) {
-		char c = name[i];
-
-		full[RUN_PREFIX_LEN + i] = c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
-	}
-	return opt_find(full, RUN_PREFIX_LEN + len);
-}
 
 /* Check VALUE for the option as the library will parse it; on a bad one,
  * print the table's reason on one line and return false. */
@@ -234,7 +209,7 @@ static int run_parse(const struct zswapctl_cmd *cmd, int argc, char **argv,
 				return zswapctl_usage_error(cmd, "-o needs NAME=VALUE%s%s%s",
 							    kv ? " (got '" : "", kv ? kv : "",
 							    kv ? "')" : "");
-			d = run_find(kv, (size_t)(eq - kv));
+			d = zswapctl_find_option(kv, (size_t)(eq - kv));
 			if (!d)
 				return zswapctl_usage_error(cmd, "-o %s: '%.*s' is not a libzswap option "
 							    "(libzswap(7) lists them)", kv,

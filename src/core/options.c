@@ -694,6 +694,16 @@ static void opt_get(enum opt_id id, const struct opt_values *v, struct opt_val *
 
 /* ---- the public calls ---------------------------------------------------- */
 
+void opt_copy(enum opt_id id, const struct opt_values *from, struct opt_values *to)
+{
+	struct opt_val val;
+
+	if ((unsigned)id >= OPT__COUNT)
+		return;
+	opt_get(id, from, &val);
+	opt_set(id, &val, to);
+}
+
 void opt_defaults(struct opt_values *v)
 {
 	char why[OPT_WHY_MAX];

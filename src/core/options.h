@@ -182,6 +182,10 @@ bool opt_peek(enum opt_id id, struct opt_values *v, char *const *envp);
  * the "expected ..." part into why (for tools and tests). */
 bool opt_parse_one(enum opt_id id, const char *text, struct opt_values *v, char *why, size_t why_len);
 
+/* Option id's value in from, set in to (zswapctl set: a running process's
+ * values changed one option at a time). */
+void opt_copy(enum opt_id id, const struct opt_values *from, struct opt_values *to);
+
 /* The store configuration these options describe. */
 void opt_store_config(const struct opt_values *v, struct zswap_store_config *cfg);
 

@@ -52,13 +52,20 @@ static struct {
 	int pend_r, pend_w;	/* the pipe of the fork under way */
 } wbc = { .lock = PTHREAD_MUTEX_INITIALIZER, .pend_r = -1, .pend_w = -1 };
 
+/* ZSWAP_WRITEBACK as it reads now: 1, or auto under a limit or with the
+ * shrinker. */
+static bool writeback_wanted(const struct opt_values *o)
+{
+	return o->writeback == OPT_WB_ON ||
+	       (o->writeback == OPT_WB_AUTO && (o->memory_limit || o->shrinker_enabled));
+}
+
 bool writeback_init(void)
 {
 	const struct opt_values *o = &eng.opt;
 	char why[320];
 
-	if (o->writeback == OPT_WB_OFF ||
-	    (o->writeback == OPT_WB_AUTO && !o->memory_limit && !o->shrinker_enabled))
+	if (!writeback_wanted(o))
 		return false;
 	const char *dir = o->backing_dir;
 	if (strcmp(dir, "auto") == 0)
@@ -95,9 +102,7 @@ bool writeback_on(void)
 
 bool writeback_follow(void)
 {
-	const struct opt_values *o = &eng.opt;
-	bool want = o->writeback == OPT_WB_ON ||
-		    (o->writeback == OPT_WB_AUTO && (o->memory_limit || o->shrinker_enabled));
+	bool want = writeback_wanted(&eng.opt);
 
 	if (want && !wb.b && !wb.child)
 		writeback_init();	/* says in one line why not, if it cannot */

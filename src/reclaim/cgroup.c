@@ -26,7 +26,6 @@
 
 #include <string.h>
 #include <sys/syscall.h>
-#include <sys/sysinfo.h>
 #include <unistd.h>
 
 #include "base/fdtab.h"
@@ -122,22 +121,26 @@ static void cg_read_mounts(void)
 		cgroup_parse_mounts(cg_buf);
 }
 
-/* A limit file's value: "max" (or v1's near-2^63) is none (UINT64_MAX). */
-static uint64_t cg_read_value(const char *path)
+uint64_t cgroup_u64(const char *s)
 {
-	char b[64];
 	uint64_t v = 0;
 
-	if (fdtab_read_file(path, b, sizeof(b)) <= 0)
+	if (*s < '0' || *s > '9')
 		return UINT64_MAX;
-	if (b[0] < '0' || b[0] > '9')
-		return UINT64_MAX;
-	for (const char *s = b; *s >= '0' && *s <= '9'; s++) {
+	for (; *s >= '0' && *s <= '9'; s++) {
 		if (v > (UINT64_MAX - 9) / 10)
 			return UINT64_MAX;
 		v = v * 10 + (uint64_t)(*s - '0');
 	}
 	return v;
+}
+
+/* A limit file's value: "max" (or v1's near-2^63) is none (UINT64_MAX). */
+static uint64_t cg_read_value(const char *path)
+{
+	char b[64];
+
+	return fdtab_read_file(path, b, sizeof(b)) > 0 ? cgroup_u64(b) : UINT64_MAX;
 }
 
 /* mnt + (path less the mount's root), into out. False if it does not fit
@@ -258,22 +261,7 @@ static uint64_t cg_v1_limit(const char *dir)
 			return UINT64_MAX;
 		s++;
 	}
-	uint64_t v = 0;
-	for (s += sizeof(key) - 1; *s >= '0' && *s <= '9'; s++) {
-		if (v > (UINT64_MAX - 9) / 10)
-			return UINT64_MAX;
-		v = v * 10 + (uint64_t)(*s - '0');
-	}
-	return v;
-}
-
-static uint64_t cg_physmem(void)
-{
-	struct sysinfo si;
-
-	if (syscall(SYS_sysinfo, &si) != 0)
-		return 0;
-	return (uint64_t)si.totalram * (si.mem_unit ? si.mem_unit : 1);
+	return cgroup_u64(s + sizeof(key) - 1);
 }
 
 /* The limit of the groups in dirs v2 and v1, physical memory phys. */
@@ -294,10 +282,10 @@ uint64_t cgroup_limit_of(char *proc_cgroup, uint64_t phys)
 	return cg_limit_in(v2, v1, phys);
 }
 
-uint64_t cgroup_memory_limit(void)
+uint64_t cgroup_memory_limit(uint64_t phys)
 {
 	char v2[CG_PATH_MAX], v1[CG_PATH_MAX];
 
 	cgroup_dirs(v2, v1, sizeof(v2));
-	return cg_limit_in(v2, v1, cg_physmem());
+	return cg_limit_in(v2, v1, phys);
 }

@@ -11,9 +11,13 @@
 /* The limit, in bytes, of the memory cgroup this process is in: cgroup v2's
  * smallest memory.max or memory.high over the group and its ancestors,
  * cgroup v1's hierarchical memory.limit_in_bytes, the smaller of the two
- * on a hybrid system. 0 when there is none, or none below physical memory.
- * Start-up's and the reclaimer's only (it keeps one buffer). */
-uint64_t cgroup_memory_limit(void);
+ * on a hybrid system. 0 when there is none, or none below phys (physical
+ * memory). Start-up's and the reclaimer's only (it keeps one buffer). */
+uint64_t cgroup_memory_limit(uint64_t phys);
+
+/* A cgroup file's number at s: decimal digits; "max", no digits or an
+ * overflow is UINT64_MAX (no limit). */
+uint64_t cgroup_u64(const char *s);
 
 /* The directories of this process's memory cgroup: v2's group (under the
  * cgroup2 mount) and v1's (under the mount with the memory controller),

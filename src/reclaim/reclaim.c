@@ -717,27 +717,27 @@ static void reclaim_set_limit(uint64_t limit)
  * share for N%). */
 static uint64_t reclaim_cgroup_limit(unsigned int rel)
 {
-	uint64_t cg = cgroup_memory_limit(), v;
+	uint64_t phys = reclaim_physmem(), cg = cgroup_memory_limit(phys), v;
 
 	if (rel == OPT_LIMIT_AUTO)
 		v = cg / 8 * 7;	/* 1/8 for what the group charges and reclaim cannot take */
 	else if (cg)
 		v = cg / 100 * rel + cg % 100 * rel / 100;
 	else
-		v = reclaim_physmem() / 100 * rel;
+		v = phys / 100 * rel;
 	return v & ZS_PAGE_MASK;
 }
 
 #define RECLAIM_CGROUP_NS 1000000000ull	/* the cgroup's limit read again this often */
 
 /* Follow the memory cgroup's limit (ZSWAP_MEMORY_LIMIT=auto or N%). */
-static void reclaim_follow_cgroup(bool now)
+static void reclaim_follow_cgroup(void)
 {
 	static uint64_t last_ns;
 	unsigned int rel = __atomic_load_n(&eng.opt.memory_limit_rel, __ATOMIC_RELAXED);
 	uint64_t t = hist_now();
 
-	if (!rel || (!now && t - last_ns < RECLAIM_CGROUP_NS))
+	if (!rel || t - last_ns < RECLAIM_CGROUP_NS)
 		return;
 	last_ns = t;
 	uint64_t want = reclaim_cgroup_limit(rel);
@@ -850,69 +850,43 @@ static void reclaim_pool_limits(void)
 	zswap_store_set_limit(eng.store, cfg.mem_limit, cfg.accept_limit);
 }
 
-/* One option of a SET order. The fields other threads read change with
- * single stores; nothing reads two of them as a pair. */
+/* One option of a SET order (control.c lets only OPT_F_RUNTIME ones
+ * through). Most are a field other threads read as it is; the limit, the
+ * cold age, the pool's limits and writeback have state of their own to
+ * follow. */
 static void reclaim_apply(enum opt_id id, struct reclaim_order *o)
 {
-	const struct opt_values *nv = &o->nv;
 	struct opt_values *v = &eng.opt;
 
+	if (!(opt_table[id].flags & OPT_F_RUNTIME)) {
+		o->err = -EINVAL;
+		log_snprintf(o->why, sizeof(o->why), "%s cannot change in a running process", opt_table[id].name);
+		return;
+	}
+	opt_copy(id, &o->nv, v);
 	switch (id) {
 	case OPT_MEMORY_LIMIT:
-		__atomic_store_n(&v->memory_limit_rel, nv->memory_limit_rel, __ATOMIC_RELAXED);
-		if (nv->memory_limit_rel)
-			reclaim_follow_cgroup(true);
-		else
-			reclaim_set_limit(nv->memory_limit);
+		reclaim_set_limit(v->memory_limit_rel ? reclaim_cgroup_limit(v->memory_limit_rel) : v->memory_limit);
 		if (pol.limit)
 			growth_start();	/* malloc's growth held at the new limit */
 		if (!writeback_follow() && v->writeback != OPT_WB_OFF && pol.limit)
 			log_snprintf(o->why, sizeof(o->why), "the second tier could not be opened (see the log)");
 		break;
-	case OPT_MEMORY_CHARGE:
-		__atomic_store_n(&v->pool_uncharged, nv->pool_uncharged, __ATOMIC_RELAXED);
-		break;
 	case OPT_COLD_AGE:
-		__atomic_store_n(&v->cold_age, nv->cold_age, __ATOMIC_RELAXED);
-		__atomic_store_n(&pol.cold_age, nv->cold_age, __ATOMIC_RELAXED);
+		__atomic_store_n(&pol.cold_age, v->cold_age, __ATOMIC_RELAXED);
 		break;
 	case OPT_MAX_POOL_SIZE:
-		v->max_pool_size = nv->max_pool_size;
-		reclaim_pool_limits();
-		break;
 	case OPT_MAX_POOL_PERCENT:
-		v->max_pool_percent = nv->max_pool_percent;
-		reclaim_pool_limits();
-		break;
 	case OPT_ACCEPT_THRESHOLD_PERCENT:
-		v->accept_threshold_percent = nv->accept_threshold_percent;
 		reclaim_pool_limits();
 		break;
 	case OPT_WRITEBACK:
-		__atomic_store_n(&v->writeback, nv->writeback, __ATOMIC_RELAXED);
-		if (!writeback_follow() && nv->writeback == OPT_WB_ON) {
+		if (!writeback_follow() && v->writeback == OPT_WB_ON) {
 			o->err = -EIO;
 			log_snprintf(o->why, sizeof(o->why), "the second tier could not be opened (see the log)");
 		}
 		break;
-	case OPT_READAHEAD:
-		__atomic_store_n(&v->readahead, nv->readahead, __ATOMIC_RELAXED);
-		break;
-	case OPT_VERBOSE:
-		__atomic_store_n(&v->verbose, nv->verbose, __ATOMIC_RELAXED);
-		break;
-	case OPT_STATS_INTERVAL:
-		__atomic_store_n(&v->stats_interval, nv->stats_interval, __ATOMIC_RELAXED);
-		break;
-	case OPT_STATS_FORMAT:
-		__atomic_store_n(&v->stats_format, nv->stats_format, __ATOMIC_RELAXED);
-		break;
-	case OPT_STATS_AT_EXIT:
-		__atomic_store_n(&v->stats_at_exit, nv->stats_at_exit, __ATOMIC_RELAXED);
-		break;
 	default:
-		o->err = -EINVAL;	/* control.c lets only OPT_F_RUNTIME options through */
-		log_snprintf(o->why, sizeof(o->why), "%s cannot change in a running process", opt_table[id].name);
 		break;
 	}
 }
@@ -975,7 +949,7 @@ void *reclaim_thread(void *arg)
 	uint32_t last_pass = policy_now(), started = last_pass;
 	for (;;) {
 		reclaim_take_order();
-		reclaim_follow_cgroup(false);
+		reclaim_follow_cgroup();
 		/* A pass every quarter of the age: a page is stored between one
 		 * and one and a quarter ages after its last fault. */
 		unsigned int age = pol.cold_age, period = age >= 4 ? age / 4 : 1;

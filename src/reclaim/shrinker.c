@@ -53,18 +53,6 @@ static struct {
 	uint64_t last_ns;			/* the last look (CLOCK_MONOTONIC_COARSE) */
 } sh;
 
-/* A decimal number at s; "max" or no digits: UINT64_MAX. */
-static uint64_t shrinker_u64(const char *s)
-{
-	uint64_t v = 0;
-
-	if (*s < '0' || *s > '9')
-		return UINT64_MAX;
-	for (; *s >= '0' && *s <= '9'; s++)
-		v = v * 10 + (uint64_t)(*s - '0');
-	return v;
-}
-
 /* "some avg10=X.YZ ..." of a PSI file, in hundredths of a percent; 0 if
  * it cannot be read. */
 static uint64_t shrinker_psi(const char *path)
@@ -128,7 +116,7 @@ static bool shrinker_pressure(const char **why)
 		return true;
 	}
 	if (sh.limit[0] && fdtab_read_file(sh.limit, b, sizeof(b)) > 0 && fdtab_read_file(sh.usage, a, sizeof(a)) > 0) {
-		uint64_t lim = shrinker_u64(b), use = shrinker_u64(a);
+		uint64_t lim = cgroup_u64(b), use = cgroup_u64(a);
 		/* v1 says "no limit" with a huge number, v2 with "max". */
 		if (lim < (1ULL << 60) && use != UINT64_MAX && use >= lim - lim / SHRINK_HEADROOM) {
 			*why = "the memory cgroup near its limit";
