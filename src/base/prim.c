@@ -15,7 +15,7 @@
  * VMAs) but not with theirs; and since a program's MAP_NORESERVE mapping may
  * still merge with ours, the engine never adopts a VMA that overlaps any
  * library range (prim_overlaps). Guard pages would also stop the merge but
- * cost two VMAs per range (seen: 1,110 mappings for 256 regions), and naming
+ * cost two VMAs per range (docs/DESIGN.md, "Tried and rejected"), and naming
  * the VMAs (PR_SET_VMA_ANON_NAME) needs CONFIG_ANON_VMA_NAME, which this
  * kernel lacks.
  *

@@ -21,15 +21,13 @@
  * lzo1x_1_compress is 14 bits, _11 and _12 are 11 and 12, and _15 is built
  * exactly the kernel's way on machines with unaligned little-endian loads
  * (liblzo2 >= 2.07 gives it D_BITS 13 and a 16-bit dictionary there, with
- * the same multiplicative hash). Measured, not assumed, through zram's
- * "lzo" on Linux 6.18 (tools/zswap_bench_pool_kernel.sh): every one of
- * 2,000 of the reclaim benchmark's pages and of 6,490 compressible pages of
- * text and ELF files got the kernel's size from lzo1x_1_15_compress, 16%
- * of the latter from lzo1x_1_compress (docs/bench/reclaim.md). The
- * stream format is the same LZO1X either way; src/core/lzo.c decodes it (faster
- * than liblzo2's lzo1x_decompress_safe). The kernel's "lzo-rle" is a
- * different bitstream (a version byte and zero-run codes) that liblzo2
- * does not have: not offered.
+ * the same multiplicative hash). Measured, not assumed, against zram's
+ * "lzo" (tools/zswap_bench_pool_kernel.sh): lzo1x_1_15_compress gives
+ * every page the kernel's size, lzo1x_1_compress not (docs/DESIGN.md,
+ * "Tried and rejected"). The stream format is the same LZO1X either way;
+ * src/core/lzo.c decodes it (faster than liblzo2's lzo1x_decompress_safe).
+ * The kernel's "lzo-rle" is a different bitstream (a version byte and
+ * zero-run codes) that liblzo2 does not have: not offered.
  *
  * LZO cannot stop at an output limit the way LZ4 does: it compresses into a
  * scratch of COMP_LZO_BOUND bytes in the workspace, and only a result that

@@ -2,8 +2,8 @@
  * lzo.c - an LZO1X decoder for one page, written for the refault path.
  *
  * Why our own: liblzo2's lzo1x_decompress_safe (2.10, Debian's) copies
- * literals and matches a byte at a time: 3-4 times LZ4's time a page of
- * the reclaim benchmark, and every refault under
+ * literals and matches a byte at a time: several times LZ4's time a page
+ * (docs/DESIGN.md, "Tried and rejected"), and every refault under
  * ZSWAP_COMPRESSOR=lzo pays it in the handler while the program waits. The
  * kernel's decoder (lib/lzo, rewritten in 2012) copies in words. This one
  * follows the format as the kernel documents it

@@ -51,17 +51,17 @@
  * ever straddles a mapping boundary: zs_map_object never copies (the kernel
  * must, for objects spanning two physical pages).
  *
- * The reserve. Decommitting every emptied run and faulting its pages in
- * again when the run is reused cost ~10% of a store+load (one madvise, with a
- * TLB-shootdown IPI when the process runs on several CPUs, plus one page
- * fault per page). So up to ZS_RESERVE_MIN_PAGES or 1/2^ZS_RESERVE_SHIFT of
- * the pool's pages, whichever is larger, of emptied runs stay committed on
- * the warm lists and are reused first; a run emptied beyond that is
- * decommitted, and when the pool shrinks the reserve is trimmed to the new
- * bound, so RSS still falls when a sizeable amount is freed. zs_compact()
- * empties the reserve: whoever compacts wants memory back. Reserve pages are
- * not pool pages (zs_get_total_pages()), as the kernel's freed zspage pages
- * are not; zs_get_reserve_pages() tells how many there are.
+ * The reserve. Decommitting every emptied run and faulting its pages in again
+ * when the run is reused is a sizeable share of a store+load (docs/DESIGN.md,
+ * "The store"): one madvise, with a TLB-shootdown IPI when the process runs on
+ * several CPUs, plus one page fault per page. So up to ZS_RESERVE_MIN_PAGES or
+ * 1/2^ZS_RESERVE_SHIFT of the pool's pages, whichever is larger, of emptied
+ * runs stay committed on the warm lists and are reused first; a run emptied
+ * beyond that is decommitted, and when the pool shrinks the reserve is trimmed
+ * to the new bound, so RSS still falls when a sizeable amount is freed.
+ * zs_compact() empties the reserve: whoever compacts wants memory back.
+ * Reserve pages are not pool pages (zs_get_total_pages()), as the kernel's
+ * freed zspage pages are not; zs_get_reserve_pages() tells how many there are.
  *
  * Objects [0, bump) of a zspage have been handed out at least once; objects
  * past bump are untouched, so a fresh zspage costs no initialisation writes

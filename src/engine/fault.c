@@ -768,8 +768,8 @@ static int fault_load(struct fault_ctx *h, const struct region_ref *ref, size_t 
 	}
 	/* Claim to installed, before the wake: the thread woken on this
 	 * CPU preempts the handler, and timing past the wake would count the
-	 * program's run until its next fault (about double the p50 under
-	 * uniform access). */
+	 * program's run until its next fault (docs/DESIGN.md, "Tried and
+	 * rejected"). */
 	if (installed && h->handler)
 		hist_record(tier ? &hist_refault_tier : &hist_refault, hist_now() - t0);
 	prof_add(PROF_INSTALL, p0);
@@ -892,9 +892,10 @@ static void fault_wait_readable(void)
 {
 	struct pollfd p = { .fd = eng.uffd, .events = POLLIN };
 
-	/* No spinning before the sleep: the refault p50 is the same with 100 us
-	 * of it (the scheduler hands the fault to the handler on the faulting
-	 * CPU), and the spin would burn a CPU. */
+	/* No spinning before the sleep: it leaves the refault p50 as it is
+	 * (the scheduler hands the fault to the handler on the faulting CPU;
+	 * docs/DESIGN.md, "Tried and rejected"), and the spin would burn a
+	 * CPU. */
 	while (poll(&p, 1, -1) <= 0)
 		;
 	if (p.revents & POLLNVAL)
@@ -905,8 +906,8 @@ static void fault_wait_readable(void)
  * Keep the calling handler thread on its CPU. A faulting thread sleeps in the
  * kernel until its page is installed; the handler woken on the same CPU runs
  * at once (the faulting thread just gave the CPU up), while one on another
- * CPU that sleeps must first be woken there: about ten times as long a
- * refault (docs/BENCHMARKS.md). With one handler per CPU of the
+ * CPU that sleeps must first be woken there, which takes many times as
+ * long (docs/BENCHMARKS.md, "Machines"). With one handler per CPU of the
  * allowed set, every fault has a handler beside it; the others are woken too
  * (all poll the one descriptor), find nothing and go back to sleep inside
  * poll(). A refused pin (a cpuset changed since start-up) leaves the thread

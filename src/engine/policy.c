@@ -99,9 +99,10 @@ void policy_refault(struct slot *s)
  * budget of written pages; past it, it is judged as if unwritten. A page
  * refault feedback protects for longer uses up a pass and counts in the scan
  * budget as an unwritten one does (without that, random access over a heap
- * larger than the limit scanned 11.3 pages per page stolen against 7.8:
- * tests/engine/test_eng_reclaim_thrash.sh allows 12), but is kept. A cold-age pass
- * counts a write as an access: the page's age starts again.
+ * larger than the limit scans more pages per page stolen: docs/DESIGN.md,
+ * "Tried and rejected"; tests/engine/test_eng_reclaim_thrash.sh bounds it),
+ * but is kept. A cold-age pass counts a write as an access: the page's age
+ * starts again.
  */
 bool policy_select(struct slot *s, uint32_t state, bool written, bool follows)
 {
@@ -167,16 +168,15 @@ bool policy_select(struct slot *s, uint32_t state, bool written, bool follows)
 /* --- the charge --------------------------------------------------------- */
 
 /*
- * The charge is what memcg would charge the process: its anonymous pages
- * and the pool's (RssAnon holds both), plus its page tables (VmPTE; memcg
- * charges them, ~1.6 MiB at 512 MiB managed), less the library's own
- * bookkeeping: the slot arrays (16 bytes a managed page; the kernel's
- * zswap_entry and xarray, which memcg does not charge) and zsmalloc's
- * metadata (handle tables, zspage descriptors: slab in the kernel, not
- * charged either, and not in zram's mem_used_total). The kernel side of the
- * benchmark is held to exactly that (docs/DESIGN.md, "The charge and the
- * limit"). So VmHWM may pass the limit by the bookkeeping less the page
- * tables (and by the file pages, as it always could).
+ * The charge is what memcg would charge the process: its anonymous pages and
+ * the pool's (RssAnon holds both), plus its page tables (VmPTE; memcg charges
+ * them), less the library's own bookkeeping: the slot arrays (16 bytes a
+ * managed page; the kernel's zswap_entry and xarray, which memcg does not
+ * charge) and zsmalloc's metadata (handle tables, zspage descriptors: slab in
+ * the kernel, not charged either, and not in zram's mem_used_total). The
+ * kernel side of the benchmark is held to exactly that (docs/DESIGN.md, "The
+ * charge and the limit"). So VmHWM may pass the limit by the bookkeeping less
+ * the page tables (and by the file pages, as it always could).
  */
 #define RECLAIM_ACCOUNT_MS	100
 

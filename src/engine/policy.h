@@ -104,9 +104,9 @@ uint32_t policy_aux_evicted(uint32_t resident_aux, uint32_t clock);
  * since the last scan, whatever its protection (never in a cold-age pass,
  * which takes only pages idle that long): one UFFDIO_MOVE (one TLB flush,
  * an IPI to the program's CPU, and one hold of ev_lock that handlers queue
- * behind) for the run instead of one for each page. Uniform access takes
- * one resident page in seven, mostly one to a call; refaults are the same
- * in every benchmark (docs/DESIGN.md, "Speed under the limit"). */
+ * behind) for the run instead of one for each page. Under uniform access
+ * most calls still move one page; refaults are the same in every benchmark
+ * (docs/DESIGN.md, "Speed under the limit" and "Tried and rejected"). */
 #define RECLAIM_CLUSTER 8
 bool policy_select(struct slot *s, uint32_t state, bool written, bool follows);
 

@@ -10,23 +10,23 @@
  *
  * Here a page read ahead is installed in the page table at once, so using it
  * takes no fault at all and cannot be seen; instead the stream's next fault
- * tells: just past the window means every page of it was walked through. So
- * a window is judged at the next fault of its stream, and streams are
- * recognised by where they fault: at the end of their last window (or a few
- * pages past it: a strided reader), or, with no window yet, on the page right
- * after their last fault. A few streams (RA_STREAMS) for the whole process,
- * replaced least recently used, so threads reading different ranges (or one
- * thread reading two) keep their windows; a random fault matches none and
- * takes a fresh stream with no readahead. The table is shared by the handler
- * threads rather than kept per handler: a program thread that moves to
- * another CPU has its next fault served by another handler (one is pinned to
- * each CPU), and per-handler streams then started again from nothing (a
- * sequential read of 256 MiB took 2-3x the faults the window allowed). It is
- * guarded by a mutex that only handler threads take, held for a table scan
- * (no system call, no program memory), so no program thread can ever hold
- * it while it faults. A mutex rather than a spin lock: a handler preempted
- * while holding it (the program thread it just woke shares its CPU) would
- * have the other handler spin for a time slice.
+ * tells: just past the window means every page of it was walked through. So a
+ * window is judged at the next fault of its stream, and streams are recognised
+ * by where they fault: at the end of their last window (or a few pages past
+ * it: a strided reader), or, with no window yet, on the page right after their
+ * last fault. A few streams (RA_STREAMS) for the whole process, replaced least
+ * recently used, so threads reading different ranges (or one thread reading
+ * two) keep their windows; a random fault matches none and takes a fresh
+ * stream with no readahead. The table is shared by the handler threads rather
+ * than kept per handler: a program thread that moves to another CPU has its
+ * next fault served by another handler (one is pinned to each CPU), and
+ * per-handler streams then started again from nothing (a sequential reader
+ * took several times the faults its windows allowed: docs/DESIGN.md, "Tried
+ * and rejected"). It is guarded by a mutex that only handler threads take,
+ * held for a table scan (no system call, no program memory), so no program
+ * thread can ever hold it while it faults. A mutex rather than a spin lock: a
+ * handler preempted while holding it (the program thread it just woke shares
+ * its CPU) would have the other handler spin for a time slice.
  *
  * Window sizes, in pages read ahead after the faulting page (the kernel's
  * "pages" minus one): 0 for a new stream, 1 once the stream faults on the
@@ -40,9 +40,9 @@
  * judged windows, hits against misses, halved as they add up): a program
  * reading objects of two or three pages at random addresses (a key-value
  * store's values) faults on consecutive pages for each object and never
- * reads on; with one-page windows from its second fault, redis under a
- * limit used 106 of 67,563 pages read ahead. A sequential reader, whose
- * windows are used, starts at its second fault.
+ * reads on, so one-page windows from its second fault are nearly all
+ * wasted (redis: docs/DESIGN.md, "Tried and rejected"). A sequential
+ * reader, whose windows are used, starts at its second fault.
  */
 #include "config.h"
 #include "engine/readahead.h"

@@ -42,13 +42,13 @@ static uint64_t tbl_bytes;	/* sum of region sizes, for statistics */
  * mremap may move its own mapping into that very range (the kernel found it
  * free) and have its REMAP read first: the late UNMAP must then spare the
  * regions that REMAP brought in, or their entries are dropped and the moved
- * buffer reads zeros (prog_growth realloc: 18 runs of 120, 0 after). Each
- * REMAP leaves its old range here with its number; the UNMAP of exactly that
- * range takes it out and spares the regions moved in by later REMAPs. A REMAP
- * followed by no UNMAP (MREMAP_DONTUNMAP) leaves an entry nothing takes: a
- * later munmap of exactly that range then spares only regions moved in
- * since, of which there are none while the old range stays mapped. Table
- * lock held for writing; oldest entry overwritten when full.
+ * buffer reads zeros (prog_growth realloc; docs/DESIGN.md, "Tried and
+ * rejected"). Each REMAP leaves its old range here with its number; the UNMAP
+ * of exactly that range takes it out and spares the regions moved in by later
+ * REMAPs. A REMAP followed by no UNMAP (MREMAP_DONTUNMAP) leaves an entry
+ * nothing takes: a later munmap of exactly that range then spares only regions
+ * moved in since, of which there are none while the old range stays mapped.
+ * Table lock held for writing; oldest entry overwritten when full.
  */
 #define REGION_UNMAPS_DUE 16
 static struct {

@@ -192,8 +192,9 @@ static void growth_register(uintptr_t lo, uintptr_t hi)
  * registered: glibc touches the new part (the top chunk's header) before
  * we see it, the kernel then gives it an anon_vma of its own, and once
  * registered it could never merge with its neighbours: one VMA per 132 KiB
- * step of the heap (measured: 1,354 regions and VMAs for 180 MiB of heap,
- * and reclaim's sweep walks at most 1,024).
+ * step of the heap, thousands of regions for a large heap, each one more
+ * mapping for reclaim's sweep to walk (docs/DESIGN.md, "Tried and
+ * rejected").
  */
 static void growth_new(uintptr_t lo, uintptr_t hi)
 {

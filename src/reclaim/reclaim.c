@@ -19,7 +19,8 @@
  * request larger than half of that room (a step of malloc's growth: faults
  * fill at most 16 pages) makes it go down to low = hold - band. Keeping the
  * charge near the limit is what keeps the working set resident: every MiB
- * of charge is ~1.8 MiB of it at lz4's ratio. While faults keep being held,
+ * of charge holds more than a MiB of it at the pool's compression ratio
+ * (docs/DESIGN.md, "The charge and the limit"). While faults keep being held,
  * high and low_bg sit lower by a boost (reclaim_boost) that calm undoes.
  *
  * When a step stores nothing even taking protected pages (everything
@@ -378,8 +379,8 @@ static bool reclaim_writeback(uint64_t pool)
 	/* A page held as-is saves nothing in the pool, one compressed to 3
 	 * KiB or more little: beyond a write buffer's worth, such pages go to
 	 * the tier whatever the pool's size, and leave the memory to pages
-	 * the program uses (redis with random values under 96M: the pool held
-	 * 54 MiB of them). */
+	 * the program uses (redis with random values: docs/DESIGN.md, "The
+	 * second tier"). */
 	uint64_t poor = zswap_store_poor_pages(eng.store) << ZS_PAGE_SHIFT;
 	uint64_t poor_keep = pol.limit / RECLAIM_WB_POOR;
 	/* Under the v1 charge model the pool is not in the limit: only its
@@ -678,7 +679,8 @@ static void reclaim_set_limit(uint64_t limit)
 	}
 	/* The hold line: m below the limit, m = limit/96 but at least
 	 * min(RECLAIM_MARGIN_MIN, limit/64): below 192 MiB limit/64 (a 3 MiB
-	 * margin under 64 MiB costs perl's hash ~15% more refaults). */
+	 * margin under a small limit costs perl's hash refaults: docs/DESIGN.md,
+	 * "Tried and rejected"). */
 	uint64_t m = limit / RECLAIM_MARGIN_DIV, floor = limit / 64;
 	if (floor > RECLAIM_MARGIN_MIN)
 		floor = RECLAIM_MARGIN_MIN;
