@@ -69,6 +69,8 @@ case=tmp-taken
 tmp=$ENG_TMP/tmp
 if ! command -v unshare >/dev/null 2>&1 || ! unshare -m true 2>/dev/null; then
 	eng_say "$case: skipped: no mount namespace for a /tmp of its own (unshare -m)"
+elif ! setpriv --reuid=$nob --regid=$nob --clear-groups --inh-caps=+sys_ptrace --ambient-caps=+sys_ptrace true 2>/dev/null; then
+	eng_say "$case: skipped: setpriv cannot give user nobody CAP_SYS_PTRACE (--ambient-caps) for its userfaultfd"
 elif ! setpriv --reuid=$nob --regid=$nob --clear-groups sh -c "test -x '$prog' && test -r '$ENG_LIB'"; then
 	eng_say "$case: skipped: user nobody cannot run $prog or read $ENG_LIB"
 else
