@@ -28,6 +28,7 @@
 #include "core/zsmalloc.h"
 #include "engine/engine.h"
 #include "engine/entry.h"
+#include "observe/sock.h"
 #include "reclaim/reclaim.h"
 
 #define CONTROL_LOG		32	/* changes kept for the dump */
@@ -98,7 +99,7 @@ static void control_say(int fd, const char *fmt, ...)
 	va_start(ap, fmt);
 	size_t n = log_format(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	log_write_all(fd, buf, n < sizeof(buf) ? n : sizeof(buf) - 1);
+	sock_send(fd, buf, n < sizeof(buf) ? n : sizeof(buf) - 1);
 }
 
 /* The reclaimer's answer to an order, or an error line. */
@@ -177,7 +178,7 @@ static void control_set(int fd, char *args, unsigned long uid)
 	}
 	if (!o->err && o->why[0] && pos < sizeof(answer))
 		pos += log_snprintf(answer + pos, sizeof(answer) - pos, "note: %s\n", o->why);
-	log_write_all(fd, answer, pos < sizeof(answer) ? pos : sizeof(answer) - 1);
+	sock_send(fd, answer, pos < sizeof(answer) ? pos : sizeof(answer) - 1);
 }
 
 static bool control_parse_u64(const char *s, uint64_t *out)

@@ -8,16 +8,20 @@
  * stats_lock and written with write(2). The signal handler does one
  * eventfd write and nothing else.
  *
- * The socket: $XDG_RUNTIME_DIR/libzswap/PID.sock, else
- * /run/user/UID/libzswap/PID.sock, else (root) /run/libzswap/PID.sock, else
- * /tmp/libzswap-UID/PID.sock; the directory is made mode 0700 and must be
- * ours (owner, mode, not a symbolic link), and a peer of another user is
- * refused (SO_PEERCRED). A client writes one request line, "text", "json"
- * or "counters" (name value lines, for zswapctl watch), and reads the
- * answer until the library closes the connection. The socket is removed at
- * exit; those of processes that are gone (killed, _exit) are removed by the
- * next process that starts with the same directory (stats_sweep), and
- * zswapctl list skips them meanwhile.
+ * The socket (sock.c): PID.sock in the first private directory of
+ * $XDG_RUNTIME_DIR/libzswap, /run/user/UID/libzswap, /run/libzswap (root)
+ * and /tmp/libzswap-UID, or a /tmp/libzswap-UID.XXXXXX of the user's own
+ * (mode 0700, not a link) when another user made /tmp/libzswap-UID first;
+ * zswapctl looks in /tmp/libzswap-UID and every /tmp/libzswap-UID.* that
+ * passes those checks. The directory is checked and used through one
+ * descriptor, and a peer of another user is refused (SO_PEERCRED). A
+ * client writes one request line, "text", "json" or "counters" (name value
+ * lines, for zswapctl watch), within 2 s in all, and takes the answer
+ * within 5 s in all, or is dropped: the thread that serves it also writes
+ * the dumps the signal asks for. The socket is removed at exit; those of
+ * processes that are gone (killed, _exit) are removed by the next process
+ * that starts with the same directory, and zswapctl list skips them
+ * meanwhile.
  */
 #include "config.h"
 #include "observe/stats.h"
@@ -31,9 +35,7 @@
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,6 +44,7 @@
 #include "observe/coredump.h"
 #include "observe/crash.h"
 #include "observe/emit.h"
+#include "observe/sock.h"
 #include "engine/engine.h"
 #include "base/fdtab.h"
 #include "base/hist.h"
@@ -53,8 +56,6 @@
 
 #define STATS_BUF_INIT	(256 * 1024)
 #define STATS_ROWS_MAX	1000		/* ZSWAP_STATS_TOP's maximum */
-#define STATS_REQ_WAIT_MS 2000		/* a client has this long to send its request */
-#define STATS_SEND_TIMEOUT_S 5		/* and to take the answer */
 
 enum stats_reason { STATS_SIGNAL, STATS_INTERVAL, STATS_EXIT, STATS_REQUEST };
 static const char *const stats_reason_name[] = { "signal", "interval", "exit", "zswapctl" };
@@ -65,8 +66,6 @@ static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct emit_buf stats_out;
 static struct attrib_row *stats_rows;		/* ZSWAP_STATS_TOP rows, prim */
 static int stats_efd = -1;			/* the signal handler's wake-up */
-static int stats_sock = -1;
-static char stats_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static long stats_pid;				/* the process this state belongs to */
 static uint64_t stats_t0;			/* start-up, monotonic ns */
 static uint64_t stats_seq;			/* dumps written */
@@ -536,114 +535,20 @@ static void stats_answer_signals(void)
 
 /* ---- the socket ------------------------------------------------------------ */
 
-/* Make dir (mode 0700) if missing and check it is ours and private. */
-static bool stats_private_dir(const char *dir)
+int stats_open_socket(void)
 {
-	struct stat sb;
-
-	syscall(SYS_mkdirat, AT_FDCWD, dir, 0700);
-	if (syscall(SYS_newfstatat, AT_FDCWD, dir, &sb, AT_SYMLINK_NOFOLLOW) != 0)
-		return false;
-	return S_ISDIR(sb.st_mode) && sb.st_uid == (uid_t)syscall(SYS_geteuid) &&
-	       (sb.st_mode & 077) == 0;
+	return sock_open(eng.opt.runtime_dir, stats_pid);
 }
 
-static bool stats_dir_usable(const char *dir)
+void stats_close_socket(void)
 {
-	struct stat sb;
-
-	return syscall(SYS_newfstatat, AT_FDCWD, dir, &sb, 0) == 0 && S_ISDIR(sb.st_mode) &&
-	       syscall(SYS_faccessat, AT_FDCWD, dir, W_OK | X_OK) == 0;
-}
-
-/* Remove the sockets of processes that are gone (killed, or ended by
- * _exit, which runs no destructor): the directory would fill up otherwise.
- * A pid that is alive again under another program keeps its file; the next
- * process of that pid under libzswap replaces it. */
-static void stats_sweep(const char *dir)
-{
-	char buf[4096];
-	int fd = fdtab_short((int)syscall(SYS_openat, AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-
-	if (fd < 0)
-		return;
-	for (int rounds = 0; rounds < 64; rounds++) {
-		long n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
-		if (n <= 0)
-			break;
-		for (long off = 0; off < n;) {
-			/* struct linux_dirent64: ino, off, reclen, type, name */
-			unsigned short reclen;
-			memcpy(&reclen, buf + off + 16, sizeof(reclen));
-			const char *name = buf + off + 19;
-			off += reclen;
-			long pid = 0;
-			const char *c = name;
-			while (*c >= '0' && *c <= '9' && pid < 100000000)
-				pid = pid * 10 + (*c++ - '0');
-			if (pid <= 0 || strcmp(c, ".sock") != 0 || pid == stats_pid)
-				continue;
-			if (syscall(SYS_kill, pid, 0) != 0 && errno == ESRCH)
-				syscall(SYS_unlinkat, fd, name, 0);
-		}
-	}
-	fdtab_close_short(fd);
-}
-
-static int stats_open_socket(void)
-{
-	char dir[OPT_STRING_MAX + 32];
-	unsigned long uid = (unsigned long)syscall(SYS_geteuid);
-	struct sockaddr_un sa;
-	bool ok = false;
-
-	if (eng.opt.runtime_dir[0] && stats_dir_usable(eng.opt.runtime_dir)) {
-		log_snprintf(dir, sizeof(dir), "%s/libzswap", eng.opt.runtime_dir);
-		ok = stats_private_dir(dir);
-	}
-	if (!ok) {
-		char base[48];
-		log_snprintf(base, sizeof(base), "/run/user/%lu", uid);
-		if (stats_dir_usable(base)) {
-			log_snprintf(dir, sizeof(dir), "%s/libzswap", base);
-			ok = stats_private_dir(dir);
-		}
-	}
-	if (!ok && uid == 0 && stats_dir_usable("/run")) {
-		log_snprintf(dir, sizeof(dir), "/run/libzswap");
-		ok = stats_private_dir(dir);
-	}
-	if (!ok) {
-		log_snprintf(dir, sizeof(dir), "/tmp/libzswap-%lu", uid);
-		ok = stats_private_dir(dir);
-	}
-	if (!ok)
-		return -EACCES;
-	stats_sweep(dir);
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	if (log_snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%ld.sock", dir, stats_pid) + 1 >=
-	    sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	int fd = fdtab_keep((int)syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-	if (fd < 0)
-		return -errno;
-	/* A socket of this pid that exists is a dead process's (or ours
-	 * before an exec): replace it. */
-	syscall(SYS_unlinkat, AT_FDCWD, sa.sun_path, 0);
-	if (syscall(SYS_bind, fd, &sa, sizeof(sa)) != 0 || syscall(SYS_listen, fd, 8) != 0) {
-		int e = errno;
-		fdtab_close(fd);
-		return -e;
-	}
-	memcpy(stats_path, sa.sun_path, sizeof(stats_path));
-	stats_sock = fd;
-	return 0;
+	sock_remove();
+	sock_close();
 }
 
 const char *stats_socket_path(void)
 {
-	return stats_path;
+	return sock_path();
 }
 
 /* Serve one client: its request line, then the answer. */
@@ -652,25 +557,13 @@ static void stats_serve(int c)
 	struct ucred cr;
 	socklen_t crlen = sizeof(cr);
 	char req[1024];
-	size_t n = 0;
 
 	if (syscall(SYS_getsockopt, c, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) != 0 ||
 	    (cr.uid != (uid_t)syscall(SYS_geteuid) && cr.uid != 0))
 		return;	/* the directory's mode should have stopped it already */
-	struct timeval tv = { STATS_SEND_TIMEOUT_S, 0 };
-	syscall(SYS_setsockopt, c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	while (n + 1 < sizeof(req) && !memchr(req, '\n', n)) {
-		struct pollfd p = { .fd = c, .events = POLLIN };
-		if (poll(&p, 1, STATS_REQ_WAIT_MS) <= 0)
-			break;
-		long r = read(c, req + n, sizeof(req) - 1 - n);
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	req[n] = '\0';
-	if (n == 0)
-		return;	/* a probe (zswapctl list) or a client that gave up */
+	long n = sock_read_request(c, req, sizeof(req));
+	if (n <= 0)
+		return;	/* a probe (zswapctl list), a client that gave up or a slow one */
 	enum stats_fmt fmt;
 	if (!strncmp(req, "json", 4))
 		fmt = STATS_JSON;
@@ -683,12 +576,12 @@ static void stats_serve(int c)
 	else {
 		static const char bad[] = "error: unknown request (text, json, counters, set, reclaim,"
 					  " compact or reset)\n";
-		log_write_all(c, bad, sizeof(bad) - 1);
+		sock_send(c, bad, sizeof(bad) - 1);
 		return;
 	}
 	pthread_mutex_lock(&stats_lock);
 	stats_build(&stats_out, fmt, STATS_REQUEST);
-	log_write_all(c, stats_out.p, stats_out.len);
+	sock_send(c, stats_out.p, stats_out.len);
 	pthread_mutex_unlock(&stats_lock);
 }
 
@@ -742,14 +635,14 @@ void *stats_thread(void *arg)
 		}
 		struct pollfd p[2] = {
 			{ .fd = stats_efd, .events = POLLIN },
-			{ .fd = stats_sock, .events = POLLIN },
+			{ .fd = sock_listen_fd(), .events = POLLIN },
 		};
 		int timeout = -1;
 		if (period) {
 			uint64_t now = hist_now();
 			timeout = next > now ? (int)((next - now + 999999) / 1000000) : 0;
 		}
-		int r = poll(p, stats_sock >= 0 ? 2 : 1, timeout);
+		int r = poll(p, p[1].fd >= 0 ? 2 : 1, timeout);
 		if (r < 0 && errno != EINTR)
 			break;
 		if (p[0].revents & POLLIN) {
@@ -757,8 +650,8 @@ void *stats_thread(void *arg)
 			if (read(stats_efd, &cnt, sizeof(cnt)) == sizeof(cnt))
 				stats_answer_signals();
 		}
-		if (stats_sock >= 0 && (p[1].revents & POLLIN)) {
-			int c = fdtab_short((int)syscall(SYS_accept4, stats_sock, NULL, NULL, SOCK_CLOEXEC));
+		if (p[1].fd >= 0 && (p[1].revents & POLLIN)) {
+			int c = sock_accept();
 			if (c >= 0) {
 				stats_serve(c);
 				fdtab_close_short(c);
@@ -824,9 +717,7 @@ int stats_fork_child(void)
 	 * this wakes the parent's thread: one extra dump there, no harm. */
 	atomic_store(&stats_ready, false);
 	fdtab_close(stats_efd);
-	fdtab_close(stats_sock);
-	stats_sock = -1;
-	stats_path[0] = '\0';
+	sock_close();
 	stats_pid = syscall(SYS_getpid);
 	stats_t0 = hist_now();
 	control_fork_child();
@@ -874,10 +765,7 @@ __attribute__((destructor)) static void stats_fini(void)
 {
 	if (!stats_owned())
 		return;
-	if (stats_path[0]) {
-		syscall(SYS_unlinkat, AT_FDCWD, stats_path, 0);
-		stats_path[0] = '\0';
-	}
+	sock_remove();
 	stats_exit_signals();
 	if (eng.opt.stats_at_exit) {
 		sigset_t old;

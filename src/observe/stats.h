@@ -36,8 +36,18 @@ void stats_fork_child_off(void);
  * needs no call: a destructor does the same. */
 void stats_exit_signals(void);
 
-/* The socket's path for pid (for tools and tests); "" when the library
- * offers none. */
+/* The statistics socket for the current effective user (sock.h says
+ * where): any socket open before is closed first, not removed. 0, or
+ * -errno when there is none. */
+int stats_open_socket(void);
+
+/* Remove the socket and close it (the effective user changes: then
+ * stats_open_socket moves it to the new user's directory). On the
+ * statistics thread, or with it stopped: it polls the socket. */
+void stats_close_socket(void);
+
+/* The socket's path (for tools and tests); "" when the library offers
+ * none. */
 const char *stats_socket_path(void);
 
 #endif
