@@ -91,6 +91,7 @@ void zswapctl_dirs_close(struct zswapctl_dirs *ds);
  * /proc/self/fd: the descriptor, or -1 with errno. */
 int zswapctl_dial(int dirfd, const char *name);
 /* Whether fd's server is process pid of user uid or root; *cr says who. */
+struct ucred;
 bool zswapctl_peer_ok(int fd, long pid, uid_t uid, struct ucred *cr);
 /* The effective uid of pid (/proc/PID/status): false if it is gone. */
 bool zswapctl_proc_euid(long pid, uid_t *uid);
