@@ -4,14 +4,15 @@
 # (tests/fuzz/corpus/TARGET; what a run finds goes to a scratch copy).
 #
 # Usage: tools/fuzz.sh [SECONDS] [TARGET...]   (from the source tree)
-# TARGET: zsmalloc, decompress, options (default all, one after another).
+# TARGET: zsmalloc, decompress, options, reply, ctlreq (default all, one
+# after another).
 # Exits non-zero when a target crashed; its report is on stderr and the
 # input in ./build-fuzz/crash-*.
 set -eu
 cd "$(dirname "$0")/.."
 secs=${1:-600}
 [ $# -gt 0 ] && shift
-targets=${*:-zsmalloc decompress options}
+targets=${*:-zsmalloc decompress options reply ctlreq}
 command -v clang > /dev/null || { echo "fuzz.sh: needs clang (apt-get install clang)" >&2; exit 1; }
 [ -x configure ] || ./autogen.sh
 mkdir -p build-fuzz

@@ -64,7 +64,9 @@ static const struct zswapctl_cmd zswapctl_cmds[] = {
 		"Ask process PID, running under libzswap, for its statistics dump (the\n"
 		"one ZSWAP_STATS_SIGNAL writes; see libzswap(7)) and print it here.\n"
 		"The process answers through its statistics socket, so its standard\n"
-		"error does not matter. Only its own user (or root) may ask.\n"
+		"error does not matter. Only its own user (or root) may ask, and\n"
+		"only a socket the process itself serves is believed (zswapctl(1),\n"
+		"SECURITY).\n"
 		"\n"
 		"  --json      the dump as one JSON object\n"
 		"  -h, --help  this text\n",
@@ -149,7 +151,8 @@ static const struct zswapctl_cmd zswapctl_cmds[] = {
 		.summary = "list this user's processes running under libzswap",
 		.help =
 		"Print the PID, command name and statistics socket of every process of\n"
-		"this user that runs under libzswap and offers its statistics.\n"
+		"this user that runs under libzswap and offers its statistics (a socket\n"
+		"served by another process is skipped with a line on stderr).\n"
 		"\n"
 		"  -h, --help  this text\n",
 		.run = zswapctl_list,
@@ -171,7 +174,11 @@ static void zswapctl_usage(FILE *f)
 
 		fprintf(f, "  %-10s %s\n", c->name, c->summary);
 	}
-	fprintf(f, "\nExit status: 0 on success, 1 on failure, 2 on a usage error; run exits\n"
+	fprintf(f, "\nA process is reached through its statistics socket, trusted only in a\n"
+		   "private directory of the process's user or root and only when served by\n"
+		   "that process (SO_PEERCRED); its answer is bounded in time and size, and\n"
+		   "bytes other than printable ASCII, tab and newline are shown as \\xHH.\n"
+		   "\nExit status: 0 on success, 1 on failure, 2 on a usage error; run exits\n"
 		   "with its program's status.\n"
 		   "See zswapctl(1).\n");
 }

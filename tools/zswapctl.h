@@ -12,6 +12,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/types.h>
 
 #define ZSWAPCTL_EXIT_USAGE 2
 
@@ -45,13 +48,73 @@ bool zswapctl_option(int argc, char **argv, int *i, const char *name, const char
 struct opt_def;
 const struct opt_def *zswapctl_find_option(const char *name, size_t len);
 
-/* Talking to a process under libzswap (zswapctl_stats.c). Connect to pid's
- * statistics socket: the descriptor, or -1 after one line on stderr saying
- * why (no such process, not under libzswap, another user's). */
+/*
+ * Talking to a process under libzswap (zswapctl_sock.c). No socket is
+ * trusted for its name alone: a directory is used only when it is a real
+ * directory of the process's user (or root's) open to no one else, and a
+ * server only when SO_PEERCRED says it is the process asked for.
+ *
+ * Connect to pid's statistics socket: the descriptor, or -1 after one line
+ * on stderr saying why (no such process, not under libzswap, another
+ * user's, a socket served by another process).
+ */
 int zswapctl_connect(const struct zswapctl_cmd *cmd, long pid);
-/* Send one request line, read the whole answer (malloc'd, NUL-terminated;
- * NULL on failure). */
-char *zswapctl_request(int fd, const char *req, size_t *len);
+
+/* How long a whole answer may take: a dump, and a control request (the
+ * process waits up to 30 s for its reclaimer, src/observe/control.c). */
+#define ZSWAPCTL_STATS_TIMEOUT_S	10
+#define ZSWAPCTL_CONTROL_TIMEOUT_S	45
+/* The largest answer taken: far above any dump. */
+#define ZSWAPCTL_ANSWER_MAX		(16u << 20)
+
+/* Send one request line and read the whole answer (malloc'd,
+ * NUL-terminated; it may hold NUL bytes of its own), all within timeout_s
+ * seconds and ZSWAPCTL_ANSWER_MAX bytes. NULL after one line on stderr. */
+char *zswapctl_request(const struct zswapctl_cmd *cmd, long pid, int fd, const char *req,
+		       int timeout_s, size_t *len);
+
+/* The socket directories zswapctl trusts for processes of user uid, each
+ * open (O_DIRECTORY|O_NOFOLLOW) and checked through its descriptor: a
+ * directory owned by uid or root, with no group or other permission. */
+#define ZSWAPCTL_MAX_DIRS 16
+struct zswapctl_dirs {
+	int n;
+	int fd[ZSWAPCTL_MAX_DIRS];
+	char path[ZSWAPCTL_MAX_DIRS][512];
+	bool denied;		/* a directory this user may not open */
+	char tried[2048];	/* the directories used, for messages */
+	char notes[2048];	/* "DIR: why: skipped" for those refused */
+};
+void zswapctl_dirs_open(struct zswapctl_dirs *ds, uid_t uid);
+void zswapctl_dirs_close(struct zswapctl_dirs *ds);
+/* Connect (non-blocking) to NAME in an open directory, through
+ * /proc/self/fd: the descriptor, or -1 with errno. */
+int zswapctl_dial(int dirfd, const char *name);
+/* Whether fd's server is process pid of user uid or root; *cr says who. */
+struct ucred;
+bool zswapctl_peer_ok(int fd, long pid, uid_t uid, struct ucred *cr);
+/* The effective uid of pid (/proc/PID/status): false if it is gone. */
+bool zswapctl_proc_euid(long pid, uid_t *uid);
+
+/*
+ * What a server sent, made safe (zswapctl_reply.c). zswapctl_escape writes
+ * in[0..n) to out (room for 4 * n + 1) with every byte but printable ASCII,
+ * tab and newline as \xHH: the length written. zswapctl_print writes a
+ * reply so to f; everything a server sent reaches the terminal through it.
+ */
+size_t zswapctl_escape(const char *in, size_t n, char *out);
+void zswapctl_print(FILE *f, const char *s, size_t n);
+/* The value of a "NAME VALUE" line of a counters reply. */
+bool zswapctl_counter(const char *buf, size_t len, const char *name, unsigned long long *v);
+/* A control answer's kind; *body is where the text after its head starts. */
+enum zswapctl_answer {
+	ZSWAPCTL_ANSWER_OK,		/* "ok\n" */
+	ZSWAPCTL_ANSWER_PARTIAL,	/* "partial\n": reclaim stored less */
+	ZSWAPCTL_ANSWER_ERROR,		/* "error: ..." */
+	ZSWAPCTL_ANSWER_OTHER,		/* none of these */
+};
+enum zswapctl_answer zswapctl_answer(const char *buf, size_t len, size_t *body);
+
 /* A PID argument: 0, or the usage error's exit status after saying why. */
 int zswapctl_parse_pid(const struct zswapctl_cmd *cmd, const char *s, long *pid);
 

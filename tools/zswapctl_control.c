@@ -34,30 +34,35 @@ static int ctl_act(const struct zswapctl_cmd *cmd, long pid, const char *req)
 	int fd = zswapctl_connect(cmd, pid);
 	if (fd < 0)
 		return 1;
-	size_t len;
-	char *out = zswapctl_request(fd, req, &len);
+	size_t len, body;
+	char *out = zswapctl_request(cmd, pid, fd, req, ZSWAPCTL_CONTROL_TIMEOUT_S, &len);
 	close(fd);
-	if (!out || len == 0) {
+	if (!out)
+		return 1;
+	if (len == 0) {
 		fprintf(stderr, "zswapctl: %s: process %ld gave no answer (a libzswap too old for %s?)\n",
 			cmd->name, pid, cmd->name);
 		free(out);
 		return 1;
 	}
-	int rc = 0;
-	if (!strncmp(out, "ok\n", 3)) {
-		fputs(out + 3, stdout);
-	} else if (!strncmp(out, "partial\n", 8)) {
+	int rc = 1;
+	switch (zswapctl_answer(out, len, &body)) {
+	case ZSWAPCTL_ANSWER_OK:
+		zswapctl_print(stdout, out + body, len - body);
+		rc = 0;
+		break;
+	case ZSWAPCTL_ANSWER_PARTIAL:
 		/* reclaim stored less than asked: memory.reclaim's EAGAIN. */
-		fputs(out + 8, stdout);
+		zswapctl_print(stdout, out + body, len - body);
 		fprintf(stderr, "zswapctl: %s: less than asked: nothing more was resident to store\n", cmd->name);
-		rc = 1;
-	} else {
+		break;
+	default:
 		/* "error: ..." lines, and for set what was applied anyway. */
-		const char *msg = !strncmp(out, "error: ", 7) ? out + 7 : out;
-		fprintf(stderr, "zswapctl: %s: %s", cmd->name, msg);
+		fprintf(stderr, "zswapctl: %s: ", cmd->name);
+		zswapctl_print(stderr, out + body, len - body);
 		if (out[len - 1] != '\n')
 			fputc('\n', stderr);
-		rc = 1;
+		break;
 	}
 	free(out);
 	return rc;

@@ -2,10 +2,9 @@
  * zswapctl_stats.c - `zswapctl stats`, `watch` and `list`: talking to
  * running processes under libzswap through their statistics sockets.
  *
- * The library (src/observe/stats.c) listens on PID.sock in the first usable of
- * $XDG_RUNTIME_DIR/libzswap, /run/user/UID/libzswap, /run/libzswap (root)
- * and /tmp/libzswap-UID, each mode 0700. A request is one line ("text",
- * "json" or "counters"); the answer runs until the library closes.
+ * A request is one line ("text", "json" or "counters"); the answer runs
+ * until the library closes. zswapctl_sock.c finds the socket and checks
+ * it; what the process sends reaches the terminal through zswapctl_print.
  */
 #include "config.h"
 
@@ -17,137 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "zswapctl.h"
-
-#define CTL_MAX_DIRS 4
-
-/* The socket directories to look in for processes of user uid. */
-static int ctl_dirs(uid_t uid, char dirs[CTL_MAX_DIRS][256])
-{
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
-	int n = 0;
-
-	if (xdg && *xdg == '/' && uid == geteuid())
-		snprintf(dirs[n++], 256, "%s/libzswap", xdg);
-	snprintf(dirs[n++], 256, "/run/user/%lu/libzswap", (unsigned long)uid);
-	if (uid == 0)
-		snprintf(dirs[n++], 256, "/run/libzswap");
-	snprintf(dirs[n++], 256, "/tmp/libzswap-%lu", (unsigned long)uid);
-	return n;
-}
-
-/* Does /proc/PID/maps mention libzswap? 1 yes, 0 no, -1 unreadable (errno). */
-static int ctl_maps_libzswap(long pid)
-{
-	char path[64], line[1024];
-	int found = 0;
-
-	snprintf(path, sizeof(path), "/proc/%ld/maps", pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, "libzswap") != NULL;
-	fclose(f);
-	return found;
-}
-
-/*
- * Connect to pid's statistics socket. Returns the descriptor, or -1 after
- * printing what went wrong (no such process, not under libzswap, no socket,
- * permission denied).
- */
-int zswapctl_connect(const struct zswapctl_cmd *cmd, long pid)
-{
-	char proc[64], dirs[CTL_MAX_DIRS][256], tried[1100] = "";
-	struct stat sb;
-	int saw_eacces = 0;
-
-	snprintf(proc, sizeof(proc), "/proc/%ld", pid);
-	if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) {
-		fprintf(stderr, "zswapctl: %s: no such process: %ld\n", cmd->name, pid);
-		return -1;
-	}
-	if (stat(proc, &sb) != 0) {
-		fprintf(stderr, "zswapctl: %s: no such process: %ld (%s)\n", cmd->name, pid, strerror(errno));
-		return -1;
-	}
-	int n = ctl_dirs(sb.st_uid, dirs);
-	for (int i = 0; i < n; i++) {
-		struct sockaddr_un sa;
-		memset(&sa, 0, sizeof(sa));
-		sa.sun_family = AF_UNIX;
-		if (snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%ld.sock", dirs[i], pid) >=
-		    (int)sizeof(sa.sun_path))
-			continue;
-		snprintf(tried + strlen(tried), sizeof(tried) - strlen(tried), "%s%s", i ? ", " : "", dirs[i]);
-		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd < 0) {
-			fprintf(stderr, "zswapctl: %s: socket: %s\n", cmd->name, strerror(errno));
-			return -1;
-		}
-		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
-			return fd;
-		int e = errno;
-		close(fd);
-		if (e == EACCES || e == EPERM)
-			saw_eacces = 1;
-	}
-	int lib = ctl_maps_libzswap(pid);
-	int maps_errno = lib < 0 ? errno : 0;
-	if (!saw_eacces && sb.st_uid == geteuid() && (maps_errno == EACCES || maps_errno == EPERM))
-		/* Our own user, yet its maps are closed to us (a protected or
-		 * non-dumpable process): say that, not "run as that user". */
-		fprintf(stderr, "zswapctl: %s: permission denied: cannot read /proc/%ld/maps (%s), and it "
-			"offers no libzswap statistics socket in %s\n", cmd->name, pid, strerror(maps_errno), tried);
-	else if (saw_eacces || maps_errno == EACCES || maps_errno == EPERM || sb.st_uid != geteuid())
-		fprintf(stderr, "zswapctl: %s: permission denied: process %ld belongs to user %lu "
-			"(run zswapctl as that user or as root)\n", cmd->name, pid, (unsigned long)sb.st_uid);
-	else if (lib == 1)
-		fprintf(stderr, "zswapctl: %s: process %ld has libzswap loaded but offers no statistics "
-			"socket (ZSWAP_STATS_SOCKET=0, ZSWAP_ENABLED=0, or no userfaultfd); looked in %s\n",
-			cmd->name, pid, tried);
-	else
-		fprintf(stderr, "zswapctl: %s: process %ld is not running libzswap (no socket in %s)\n",
-			cmd->name, pid, tried);
-	return -1;
-}
-
-/* Send one request, read the whole answer into a malloc'd buffer. */
-char *zswapctl_request(int fd, const char *req, size_t *len)
-{
-	size_t cap = 65536, n = 0;
-	char *buf = malloc(cap);
-
-	if (!buf || write(fd, req, strlen(req)) != (ssize_t)strlen(req)) {
-		free(buf);
-		return NULL;
-	}
-	for (;;) {
-		if (n + 1 >= cap) {
-			char *p = realloc(buf, cap *= 2);
-			if (!p) {
-				free(buf);
-				return NULL;
-			}
-			buf = p;
-		}
-		ssize_t r = read(fd, buf + n, cap - 1 - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
 
 int zswapctl_parse_pid(const struct zswapctl_cmd *cmd, const char *s, long *pid)
 {
@@ -191,14 +62,16 @@ int zswapctl_stats(const struct zswapctl_cmd *cmd, int argc, char **argv)
 	if (fd < 0)
 		return 1;
 	size_t len;
-	char *out = zswapctl_request(fd, json ? "json\n" : "text\n", &len);
+	char *out = zswapctl_request(cmd, pid, fd, json ? "json\n" : "text\n", ZSWAPCTL_STATS_TIMEOUT_S, &len);
 	close(fd);
-	if (!out || len == 0) {
+	if (!out)
+		return 1;
+	if (len == 0) {
 		fprintf(stderr, "zswapctl: %s: process %ld sent no statistics\n", cmd->name, pid);
 		free(out);
 		return 1;
 	}
-	fwrite(out, 1, len, stdout);
+	zswapctl_print(stdout, out, len);
 	free(out);
 	return 0;
 }
@@ -218,17 +91,13 @@ static int watch_sample(long pid, const struct zswapctl_cmd *cmd, unsigned long 
 
 	if (fd < 0)
 		return -1;
-	char *out = zswapctl_request(fd, "counters\n", &len);
+	char *out = zswapctl_request(cmd, pid, fd, "counters\n", ZSWAPCTL_STATS_TIMEOUT_S, &len);
 	close(fd);
 	if (!out)
 		return -1;
-	for (int i = 0; i < WATCH_N; i++) {
-		v[i] = 0;
-		size_t nl = strlen(watch_names[i]);
-		for (char *p = out; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-			if (!strncmp(p, watch_names[i], nl) && p[nl] == ' ')
-				v[i] = strtoull(p + nl + 1, NULL, 10);
-	}
+	for (int i = 0; i < WATCH_N; i++)
+		if (!zswapctl_counter(out, len, watch_names[i], &v[i]))
+			v[i] = 0;
 	free(out);
 	return 0;
 }
@@ -289,10 +158,49 @@ int zswapctl_watch(const struct zswapctl_cmd *cmd, int argc, char **argv)
 
 /* ---- list ------------------------------------------------------------------- */
 
+/* One socket of a listed directory: printed if its server is the process
+ * its name gives, alive and under libzswap. */
+static void list_one(const struct zswapctl_cmd *cmd, const struct zswapctl_dirs *ds, int i,
+		     const char *name)
+{
+	char *end;
+	long pid = strtol(name, &end, 10);
+	struct ucred cr;
+	uid_t uid;
+
+	if (pid <= 0 || strcmp(end, ".sock") != 0)
+		return;
+	if ((kill((pid_t)pid, 0) != 0 && errno == ESRCH) || !zswapctl_proc_euid(pid, &uid))
+		return;	/* a killed process's socket */
+	/* Alive, but perhaps a process that exec'd without the library:
+	 * only a socket that answers counts, and only from that process. */
+	int fd = zswapctl_dial(ds->fd[i], name);
+	if (fd < 0)
+		return;
+	bool ok = zswapctl_peer_ok(fd, pid, uid, &cr);
+	close(fd);
+	if (!ok) {
+		fprintf(stderr, "zswapctl: %s: the socket %s/%s is served by pid %ld of user %lu, not "
+			"process %ld: skipped\n", cmd->name, ds->path[i], name, (long)cr.pid,
+			(unsigned long)cr.uid, pid);
+		return;
+	}
+	char path[64], comm[64] = "?", shown[4 * sizeof(comm) + 1];
+	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+	FILE *f = fopen(path, "r");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	/* The name is the program's to choose: escaped like a reply. */
+	zswapctl_escape(comm, strlen(comm), shown);
+	printf("%8ld %-16s %s/%s\n", pid, shown, ds->path[i], name);
+}
+
 int zswapctl_list(const struct zswapctl_cmd *cmd, int argc, char **argv)
 {
-	char dirs[CTL_MAX_DIRS][256];
-	int n = ctl_dirs(geteuid(), dirs);
+	struct zswapctl_dirs ds;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
@@ -300,44 +208,24 @@ int zswapctl_list(const struct zswapctl_cmd *cmd, int argc, char **argv)
 		return zswapctl_usage_error(cmd, argv[i][0] == '-' ? "unknown option '%s'"
 								   : "unexpected argument '%s'", argv[i]);
 	}
+	zswapctl_dirs_open(&ds, geteuid());
+	if (ds.notes[0])	/* "; DIR: why: skipped" */
+		fprintf(stderr, "zswapctl: %s: %s\n", cmd->name, ds.notes + 2);
 	printf("%8s %-16s %s\n", "PID", "COMMAND", "SOCKET");
-	for (int i = 0; i < n; i++) {
-		DIR *d = opendir(dirs[i]);
+	for (int i = 0; i < ds.n; i++) {
+		int dfd = dup(ds.fd[i]);
+		DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
 		struct dirent *e;
-		if (!d)
+
+		if (!d) {
+			if (dfd >= 0)
+				close(dfd);
 			continue;
-		while ((e = readdir(d))) {
-			char *end;
-			long pid = strtol(e->d_name, &end, 10);
-			if (pid <= 0 || strcmp(end, ".sock") != 0)
-				continue;
-			if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-				continue;	/* a killed process's socket */
-			/* Alive, but perhaps a process that exec'd without the
-			 * library: only a socket that answers counts. */
-			struct sockaddr_un sa;
-			memset(&sa, 0, sizeof(sa));
-			sa.sun_family = AF_UNIX;
-			if (snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s", dirs[i], e->d_name) >=
-			    (int)sizeof(sa.sun_path))
-				continue;
-			int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-			int up = fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
-			if (fd >= 0)
-				close(fd);
-			if (!up)
-				continue;
-			char path[512], comm[64] = "?";
-			snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
-			FILE *f = fopen(path, "r");
-			if (f) {
-				if (fgets(comm, sizeof(comm), f))
-					comm[strcspn(comm, "\n")] = '\0';
-				fclose(f);
-			}
-			printf("%8ld %-16s %s/%s\n", pid, comm, dirs[i], e->d_name);
 		}
+		while ((e = readdir(d)))
+			list_one(cmd, &ds, i, e->d_name);
 		closedir(d);
 	}
+	zswapctl_dirs_close(&ds);
 	return 0;
 }

@@ -4,9 +4,9 @@
  *
  * They come through the statistics socket (stats.c accepts the connection
  * and checks the peer: the process's own user or root). Each is validated
- * here, on the statistics thread, with the option table that reads the
- * environment at start-up, and carried out by the reclaimer between two of
- * its steps (reclaim_order): nothing a step reads changes under it. A
+ * on the statistics thread by ctlreq_parse (core/ctlreq.c, with the option
+ * table that reads the environment at start-up) and carried out by the
+ * reclaimer between two of its steps (reclaim_order): nothing a step reads changes under it. A
  * request either changes everything it names or nothing: every NAME=VALUE
  * is checked before any is applied.
  *
@@ -24,6 +24,7 @@
 
 #include "base/hist.h"
 #include "base/log.h"
+#include "core/ctlreq.h"
 #include "core/options.h"
 #include "core/zsmalloc.h"
 #include "engine/engine.h"
@@ -49,6 +50,7 @@ static struct {
 } ctl = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static struct reclaim_order ctl_order;	/* the statistics thread's */
+static struct ctlreq ctl_req;		/* the statistics thread's */
 
 void control_init(uint64_t t0_ns)
 {
@@ -115,51 +117,15 @@ static bool control_run(int fd, struct reclaim_order *o)
 	return rc == 0;
 }
 
-/* "set NAME=VALUE ...": every pair checked, then all applied at once. */
-static void control_set(int fd, char *args, unsigned long uid)
+/* "set NAME=VALUE ...": the values ctlreq_parse checked, all applied at once. */
+static void control_set(int fd, const struct ctlreq *r, unsigned long uid)
 {
 	struct reclaim_order *o = &ctl_order;
-	char why[256];
-	int n = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->kind = RECLAIM_ORDER_SET;
-	o->nv = eng.opt;
-	for (char *tok = args, *end; *tok; tok = end) {
-		while (*tok == ' ')
-			tok++;
-		if (!*tok)
-			break;
-		end = tok + strcspn(tok, " ");
-		if (*end)
-			*end++ = '\0';
-		char *eq = strchr(tok, '=');
-		if (!eq) {
-			control_say(fd, "error: '%s': expected NAME=VALUE: nothing changed\n", tok);
-			return;
-		}
-		const struct opt_def *d = opt_find(tok, (size_t)(eq - tok));
-		if (!d) {
-			*eq = '\0';
-			control_say(fd, "error: %s: no such option: nothing changed\n", tok);
-			return;
-		}
-		if (!(d->flags & OPT_F_RUNTIME)) {
-			control_say(fd, "error: %s is read once at start-up and cannot change in a running process:"
-				    " nothing changed\n", d->name);
-			return;
-		}
-		if (!opt_parse_one(d->id, eq + 1, &o->nv, why, sizeof(why))) {
-			control_say(fd, "error: %s=%s: %s: nothing changed\n", d->name, eq + 1, why);
-			return;
-		}
-		o->mask |= 1ull << d->id;
-		n++;
-	}
-	if (!n) {
-		control_say(fd, "error: nothing to set (NAME=VALUE ...)\n");
-		return;
-	}
+	o->nv = r->nv;
+	o->mask = r->mask;
 	struct opt_values before = eng.opt;
 	if (!control_run(fd, o))
 		return;
@@ -181,31 +147,11 @@ static void control_set(int fd, char *args, unsigned long uid)
 	sock_send(fd, answer, pos < sizeof(answer) ? pos : sizeof(answer) - 1);
 }
 
-static bool control_parse_u64(const char *s, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		if (v > (UINT64_MAX - 9) / 10)
-			return false;
-		v = v * 10 + (uint64_t)(*s - '0');
-	}
-	*out = v;
-	return *s == '\0' || *s == '\n' || *s == ' ';
-}
-
 /* "reclaim BYTES": memory.reclaim. */
-static void control_reclaim(int fd, const char *args, unsigned long uid)
+static void control_reclaim(int fd, uint64_t bytes, unsigned long uid)
 {
 	struct reclaim_order *o = &ctl_order;
-	uint64_t bytes;
 
-	if (!control_parse_u64(args, &bytes) || !bytes) {
-		control_say(fd, "error: reclaim: expected a number of bytes above 0\n");
-		return;
-	}
 	memset(o, 0, sizeof(*o));
 	o->kind = RECLAIM_ORDER_RECLAIM;
 	o->bytes = bytes;
@@ -249,19 +195,20 @@ static void control_reset(int fd, unsigned long uid)
 
 bool control_serve(int fd, char *req, unsigned long uid)
 {
-	char *nl = strchr(req, '\n');
+	struct ctlreq *r = &ctl_req;
 
-	if (nl)
-		*nl = '\0';
-	if (!strncmp(req, "set ", 4))
-		control_set(fd, req + 4, uid);
-	else if (!strncmp(req, "reclaim ", 8))
-		control_reclaim(fd, req + 8, uid);
-	else if (!strcmp(req, "compact"))
-		control_compact(fd, uid);
-	else if (!strcmp(req, "reset"))
-		control_reset(fd, uid);
-	else
+	ctlreq_parse(req, &eng.opt, r);
+	if (r->kind == CTLREQ_NONE)
 		return false;
+	if (r->bad)
+		control_say(fd, "%s", r->why);
+	else if (r->kind == CTLREQ_SET)
+		control_set(fd, r, uid);
+	else if (r->kind == CTLREQ_RECLAIM)
+		control_reclaim(fd, r->bytes, uid);
+	else if (r->kind == CTLREQ_COMPACT)
+		control_compact(fd, uid);
+	else
+		control_reset(fd, uid);
 	return true;
 }

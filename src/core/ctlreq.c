@@ -1,0 +1,100 @@
+/*
+ * ctlreq.c - the control requests, parsed (see ctlreq.h). A "set" is
+ * checked whole: every NAME=VALUE must name an option that can change at
+ * run time and hold a value its parser takes, or the request is refused
+ * and nothing changes.
+ */
+#include "config.h"
+#include "core/ctlreq.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "base/log.h"
+
+static void ctlreq_bad(struct ctlreq *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ctlreq_bad(struct ctlreq *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_format(r->why, sizeof(r->why), fmt, ap);
+	va_end(ap);
+	r->bad = true;
+}
+
+/* "set NAME=VALUE ...": every pair checked into r->nv. */
+static void ctlreq_set(char *args, struct ctlreq *r)
+{
+	char why[256];
+
+	for (char *tok = args, *end; *tok; tok = end) {
+		while (*tok == ' ')
+			tok++;
+		if (!*tok)
+			break;
+		end = tok + strcspn(tok, " ");
+		if (*end)
+			*end++ = '\0';
+		char *eq = strchr(tok, '=');
+		if (!eq) {
+			ctlreq_bad(r, "error: '%s': expected NAME=VALUE: nothing changed\n", tok);
+			return;
+		}
+		const struct opt_def *d = opt_find(tok, (size_t)(eq - tok));
+		if (!d) {
+			*eq = '\0';
+			ctlreq_bad(r, "error: %s: no such option: nothing changed\n", tok);
+			return;
+		}
+		if (!(d->flags & OPT_F_RUNTIME)) {
+			ctlreq_bad(r, "error: %s is read once at start-up and cannot change in a running process:"
+				   " nothing changed\n", d->name);
+			return;
+		}
+		if (!opt_parse_one(d->id, eq + 1, &r->nv, why, sizeof(why))) {
+			ctlreq_bad(r, "error: %s=%s: %s: nothing changed\n", d->name, eq + 1, why);
+			return;
+		}
+		r->mask |= 1ull << d->id;
+	}
+	if (!r->mask)
+		ctlreq_bad(r, "error: nothing to set (NAME=VALUE ...)\n");
+}
+
+static bool ctlreq_parse_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	*out = v;
+	return *s == '\0' || *s == ' ';
+}
+
+void ctlreq_parse(char *req, const struct opt_values *base, struct ctlreq *r)
+{
+	char *nl = strchr(req, '\n');
+
+	if (nl)
+		*nl = '\0';
+	memset(r, 0, sizeof(*r));
+	if (!strncmp(req, "set ", 4)) {
+		r->kind = CTLREQ_SET;
+		r->nv = *base;
+		ctlreq_set(req + 4, r);
+	} else if (!strncmp(req, "reclaim ", 8)) {
+		r->kind = CTLREQ_RECLAIM;
+		if (!ctlreq_parse_u64(req + 8, &r->bytes) || !r->bytes)
+			ctlreq_bad(r, "error: reclaim: expected a number of bytes above 0\n");
+	} else if (!strcmp(req, "compact")) {
+		r->kind = CTLREQ_COMPACT;
+	} else if (!strcmp(req, "reset")) {
+		r->kind = CTLREQ_RESET;
+	}
+}
