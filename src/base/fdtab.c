@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <stdatomic.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -120,6 +121,91 @@ int fdtab_open_ro(const char *path, bool keep)
 	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 
 	return keep ? fdtab_keep(fd) : fdtab_move(fd);
+}
+
+/* What a file that is not a regular one is, for the refusal. */
+static const char *fdtab_kind(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFIFO:
+		return "is a FIFO";
+	case S_IFCHR:
+		return "is a character device";
+	case S_IFBLK:
+		return "is a block device";
+	case S_IFSOCK:
+		return "is a socket";
+	case S_IFDIR:
+		return "is a directory";
+	default:
+		return "is not a regular file";
+	}
+}
+
+/* Open path for appending, not following a link and not blocking: the one
+ * there, else a new one (once more if another process creates it between
+ * the two opens). fd, or -1 with errno. */
+static int fdtab_open_own(const char *path, bool *created)
+{
+	const int fl = O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK;
+
+	for (int tries = 0; tries < 2; tries++) {
+		long fd = syscall(SYS_openat, AT_FDCWD, path, fl);
+		*created = false;
+		if (fd >= 0 || errno != ENOENT)
+			return (int)fd;
+		fd = syscall(SYS_openat, AT_FDCWD, path, fl | O_CREAT | O_EXCL, 0600);
+		*created = true;
+		if (fd >= 0 || errno != EEXIST)
+			return (int)fd;
+	}
+	return -1;
+}
+
+int fdtab_open_append(const char *path, bool keep, const char *var, const char *then)
+{
+	char why[64];
+	struct stat st;
+	bool created;
+	int fd = fdtab_open_own(path, &created);
+
+	if (fd < 0) {
+		int err = errno;
+		if (err == ELOOP)
+			zlog("%s %s is a symbolic link: %s", var, path, then);
+		else if (err == ENXIO &&	/* a FIFO with no reader, a socket */
+			 syscall(SYS_newfstatat, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			zlog("%s %s %s: %s", var, path, fdtab_kind(st.st_mode), then);
+		else
+			zlog("%s %s cannot be %s (errno %d): %s", var, path, created ? "created" : "opened",
+			     err, then);
+		return -1;
+	}
+	fd = keep ? fdtab_keep(fd) : fdtab_move(fd);
+	uid_t me = (uid_t)syscall(SYS_geteuid);
+	if (syscall(SYS_fstat, fd, &st) != 0)
+		log_snprintf(why, sizeof(why), "cannot be examined (errno %d)", errno);
+	else if (!S_ISREG(st.st_mode))
+		log_snprintf(why, sizeof(why), "%s", fdtab_kind(st.st_mode));
+	else if (created)
+		why[0] = '\0';	/* O_EXCL: made here, by this process */
+	else if (st.st_uid != me)
+		log_snprintf(why, sizeof(why), "is owned by uid %u, not %u", (unsigned)st.st_uid, (unsigned)me);
+	else if (st.st_nlink != 1)
+		log_snprintf(why, sizeof(why), "has %lu links", (unsigned long)st.st_nlink);
+	else
+		why[0] = '\0';
+	if (why[0]) {
+		zlog("%s %s %s: %s", var, path, why, then);
+		if (keep)
+			fdtab_close(fd);
+		else
+			fdtab_close_short(fd);
+		return -1;
+	}
+	/* A regular file: writes to it never blocked; back to ordinary ones. */
+	syscall(SYS_fcntl, fd, F_SETFL, O_APPEND);
+	return fd;
 }
 
 long fdtab_read_file(const char *path, char *buf, size_t cap)

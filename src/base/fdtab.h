@@ -30,6 +30,18 @@ int fdtab_keep(int fd);
  * (fdtab_keep) or short-lived (fdtab_short). Returns it, or -1 (errno set). */
 int fdtab_open_ro(const char *path, bool keep);
 
+/* Open a file the user named (ZSWAP_LOG_FILE, ZSWAP_STATS_FILE) for
+ * appending, kept (fdtab_keep) or short-lived (fdtab_short). The library may
+ * run as root in a directory others can write (/tmp), so it writes only to a
+ * file that is its own: the path's last component is not followed if a
+ * symbolic link; a FIFO or device is refused without blocking (O_NONBLOCK);
+ * an existing file must be a regular file owned by the effective user with
+ * one link (a hard link planted to another file has two); a missing one is
+ * created afresh (O_CREAT|O_EXCL, mode 0600). Returns the descriptor, or -1
+ * after one line "VAR PATH why: then" (then says what the library does
+ * instead). */
+int fdtab_open_append(const char *path, bool keep, const char *var, const char *then);
+
 /* Read a small file (a /proc or /sys one) into buf with one read through a
  * short-lived descriptor, NUL-terminated. Its length, or -1 (errno set). */
 long fdtab_read_file(const char *path, char *buf, size_t cap);

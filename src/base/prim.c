@@ -211,6 +211,7 @@ static void prim_munmap(void *addr, size_t len)
 void prim_fork_child(void)
 {
 	atomic_flag_clear(&prim_arena.lock);
+	prim_relock_secrets();	/* a lock is not inherited */
 }
 
 static void prim_track(void *addr, size_t len)
@@ -281,6 +282,73 @@ void prim_free(void *addr, size_t len)
 	len = prim_round(len);
 	prim_untrack(addr, len);
 	prim_munmap(addr, len);
+}
+
+/* ---- secrets ---------------------------------------------------------------- */
+
+/* One tier's key per process, a few in the tests: a slot is claimed by its
+ * start, its length published after it, both cleared when freed. */
+#define PRIM_SECRETS 8
+
+static struct {
+	_Atomic uintptr_t start;
+	_Atomic size_t len;
+} prim_secrets[PRIM_SECRETS];
+
+static void prim_lock_secret(uintptr_t start, size_t len)
+{
+	/* A refusal (RLIMIT_MEMLOCK) leaves the page unlocked: it is still out
+	 * of core dumps, and the tier works the same. */
+	syscall(SYS_mlock, start, len);
+}
+
+void *prim_alloc_secret(size_t len)
+{
+	len = prim_round(len);
+	void *p = prim_alloc(len);
+	if (!p)
+		return NULL;
+	syscall(SYS_madvise, p, len, MADV_DONTDUMP);
+	prim_lock_secret((uintptr_t)p, len);
+	for (int i = 0; i < PRIM_SECRETS; i++) {
+		uintptr_t none = 0;
+		if (atomic_compare_exchange_strong(&prim_secrets[i].start, &none, (uintptr_t)p)) {
+			atomic_store(&prim_secrets[i].len, len);
+			break;
+		}
+	}
+	return p;
+}
+
+void prim_free_secret(void *addr, size_t len)
+{
+	if (!addr)
+		return;
+	len = prim_round(len);
+	for (int i = 0; i < PRIM_SECRETS; i++) {
+		if (atomic_load(&prim_secrets[i].start) == (uintptr_t)addr) {
+			atomic_store(&prim_secrets[i].len, 0);
+			atomic_store(&prim_secrets[i].start, 0);
+			break;
+		}
+	}
+	/* Wiped before the page goes back: the kernel hands freed pages out
+	 * again without clearing them until then. The barrier, as in
+	 * explicit_bzero, keeps the compiler from dropping a store to memory
+	 * it sees unmapped next. */
+	memset(addr, 0, len);
+	__asm__ __volatile__("" : : "r"(addr) : "memory");
+	prim_free(addr, len);
+}
+
+void prim_relock_secrets(void)
+{
+	for (int i = 0; i < PRIM_SECRETS; i++) {
+		uintptr_t start = atomic_load(&prim_secrets[i].start);
+		size_t len = atomic_load(&prim_secrets[i].len);
+		if (start && len)
+			prim_lock_secret(start, len);
+	}
 }
 
 int prim_decommit(void *addr, size_t len)

@@ -33,6 +33,20 @@ void prim_free(void *addr, size_t len);
  * see prim.c for why; they differ in intent, not in flags.) */
 void *prim_reserve(size_t len);
 
+/* Memory for a secret (the second tier's key), len rounded up to pages of
+ * its own: library-owned like prim_alloc's, left out of core dumps
+ * (MADV_DONTDUMP) and locked in RAM (mlock) so that it never reaches swap.
+ * A lock refused (RLIMIT_MEMLOCK without CAP_IPC_LOCK) does not fail the
+ * call: the page is then only kept out of dumps, silently. The lock is
+ * taken again where the process loses it (prim_relock_secrets).
+ * prim_free_secret wipes the memory before unmapping it. */
+void *prim_alloc_secret(size_t len);
+void prim_free_secret(void *addr, size_t len);
+
+/* Lock the secrets again: the program's munlockall unlocks every page of
+ * the process, and a fork child inherits no lock. */
+void prim_relock_secrets(void);
+
 /* Give the pages of [addr, addr+len) back to the OS (MADV_DONTNEED): the
  * process RSS falls, the range stays mapped and reads back as zeros. */
 int prim_decommit(void *addr, size_t len);

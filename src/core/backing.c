@@ -47,6 +47,7 @@
 
 #define BACKING_TAG	16
 #define BACKING_PREFIX	16	/* random part of the 24-byte nonce */
+#define BACKING_KEY	32
 
 /* Kept in memory for each slot in use: never written to the file. sum is
  * a fast 128-bit digest of the page's clear text (XXH3, under a random seed
@@ -71,7 +72,7 @@ struct backing {
 	uint64_t nr_pinned_free;	/* pinned slots this process no longer uses */
 	bool read_only;			/* a fork child's: the file is its parent's to write */
 	size_t meta_bytes, bitmap_bytes;
-	uint8_t key[32];
+	uint8_t *key;			/* BACKING_KEY bytes, a page of its own (prim_alloc_secret) */
 	uint8_t prefix[BACKING_PREFIX];
 	uint64_t sum_seed;
 	_Atomic uint64_t seq;
@@ -141,7 +142,10 @@ static int backing_create(const char *dir, bool *direct)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	fd = mkostemp(path, O_CLOEXEC);
+	/* mkostemp creates with O_CREAT|O_EXCL, mode 0600: a name another user
+	 * planted (a link to a file of ours, a FIFO) fails and the next name is
+	 * tried; O_NOFOLLOW says so once more. */
+	fd = mkostemp(path, O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -1;
 	unlink(path);
@@ -190,7 +194,10 @@ struct backing *backing_open(const struct backing_config *cfg, char *why, size_t
 	void *unpunched = bitmap ? prim_reserve(bitmap_bytes) : NULL;
 	void *pinned = unpunched ? prim_reserve(bitmap_bytes) : NULL;
 	void *pinned_freed = pinned ? prim_reserve(bitmap_bytes) : NULL;
-	if (!pinned_freed) {
+	void *key = pinned_freed ? prim_alloc_secret(BACKING_KEY) : NULL;
+	if (!key) {
+		if (pinned_freed)
+			prim_free(pinned_freed, bitmap_bytes);
 		if (pinned)
 			prim_free(pinned, bitmap_bytes);
 		if (unpunched)
@@ -216,7 +223,8 @@ struct backing *backing_open(const struct backing_config *cfg, char *why, size_t
 	b->pinned_freed = pinned_freed;
 	b->meta_bytes = meta_bytes;
 	b->bitmap_bytes = bitmap_bytes;
-	randombytes_buf(b->key, sizeof(b->key));
+	b->key = key;
+	randombytes_buf(b->key, BACKING_KEY);
 	randombytes_buf(b->prefix, sizeof(b->prefix));
 	randombytes_buf(&b->sum_seed, sizeof(b->sum_seed));
 	pthread_mutex_init(&b->lock, NULL);
@@ -228,7 +236,7 @@ void backing_close(struct backing *b)
 	if (!b)
 		return;
 	fdtab_close(b->fd);
-	sodium_memzero(b->key, sizeof(b->key));
+	prim_free_secret(b->key, BACKING_KEY);	/* wiped */
 	prim_free(b->meta, b->meta_bytes);
 	prim_free((void *)b->bitmap, b->bitmap_bytes);
 	prim_free(b->unpunched, b->bitmap_bytes);
@@ -305,7 +313,7 @@ static void backing_digest(const struct backing *b, const void *page, uint64_t s
 	crypto_generichash_state st;
 	uint64_t id[2] = { slot, seq };
 
-	crypto_generichash_init(&st, b->key, sizeof(b->key), BACKING_TAG);
+	crypto_generichash_init(&st, b->key, BACKING_KEY, BACKING_TAG);
 	crypto_generichash_update(&st, page, ZS_PAGE_SIZE);
 	crypto_generichash_update(&st, (const unsigned char *)id, sizeof(id));
 	crypto_generichash_final(&st, tag, BACKING_TAG);
@@ -586,6 +594,11 @@ void backing_fork_child(struct backing *b)
 	memset(b->unpunched, 0, (b->end + 63) / 64 * sizeof(uint64_t));
 	b->nr_unpunched = 0;
 	b->read_only = true;
+}
+
+const void *backing_key_addr(const struct backing *b)
+{
+	return b->key;
 }
 
 int backing_fd(const struct backing *b)

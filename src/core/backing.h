@@ -129,6 +129,9 @@ void backing_fork_child(struct backing *b);
 /* The file's descriptor (tests read the file's bytes through it). */
 int backing_fd(const struct backing *b);
 
+/* Where the key lives (tests read its page's VmFlags in /proc/self/smaps). */
+const void *backing_key_addr(const struct backing *b);
+
 /* Test hook: fail the next n writes as if the disk were full (ENOSPC), with
  * an I/O error, with a short write (half a page written), or each of the
  * three in turn. */

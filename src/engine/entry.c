@@ -303,6 +303,7 @@ int entry_mlockall(int flags)
 	engine_sigrestore(&old);
 	if (rc < 0) {
 		syscall(SYS_munlockall);
+		prim_relock_secrets();
 		errno = -rc == EPERM || -rc == EAGAIN ? -rc : ENOMEM;
 		return -1;
 	}
@@ -315,6 +316,7 @@ int entry_munlockall(void)
 	long r = syscall(SYS_munlockall);
 
 	if (r == 0) {
+		prim_relock_secrets();	/* the program's pages only */
 		atomic_store(&eng.lock_future, false);
 		engine_sigblock(&old);
 		region_forget_unmanageable(0, UINTPTR_MAX & ZS_PAGE_MASK);

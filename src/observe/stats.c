@@ -499,12 +499,9 @@ static void stats_write_locked(enum stats_reason why)
 	stats_build(&stats_out, eng.opt.stats_format ? STATS_JSON : STATS_TEXT, why);
 	if (strcmp(eng.opt.stats_file, "stderr") != 0) {
 		stats_file_name(path, sizeof(path));
-		fd = fdtab_short((int)syscall(SYS_openat, AT_FDCWD, path,
-					      O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0600));
-		if (fd < 0) {
-			zlog("cannot open ZSWAP_STATS_FILE %s (errno %d): statistics dump not written", path, errno);
+		fd = fdtab_open_append(path, false, "ZSWAP_STATS_FILE", "statistics dump not written");
+		if (fd < 0)
 			return;
-		}
 	}
 	if (log_write_all(fd, stats_out.p, stats_out.len) != 0 && fd != 2)
 		zlog("writing the statistics dump to %s failed (errno %d)", path, errno);

@@ -128,12 +128,9 @@ static bool start_log_open(const char *pattern)
 		return true;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	log_expand_path(path, sizeof(path), pattern, (long)syscall(SYS_getpid), (long long)ts.tv_sec, 0);
-	int fd = fdtab_keep((int)syscall(SYS_openat, AT_FDCWD, path,
-					 O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0600));
-	if (fd < 0) {
-		zlog("cannot open ZSWAP_LOG_FILE %s (errno %d): messages go to stderr", path, errno);
+	int fd = fdtab_open_append(path, true, "ZSWAP_LOG_FILE", "messages go to stderr");
+	if (fd < 0)
 		return false;
-	}
 	int old = log_get_fd();
 	log_set_fd(fd);
 	if (old != 2)

@@ -133,7 +133,7 @@ if plain_then_lib log-file 0 ZSWAP_LOG_FILE="$ENG_TMP/logs/%p" ZSWAP_VERBOSE=1 Z
 fi
 eng_run log-file-bad lib ZSWAP_LOG_FILE=/nonexistent/dir/log ZSWAP_VERBOSE=1 "$prog" last-thread
 if eng_expect_rc 0; then
-	grep -q '^libzswap: cannot open ZSWAP_LOG_FILE /nonexistent/dir/log' "$ENG_ERR" &&
+	grep -q '^libzswap: ZSWAP_LOG_FILE /nonexistent/dir/log cannot be created (errno 2): messages go to stderr' "$ENG_ERR" &&
 		grep -q '^libzswap: active: ' "$ENG_ERR" ||
 		eng_fail "log-file-bad: expected the open failure and then the messages on stderr"
 fi

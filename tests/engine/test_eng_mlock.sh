@@ -1,7 +1,8 @@
 #!/bin/sh
 # mlock'ed memory (mlock, mlock2 MLOCK_ONFAULT, mlockall) is never evicted;
 # mlock brings evicted pages back; after munlock eviction works again; calls
-# over locked memory answer what they answer without the library.
+# over locked memory answer what they answer without the library; the
+# second tier's key page stays locked through the program's munlockall.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/../..}/tests/engine/eng_lib.sh"
 
 prog=$(eng_prog prog_mlock)
@@ -12,4 +13,6 @@ prog=$(eng_prog prog_mlock)
 for c in mlock onfault mlockall mlockall-onfault; do
 	eng_compare_run "mlock-$c" "$prog" "$c"
 done
+# The second tier's key stays locked through the program's munlockall.
+eng_compare_run mlock-keylock ZSWAP_WRITEBACK=1 "$prog" keylock
 eng_finish

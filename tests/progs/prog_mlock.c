@@ -14,6 +14,9 @@
  *              included; after munlockall eviction works again;
  *   mlockall-onfault  the same with MCL_ONFAULT (nothing is populated, so
  *              no bound is needed): pages lock as they are touched.
+ *   keylock    under the library with the second tier: its key's page
+ *              (VmFlags "dd", writable) is locked, and still is after the
+ *              program's munlockall; without the library nothing to see.
  * The answers of madvise(MADV_PAGEOUT) over locked memory are printed: the
  * same with and without the library (the kernel refuses locked ranges).
  *
@@ -219,6 +222,44 @@ static void case_mlockall(bool onfault, size_t npages)
 	munmap(r, len);
 }
 
+/* Writable mappings left out of core dumps (the library's secrets), and
+ * how many of those are locked. */
+static void dontdump_maps(int *all, int *locked)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+
+	*all = *locked = 0;
+	if (!f)
+		pc_fail("/proc/self/smaps: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "VmFlags:", 8) != 0 || !strstr(line, " dd") || !strstr(line, " wr"))
+			continue;
+		(*all)++;
+		if (strstr(line, " lo"))
+			(*locked)++;
+	}
+	fclose(f);
+}
+
+static void case_keylock(void)
+{
+	int all, locked;
+
+	dontdump_maps(&all, &locked);
+	if (!pc_managed())
+		return;
+	if (!all)
+		pc_fail("keylock: no page out of core dumps: is the second tier on (ZSWAP_WRITEBACK=1)?");
+	if (locked != all)
+		pc_fail("keylock: %d of %d pages out of core dumps are locked", locked, all);
+	if (munlockall() != 0)
+		pc_fail("munlockall: %s", strerror(errno));
+	dontdump_maps(&all, &locked);
+	if (locked != all)
+		pc_fail("keylock: after munlockall %d of %d pages out of core dumps are locked", locked, all);
+}
+
 int main(int argc, char **argv)
 {
 	struct rlimit rl;
@@ -237,6 +278,8 @@ int main(int argc, char **argv)
 			case_mlockall(false, 512);	/* 2 MiB: within an 8 MiB lock limit */
 		else if (strcmp(argv[i], "mlockall-onfault") == 0)
 			case_mlockall(true, NPAGES);
+		else if (strcmp(argv[i], "keylock") == 0)
+			case_keylock();
 		else
 			pc_fail("unknown case %s", argv[i]);
 		pc_expect_stored(argv[i], 0);

@@ -10,7 +10,10 @@
  * the lowest free slot is reused first, a trim punches out what is free and
  * not what was reused; the cap and
  * injected ENOSPC, EIO and short write fail the write without keeping a slot; tmpfs and
- * a missing directory are refused with their reasons.
+ * a missing directory are refused with their reasons. The key is in a page
+ * of its own left out of core dumps (VmFlags "dd") and locked (VmFlags "lo")
+ * when mlock works here, locked again after munlockall, and a tier still
+ * opens where mlock is refused (RLIMIT_MEMLOCK 0, no CAP_IPC_LOCK).
  */
 #include "config.h"
 
@@ -21,7 +24,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
@@ -267,6 +275,124 @@ static void refusals(void)
 	CHECK(backing_open(&cfg, why, sizeof(why)) == NULL && errno == ENOENT, "a missing directory was not refused");
 }
 
+/* The VmFlags of the mapping holding addr, from /proc/self/smaps, with a
+ * space on each side of every flag; "" if not found. */
+static void vm_flags(const void *addr, char *out, size_t cap)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	bool in = false;
+
+	out[0] = '\0';
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+			in = (uintptr_t)addr >= lo && (uintptr_t)addr < hi;
+			continue;
+		}
+		if (in && strncmp(line, "VmFlags:", 8) == 0) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(out, cap, "%s ", line + 8);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+static bool has_flag(const char *flags, const char *flag)
+{
+	char want[8];
+
+	snprintf(want, sizeof(want), " %s ", flag);
+	return strstr(flags, want) != NULL;
+}
+
+/* Whether this process may lock a page now. */
+static bool can_mlock(void)
+{
+	void *p = prim_alloc(ZS_PAGE_SIZE);
+	bool ok = p && mlock(p, ZS_PAGE_SIZE) == 0;
+
+	prim_free(p, ZS_PAGE_SIZE);
+	return ok;
+}
+
+/* A tier opened, and the VmFlags of its key's page in flags; NULL if it
+ * could not be opened (a failed check). */
+static struct backing *key_tier(char *flags, size_t cap)
+{
+	struct backing_config cfg = { .dir = disk_dir(), .max_bytes = 16 * ZS_PAGE_SIZE, .encrypt = true };
+	char why[256] = "";
+	struct backing *b = backing_open(&cfg, why, sizeof(why));
+
+	CHECK(b != NULL, "backing_open: %s", why);
+	if (b) {
+		vm_flags(backing_key_addr(b), flags, cap);
+		CHECK(flags[0], "the key's mapping is not in /proc/self/smaps");
+	}
+	return b;
+}
+
+static void key_page(void)
+{
+	char flags[256];
+	struct backing *b = key_tier(flags, sizeof(flags));
+
+	if (!b)
+		return;
+	CHECK(has_flag(flags, "dd"), "the key's page is not left out of core dumps (VmFlags%s)", flags);
+	if (can_mlock()) {
+		CHECK(has_flag(flags, "lo"), "the key's page is not locked (VmFlags%s)", flags);
+		munlockall();
+		prim_relock_secrets();
+		vm_flags(backing_key_addr(b), flags, sizeof(flags));
+		CHECK(has_flag(flags, "lo") && has_flag(flags, "dd"),
+		      "the key's page is not locked again after munlockall (VmFlags%s)", flags);
+	}
+	backing_close(b);
+}
+
+static void key_page_child(void)
+{
+	char flags[256];
+	struct backing *b = key_tier(flags, sizeof(flags));
+
+	if (!b)
+		return;
+	CHECK(has_flag(flags, "dd") && !has_flag(flags, "lo"),
+	      "with mlock refused the key's page is not just left out of core dumps (VmFlags%s)", flags);
+	backing_close(b);
+}
+
+/* Where mlock is refused (no CAP_IPC_LOCK, RLIMIT_MEMLOCK 0) a tier still
+ * opens, its key out of core dumps. In a child: the limits stay there. */
+static void key_page_unlocked(void)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+		struct __user_cap_data_struct d[2];
+		struct rlimit rl = { 0, 0 };
+		if (syscall(SYS_capget, &h, d) == 0) {
+			d[CAP_IPC_LOCK / 32].effective &= ~(1U << (CAP_IPC_LOCK % 32));
+			syscall(SYS_capset, &h, d);
+		}
+		setrlimit(RLIMIT_MEMLOCK, &rl);
+		if (can_mlock()) {
+			fprintf(stderr, "test_backing: mlock still works without CAP_IPC_LOCK: case not run\n");
+			_exit(0);
+		}
+		key_page_child();
+		_exit(failures ? 1 : 0);
+	}
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "a tier with mlock refused failed (see above)");
+}
+
 int main(void)
 {
 	page_buf = prim_alloc(ZS_PAGE_SIZE);
@@ -276,6 +402,8 @@ int main(void)
 	round_trip(false);
 	limits();
 	refusals();
+	key_page();
+	key_page_unlocked();
 	if (failures) {
 		fprintf(stderr, "test_backing: %d check(s) failed\n", failures);
 		return 1;
