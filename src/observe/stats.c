@@ -590,6 +590,8 @@ static void stats_sweep(const char *dir)
 	fdtab_close_short(fd);
 }
 
+static int stats_setid_replace(int fd);
+
 static int stats_open_socket(void)
 {
 	char dir[OPT_STRING_MAX + 32];
@@ -637,13 +639,56 @@ static int stats_open_socket(void)
 		return -e;
 	}
 	memcpy(stats_path, sa.sun_path, sizeof(stats_path));
-	stats_sock = fd;
+	stats_sock = stats_setid_replace(fd);
 	return 0;
 }
 
 const char *stats_socket_path(void)
 {
 	return stats_path;
+}
+
+/* ---- the socket across a change of the effective uid -------------------- */
+
+static bool stats_owned(void);
+
+static bool stats_setid_moving;	/* the socket's file is removed, its new one to come */
+
+void stats_setid_begin(void)
+{
+	stats_setid_moving = stats_owned() && stats_path[0];
+	if (!stats_setid_moving)
+		return;
+	syscall(SYS_unlinkat, AT_FDCWD, stats_path, 0);
+	stats_path[0] = '\0';
+}
+
+void stats_setid_end(void)
+{
+	int rc;
+	uint64_t one = 1;
+
+	if (!stats_setid_moving)
+		return;
+	stats_setid_moving = false;
+	if ((rc = stats_open_socket()) < 0)
+		zlog("no statistics socket after the change of user (errno %d): zswapctl stats cannot reach this process",
+		     -rc);
+	/* Its poll() holds the socket it was given: poll the new one. */
+	syscall(SYS_write, stats_efd, &one, sizeof(one));
+}
+
+/* The new socket fd takes the number of the one the statistics thread polls
+ * (the thread reads stats_sock at any moment: it never sees a number that is
+ * closed under it). Returns the number to keep. */
+static int stats_setid_replace(int fd)
+{
+	if (stats_sock < 0 || stats_sock == fd)
+		return fd;
+	if (syscall(SYS_dup3, fd, stats_sock, O_CLOEXEC) < 0)
+		return fd;	/* the old one stays open, unreachable */
+	fdtab_close(fd);
+	return stats_sock;
 }
 
 /* Serve one client: its request line, then the answer. */
