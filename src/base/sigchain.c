@@ -176,12 +176,39 @@ static void sigchain_publish(int sig, const struct ksigaction *rec)
 	atomic_store_explicit(&s->cur, next, memory_order_release);
 }
 
+static bool (*_Atomic sigchain_tkill_fn)(void);
+
+void sigchain_on_tkill(bool (*fn)(void))
+{
+	atomic_store(&sigchain_tkill_fn, fn);
+}
+
+bool sigchain_installed(int sig)
+{
+	struct ksigaction cur;
+
+	return syscall(SYS_rt_sigaction, sig, NULL, &cur, sizeof(uint64_t)) == 0 &&
+	       cur.handler == (void *)sigchain_handler;
+}
+
+/* A call of the library's own to this thread (sigchain_on_tkill). */
+static bool sigchain_own_call(const siginfo_t *info)
+{
+	bool (*fn)(void) = atomic_load(&sigchain_tkill_fn);
+
+	return fn && info->si_code == SI_TKILL && info->si_pid == (pid_t)syscall(SYS_getpid) && fn();
+}
+
 static void sigchain_handler(int sig, siginfo_t *info, void *uc)
 {
 	struct sigchain_sig *s = &sigchain[sig];
 	int saved = errno;
 	sigchain_fn fn = s->fn;
 
+	if (sigchain_own_call(info)) {
+		errno = saved;
+		return;
+	}
 	if (fn && fn(sig, info, uc)) {
 		errno = saved;
 		return;

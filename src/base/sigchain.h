@@ -71,6 +71,16 @@ void sigchain_default(int sig);
  * Async-signal-safe. */
 void sigchain_die(int sig, const siginfo_t *info);
 
+/* The library's own call to one of its threads: a taken signal sent with
+ * tgkill by this process (si_code SI_TKILL, si_pid ours) is offered to fn
+ * first, which returns true when it was such a call for the thread it runs
+ * on (then nothing else runs). Start-up only. Async-signal-safe. */
+void sigchain_on_tkill(bool (*fn)(void));
+
+/* True when the kernel holds our handler for sig now (a program that
+ * installs its own with a raw rt_sigaction replaces it). */
+bool sigchain_installed(int sig);
+
 /* The interposed entry points' back end (src/shim/interpose.c): libc semantics,
  * -1 with errno on error. */
 int sigchain_sigaction(int sig, const struct sigaction *act, struct sigaction *oact);

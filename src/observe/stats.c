@@ -548,6 +548,60 @@ const char *stats_socket_path(void)
 	return sock_path();
 }
 
+/* ---- the socket across a change of the effective uid -------------------- */
+
+static bool stats_owned(void);
+
+/*
+ * A program that changes its effective uid (src/shim/creds.c) takes its
+ * socket along: the old file is removed while the program may still write
+ * to its directory (a daemon that drops root cannot remove it from
+ * /run/libzswap afterwards), and the statistics thread, which polls the
+ * listening socket and alone may close it, opens a new one for the new
+ * uid (for the old one again when the call failed). The caller waits a
+ * bounded time for it, so that the socket is in place when the call
+ * returns unless a client holds the thread.
+ */
+static bool stats_setid_moving;		/* between begin and end, the caller's */
+static _Atomic uint32_t stats_rehome;	/* 1: the thread is to open the socket again */
+
+#define STATS_REHOME_WAIT_MS 2000
+
+void stats_setid_begin(void)
+{
+	stats_setid_moving = stats_owned() && sock_path()[0];
+	if (stats_setid_moving)
+		sock_remove();
+}
+
+void stats_setid_end(void)
+{
+	uint64_t one = 1;
+	struct timespec ts = { 0, 1000000 };
+
+	if (!stats_setid_moving)
+		return;
+	stats_setid_moving = false;
+	atomic_store(&stats_rehome, 1);
+	syscall(SYS_write, stats_efd, &one, sizeof(one));
+	for (int ms = 0; ms < STATS_REHOME_WAIT_MS && atomic_load(&stats_rehome); ms++)
+		syscall(SYS_nanosleep, &ts, NULL);
+}
+
+/* On the statistics thread: the move stats_setid_end asked for. */
+static void stats_rehome_socket(void)
+{
+	int rc;
+
+	if (!atomic_load(&stats_rehome))
+		return;
+	stats_close_socket();
+	if ((rc = stats_open_socket()) < 0)
+		zlog("no statistics socket after the change of user (errno %d): zswapctl stats cannot reach this process",
+		     -rc);
+	atomic_store(&stats_rehome, 0);
+}
+
 /* Serve one client: its request line, then the answer. */
 static void stats_serve(int c)
 {
@@ -646,6 +700,7 @@ void *stats_thread(void *arg)
 			uint64_t cnt;
 			if (read(stats_efd, &cnt, sizeof(cnt)) == sizeof(cnt))
 				stats_answer_signals();
+			stats_rehome_socket();
 		}
 		if (p[1].fd >= 0 && (p[1].revents & POLLIN)) {
 			int c = sock_accept();

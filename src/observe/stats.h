@@ -50,4 +50,12 @@ void stats_close_socket(void);
  * none. */
 const char *stats_socket_path(void);
 
+/* Around a set*id call that changes the effective uid (src/shim/creds.c):
+ * begin removes the socket's file while the process may still write to its
+ * directory; end opens the socket again in the directory of the effective
+ * uid now (the new user's, or the old one's when the call failed) and
+ * hands it to the statistics thread under the same descriptor number. */
+void stats_setid_begin(void);
+void stats_setid_end(void);
+
 #endif

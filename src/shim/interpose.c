@@ -10,6 +10,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <grp.h>
+#include <linux/capability.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -24,6 +26,7 @@
 #include "observe/attrib.h"
 #include "engine/engine.h"
 #include "engine/entry.h"
+#include "shim/creds.h"
 #include "shim/start.h"
 #include "base/fdtab.h"
 #include "engine/fork.h"
@@ -237,6 +240,54 @@ ZSWAP_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...
 	int pid = f(interpose_clone_child, stack, flags, &c, ptid, tls, ctid);
 	start_fork_raw_parent();
 	return pid;
+}
+
+/*
+ * Credentials: glibc applies each set*id call to every thread, the
+ * library's included, and aborts when their results differ; the library's
+ * threads first take the calling thread's capabilities (src/shim/creds.h),
+ * and the statistics socket follows a new effective uid. The real ones are
+ * the next definitions: only they reach every thread of the program.
+ * initgroups is here too: its setgroups is the C library's internal call.
+ */
+#define INTERPOSE_SETID(name, euid, params, args)					\
+	ZSWAP_EXPORT int name params							\
+	{										\
+		static _Atomic(void *) next;						\
+		int (*f) params = (int (*) params)interpose_next(&next, #name);		\
+											\
+		if (!f) {								\
+			errno = ENOSYS;							\
+			return -1;							\
+		}									\
+		bool begun = creds_setid_begin(euid);					\
+		int rc = f args;							\
+		creds_setid_end(begun);							\
+		return rc;								\
+	}
+
+INTERPOSE_SETID(setuid, u, (uid_t u), (u))
+INTERPOSE_SETID(seteuid, e, (uid_t e), (e))
+INTERPOSE_SETID(setreuid, e, (uid_t r, uid_t e), (r, e))
+INTERPOSE_SETID(setresuid, e, (uid_t r, uid_t e, uid_t s), (r, e, s))
+INTERPOSE_SETID(setgid, (uid_t)-1, (gid_t g), (g))
+INTERPOSE_SETID(setegid, (uid_t)-1, (gid_t e), (e))
+INTERPOSE_SETID(setregid, (uid_t)-1, (gid_t r, gid_t e), (r, e))
+INTERPOSE_SETID(setresgid, (uid_t)-1, (gid_t r, gid_t e, gid_t s), (r, e, s))
+INTERPOSE_SETID(setgroups, (uid_t)-1, (size_t n, const gid_t *list), (n, list))
+INTERPOSE_SETID(initgroups, (uid_t)-1, (const char *user, gid_t g), (user, g))
+
+/* capset is one thread's: the system call, then the library's threads take
+ * the same sets (a capability the program drops is dropped there too). */
+int capset(cap_user_header_t hdr, const cap_user_data_t data);
+
+ZSWAP_EXPORT int capset(cap_user_header_t hdr, const cap_user_data_t data)
+{
+	long r = syscall(SYS_capset, hdr, data);
+
+	if (r == 0 && (hdr->pid == 0 || hdr->pid == (int)syscall(SYS_gettid)))
+		creds_capset_after();
+	return (int)r;
 }
 
 typedef int (*setstack_fn)(pthread_attr_t *, void *, size_t);

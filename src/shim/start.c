@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -163,8 +164,11 @@ static bool start_log_per_process(void)
 	return false;
 }
 
+static void start_tids_fork_child(void);
+
 static void start_fork_child(void)
 {
+	start_tids_fork_child();
 	fork_gate_reset();	/* the calls it held back were the parent's threads */
 	sigchain_fork_child();	/* its own copy of the signal records */
 	if (atomic_load(&eng.state) != ENGINE_RUNNING || start_fork_pid != eng.pid)
@@ -293,7 +297,143 @@ static unsigned int *start_nthreads;
 struct start_record {
 	void *(*fn)(void *);
 	void *arg;
+	_Atomic uint32_t known;		/* in start_tids (or left out): a futex word */
 };
+
+/* --- a function run on every library thread (start_on_threads) ---------- */
+
+#define START_THREADS_MAX (START_HANDLERS_MAX + 16)	/* handlers, fork, reclaimer, statistics */
+
+/* The live library threads' IDs (0: a free slot), each added as it starts
+ * and removed as it ends, under the hold. */
+static _Atomic pid_t start_tids[START_THREADS_MAX];
+
+static struct {
+	_Atomic uint32_t held;			/* start_threads_hold; a futex word */
+	void (*fn)(void *);
+	void *arg;
+	_Atomic pid_t want[START_THREADS_MAX];	/* threads yet to run fn */
+	_Atomic uint32_t left;			/* how many; the futex word the caller waits on */
+} start_call;
+
+/* A thread waiting here is still interrupted by start_on_threads (an
+ * ending thread is in start_tids): the holder never waits for a waiter. */
+void start_threads_hold(void)
+{
+	uint32_t expect = 0;
+
+	while (!atomic_compare_exchange_strong(&start_call.held, &expect, 1)) {
+		syscall(SYS_futex, &start_call.held, FUTEX_WAIT_PRIVATE, expect, NULL, NULL, 0);
+		expect = 0;
+	}
+}
+
+void start_threads_release(void)
+{
+	atomic_store(&start_call.held, 0);
+	syscall(SYS_futex, &start_call.held, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void start_call_done(void)
+{
+	if (atomic_fetch_sub(&start_call.left, 1) == 1)
+		syscall(SYS_futex, &start_call.left, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* Our SIGBUS handler's first question (sigchain_on_tkill): a call for this
+ * thread? Then it runs fn, once. */
+static bool start_on_tkill(void)
+{
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+
+	for (int i = 0; i < START_THREADS_MAX; i++) {
+		pid_t t = tid;
+		if (atomic_compare_exchange_strong(&start_call.want[i], &t, 0)) {
+			start_call.fn(start_call.arg);
+			start_call_done();
+			return true;
+		}
+	}
+	return false;
+}
+
+int start_on_threads(void (*fn)(void *), void *arg)
+{
+	pid_t pid = (pid_t)syscall(SYS_getpid), self = (pid_t)syscall(SYS_gettid);
+	pid_t tids[START_THREADS_MAX];
+	uint32_t n = 0;
+
+	if (!engine_running() || pid != eng.pid)
+		return -ESRCH;
+	if (!sigchain_installed(SIGBUS))
+		return -ENOSYS;
+	start_call.fn = fn;
+	start_call.arg = arg;
+	for (int i = 0; i < START_THREADS_MAX; i++) {
+		tids[i] = atomic_load(&start_tids[i]);
+		if (tids[i] && tids[i] != self)
+			n++;
+		else
+			tids[i] = 0;
+	}
+	atomic_store(&start_call.left, n);
+	for (int i = 0; i < START_THREADS_MAX; i++)
+		atomic_store(&start_call.want[i], tids[i]);
+	int ran = (int)n;
+	for (int i = 0; i < START_THREADS_MAX; i++) {
+		pid_t t = tids[i];
+		/* A thread that is gone cannot answer: answered for it. */
+		if (t && syscall(SYS_tgkill, pid, t, SIGBUS) != 0 &&
+		    atomic_compare_exchange_strong(&start_call.want[i], &t, 0)) {
+			ran--;
+			start_call_done();
+		}
+	}
+	uint32_t left;
+	while ((left = atomic_load(&start_call.left)) != 0)
+		syscall(SYS_futex, &start_call.left, FUTEX_WAIT_PRIVATE, left, NULL, NULL, 0);
+	return ran;
+}
+
+/* A library thread's own entry in start_tids; -1 if the table is full (it
+ * is then left out of start_on_threads: said once). */
+static int start_tid_add(void)
+{
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	int slot = -1;
+
+	start_threads_hold();
+	for (int i = 0; i < START_THREADS_MAX && slot < 0; i++)
+		if (!atomic_load(&start_tids[i])) {
+			atomic_store(&start_tids[i], tid);
+			slot = i;
+		}
+	start_threads_release();
+	if (slot < 0)
+		zlog("more than %d library threads: thread %ld does not follow the program's credentials",
+		     START_THREADS_MAX, (long)tid);
+	return slot;
+}
+
+static void start_tid_remove(int slot)
+{
+	if (slot < 0)
+		return;
+	start_threads_hold();
+	atomic_store(&start_tids[slot], 0);
+	start_threads_release();
+}
+
+/* A fork child: none of the parent's threads is in it, and no call. */
+static void start_tids_fork_child(void)
+{
+	for (int i = 0; i < START_THREADS_MAX; i++) {
+		atomic_store(&start_tids[i], 0);
+		atomic_store(&start_call.want[i], 0);
+	}
+	atomic_store(&start_call.left, 0);
+	atomic_store(&start_call.held, 0);
+}
 
 static void start_find_nthreads(void)
 {
@@ -305,8 +445,14 @@ static void start_find_nthreads(void)
 
 static void *start_thread_main(void *p)
 {
-	struct start_record st = *(struct start_record *)p;
+	struct start_record *rec = p, st = { rec->fn, rec->arg, 0 };
+	int slot = start_tid_add();
+
+	atomic_store(&rec->known, 1);
+	syscall(SYS_futex, &rec->known, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	void *r = st.fn(st.arg);
+
+	start_tid_remove(slot);
 
 	if (start_nthreads)
 		__atomic_fetch_add(start_nthreads, 1, __ATOMIC_SEQ_CST);
@@ -334,12 +480,17 @@ static int start_thread(void *(*fn)(void *), void *arg, size_t stack_size)
 		return -ENOMEM;
 	st->fn = fn;
 	st->arg = arg;
+	atomic_store(&st->known, 0);
 	engine_sigblock(&old);
 	pthread_attr_init(&attr);
 	pthread_attr_setstack(&attr, st, stack_size);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	rc = -pthread_create(&t, &attr, start_thread_main, st);
 	pthread_attr_destroy(&attr);
+	/* Known to start_on_threads before the program can change its
+	 * credentials: a thread it missed would not follow them. */
+	while (rc == 0 && !atomic_load(&st->known))
+		syscall(SYS_futex, &st->known, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
 	if (rc == 0 && start_nthreads)
 		__atomic_fetch_sub(start_nthreads, 1, __ATOMIC_SEQ_CST);
 	engine_sigrestore(&old);
@@ -425,6 +576,7 @@ static void start_init(void)
 	atomic_store(&eng.inject_thread_fail, eng.opt.inject_thread_fail);
 	engine_note_objects();
 	start_find_nthreads();
+	sigchain_on_tkill(start_on_tkill);
 	/* Before any thread of ours runs or any page is managed. */
 	int bound = bindnow_closure();
 	if (eng.opt.verbose)

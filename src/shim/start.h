@@ -19,4 +19,20 @@ void start_fork_raw_prepare(void);
 void start_fork_raw_parent(void);
 void start_fork_raw_child(bool fds_shared);
 
+/* Run fn(arg) on every library thread, each on itself, and return once all
+ * have: what only a thread can do to itself (its capabilities: creds.c).
+ * Each is interrupted by a tgkill of SIGBUS that our handler takes
+ * (sigchain_on_tkill), whatever it is doing, so fn runs in a signal
+ * handler: async-signal-safe, no library lock, no program memory. Only
+ * between start_threads_hold() and start_threads_release(): no library
+ * thread starts or ends meanwhile, and other holders wait (one program
+ * thread changes credentials at a time). Returns how many threads ran it, or
+ * -ENOSYS when the library's SIGBUS handler is not in the kernel (then none
+ * did), or -ESRCH when the library does not run in this process (off, or a
+ * vfork child: the threads are its parent's). Never from a library
+ * thread. */
+void start_threads_hold(void);
+int start_on_threads(void (*fn)(void *), void *arg);
+void start_threads_release(void);
+
 #endif

@@ -16,6 +16,7 @@
 #                      after the sanitizer runtime ENG_SAN_PRELOAD when the
 #                      library was built with AddressSanitizer (configure
 #                      --enable-asan), which must come first in the process
+# eng_need_nobody P    skip unless PROGRAM P can run as user nobody
 # eng_fail MESSAGE     record a failure (the test goes on, exits 1 at the end)
 # eng_skip MESSAGE     exit 77 with the reason on stderr
 # eng_finish           exit 0, or 1 if anything failed
@@ -139,6 +140,15 @@ eng_run() {
 		eng_fail "$ENG_LABEL: killed by SIGKILL (the OOM killer, or the timeout's kill 5s after ${ENG_TIMEOUT}s): $*"
 	fi
 	return 0
+}
+
+# eng_need_nobody PROGRAM: skip unless this test can run PROGRAM as user
+# nobody (root, setpriv, a build directory nobody can read).
+eng_need_nobody() {
+	[ "$(id -u)" = 0 ] || eng_skip "needs root to switch to user nobody"
+	command -v setpriv >/dev/null 2>&1 || eng_skip "setpriv(1) is missing (util-linux)"
+	setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "test -x '$1' && test -r '$ENG_LIB'" ||
+		eng_skip "user nobody cannot run $1 or read $ENG_LIB (build directory not world-readable)"
 }
 
 # Describe an exit status: "0", "1", "signal 7 (SIGBUS)".

@@ -6,11 +6,8 @@
 # and the program's output and exit status are those of a run without it.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/../..}/tests/engine/eng_lib.sh"
 
-[ "$(id -u)" = 0 ] || eng_skip "needs root to switch to user nobody"
-command -v setpriv >/dev/null 2>&1 || eng_skip "setpriv(1) is missing (util-linux)"
 prog=$(eng_prog prog_pageout)
-setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "test -x '$prog' && test -r '$ENG_LIB'" ||
-	eng_skip "user nobody cannot run $prog or read $ENG_LIB (build directory not world-readable)"
+eng_need_nobody "$prog"
 if setpriv --reuid=65534 --regid=65534 --clear-groups sh -c 'test -r /dev/userfaultfd && test -w /dev/userfaultfd' ||
 	[ "$(cat /proc/sys/vm/unprivileged_userfaultfd 2>/dev/null)" = 1 ]; then
 	eng_skip "userfaultfd is open to unprivileged users on this machine: nothing to refuse"
