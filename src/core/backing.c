@@ -201,7 +201,7 @@ struct backing *backing_open(const struct backing_config *cfg, char *why, size_t
 			prim_free(meta, meta_bytes);
 		if (b)
 			prim_free(b, sizeof(*b));
-		close(fd);
+		fdtab_close_short(fd);
 		backing_reason(why, whylen, ENOMEM, "no memory for the index of a tier in %s", cfg->dir);
 		return NULL;
 	}
