@@ -58,6 +58,10 @@ void fdtab_close_all(void);
  * closed by fdtab_close_short(). Returns the descriptor to use, or fd if
  * negative. */
 int fdtab_short(int fd);
+
+/* Close a descriptor the library opened and does not keep (fdtab_short's, or
+ * one given up before fdtab_keep) with a raw close: in libzswap.so, close()
+ * is the shim's interposed one. Negative fd: nothing. */
 void fdtab_close_short(int fd);
 
 /* True if fd is one the library keeps (the interposed calls ask). */

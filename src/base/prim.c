@@ -264,17 +264,6 @@ void *prim_alloc(size_t len)
 	return p;
 }
 
-void *prim_reserve(size_t len)
-{
-	void *p;
-
-	len = prim_round(len);
-	p = prim_mmap(len);
-	if (p)
-		prim_track(p, len);
-	return p;
-}
-
 void prim_free(void *addr, size_t len)
 {
 	if (!addr)

@@ -22,16 +22,13 @@
 #define ZS_PAGE_MASK  (~(ZS_PAGE_SIZE - 1))
 
 /* Map len bytes (rounded up to pages) of zeroed private anonymous read-write
- * memory, recorded as library-owned. Returns NULL on failure (errno set). */
+ * memory, recorded as library-owned: a small structure, or a large range of
+ * address space of which only what is touched is backed (MAP_NORESERVE: see
+ * prim.c for why). Returns NULL on failure (errno set). */
 void *prim_alloc(size_t len);
 
-/* Unmap a range obtained from prim_alloc() or prim_reserve(), whole. */
+/* Unmap a range obtained from prim_alloc(), whole. */
 void prim_free(void *addr, size_t len);
-
-/* Reserve len bytes of address space (read-write, backed on first touch),
- * recorded as library-owned. NULL on failure. (Both calls map MAP_NORESERVE:
- * see prim.c for why; they differ in intent, not in flags.) */
-void *prim_reserve(size_t len);
 
 /* Memory for a secret (the second tier's key), len rounded up to pages of
  * its own: library-owned like prim_alloc's, left out of core dumps
@@ -51,7 +48,7 @@ void prim_relock_secrets(void);
  * process RSS falls, the range stays mapped and reads back as zeros. */
 int prim_decommit(void *addr, size_t len);
 
-/* True if addr lies in a range prim_alloc()/prim_reserve() handed out. Lock-free. */
+/* True if addr lies in a range prim_alloc() handed out. Lock-free. */
 bool prim_is_own(uintptr_t addr);
 
 /* True if [start, end) overlaps any library-owned range. Lock-free. */

@@ -189,11 +189,11 @@ struct backing *backing_open(const struct backing_config *cfg, char *why, size_t
 	b = prim_alloc(sizeof(*b));
 	size_t meta_bytes = max_slots * sizeof(struct backing_meta);
 	size_t bitmap_bytes = ((max_slots + 63) / 64) * sizeof(uint64_t);
-	void *meta = b ? prim_reserve(meta_bytes) : NULL;
-	void *bitmap = meta ? prim_reserve(bitmap_bytes) : NULL;
-	void *unpunched = bitmap ? prim_reserve(bitmap_bytes) : NULL;
-	void *pinned = unpunched ? prim_reserve(bitmap_bytes) : NULL;
-	void *pinned_freed = pinned ? prim_reserve(bitmap_bytes) : NULL;
+	void *meta = b ? prim_alloc(meta_bytes) : NULL;
+	void *bitmap = meta ? prim_alloc(bitmap_bytes) : NULL;
+	void *unpunched = bitmap ? prim_alloc(bitmap_bytes) : NULL;
+	void *pinned = unpunched ? prim_alloc(bitmap_bytes) : NULL;
+	void *pinned_freed = pinned ? prim_alloc(bitmap_bytes) : NULL;
 	void *key = pinned_freed ? prim_alloc_secret(BACKING_KEY) : NULL;
 	if (!key) {
 		if (pinned_freed)
@@ -208,7 +208,7 @@ struct backing *backing_open(const struct backing_config *cfg, char *why, size_t
 			prim_free(meta, meta_bytes);
 		if (b)
 			prim_free(b, sizeof(*b));
-		close(fd);
+		fdtab_close_short(fd);
 		backing_reason(why, whylen, ENOMEM, "no memory for the index of a tier in %s", cfg->dir);
 		return NULL;
 	}

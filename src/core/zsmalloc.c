@@ -3,7 +3,7 @@
  *
  * Data layout
  * -----------
- * A pool owns three reserved ranges (prim_reserve, MAP_NORESERVE: only what is
+ * A pool owns three reserved ranges (prim_alloc, MAP_NORESERVE: only what is
  * touched is backed), and one small prim_alloc'ed struct zs_pool:
  *
  *   arena        up to 64 GiB of address space. Zspages are runs of
@@ -668,7 +668,7 @@ struct zs_pool *zs_create_pool(const char *name, unsigned int order, enum zs_loc
 
 	/* Address space is plentiful but may be capped (RLIMIT_AS, sanitizers). */
 	for (size_t len = ZS_ARENA_MAX_BYTES; len >= ZS_ARENA_MIN_BYTES && !pool->arena; len /= 2) {
-		pool->arena = prim_reserve(len);
+		pool->arena = prim_alloc(len);
 		if (pool->arena)
 			pool->arena_bytes = len;
 	}
@@ -676,7 +676,7 @@ struct zs_pool *zs_create_pool(const char *name, unsigned int order, enum zs_loc
 		goto fail;
 	pool->arena_pages = pool->arena_bytes / ZS_PAGE_SIZE;
 	pool->descs_bytes = pool->arena_pages * sizeof(struct zspage);
-	pool->descs = prim_reserve(pool->descs_bytes);
+	pool->descs = prim_alloc(pool->descs_bytes);
 	if (!pool->descs)
 		goto fail;
 
@@ -688,7 +688,7 @@ struct zs_pool *zs_create_pool(const char *name, unsigned int order, enum zs_loc
 	if (slots_per_class > UINT32_MAX - 1)
 		slots_per_class = UINT32_MAX - 1;
 	pool->handle_space_bytes = (size_t)nr_kept * slots_per_class * sizeof(uint64_t);
-	pool->handle_space = prim_reserve(pool->handle_space_bytes);
+	pool->handle_space = prim_alloc(pool->handle_space_bytes);
 	if (!pool->handle_space)
 		goto fail;
 

@@ -94,7 +94,7 @@ int evict_init(void)
 		return -ENOMEM;
 	for (int i = 0; i < EVICT_STAGES; i++) {
 		struct evict_stage *st = &evict_stages[i];
-		void *base = prim_reserve(EVICT_BATCH * ZS_PAGE_SIZE);
+		void *base = prim_alloc(EVICT_BATCH * ZS_PAGE_SIZE);
 		if (!base)
 			return -ENOMEM;
 		int rc = uf_register(eng.uffd, (uintptr_t)base, EVICT_BATCH * ZS_PAGE_SIZE, 1);

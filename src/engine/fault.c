@@ -1041,7 +1041,7 @@ int fault_init(void)
 	memset(&fault_timed, 0, sizeof(fault_timed));
 	fault_timed.gap = FAULT_TIMED_GAP;
 	fault_timed_reset();
-	fault_zero_buf = prim_reserve(FAULT_AROUND_MAX << ZS_PAGE_SHIFT);
+	fault_zero_buf = prim_alloc(FAULT_AROUND_MAX << ZS_PAGE_SHIFT);
 	fault_helper.buf = prim_alloc(ZS_PAGE_SIZE);
 	fault_helper.buf_lock = &fault_helper_lock;
 	fault_helper.cpu = -1;
@@ -1067,7 +1067,7 @@ void *fault_ctx_create(int cpu)
 	/* For the largest readahead ZSWAP_READAHEAD allows, not the one set
 	 * now: zswapctl set may raise it (pages are touched only as used). */
 	h->buf = prim_alloc((1 + opt_table[OPT_READAHEAD].max) << ZS_PAGE_SHIFT);
-	h->ring = prim_reserve(FAULT_RING * sizeof(*h->ring));
+	h->ring = prim_alloc(FAULT_RING * sizeof(*h->ring));
 	if (!h->buf || !h->ring)
 		return NULL;	/* start-up fails: what was mapped stays, unused */
 	return h;

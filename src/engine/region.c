@@ -93,7 +93,7 @@ struct slot_array *region_arr_alloc(size_t npages)
 	size_t bytes = sizeof(struct slot_array) + npages * sizeof(struct slot);
 	/* Reserved, not committed: the zeroed slots (RESIDENT, no entry) of a
 	 * region whose pages are never evicted cost no memory. */
-	struct slot_array *arr = prim_reserve(bytes);
+	struct slot_array *arr = prim_alloc(bytes);
 
 	if (!arr)
 		return NULL;

@@ -13,6 +13,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/fdtab.h"
+
 static int uf_raw_open(struct uf_info *info)
 {
 	long fd = syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
@@ -26,7 +28,7 @@ static int uf_raw_open(struct uf_info *info)
 	if (dev >= 0) {
 		fd = ioctl(dev, USERFAULTFD_IOC_NEW, O_CLOEXEC | O_NONBLOCK);
 		int e2 = errno;
-		close(dev);
+		fdtab_close_short(dev);
 		if (fd >= 0)
 			return (int)fd;
 		errno = e2;
@@ -67,10 +69,10 @@ int uf_open(struct uf_info *info)
 		info->err = errno;
 		info->cause = "UFFDIO_API failed";
 		info->fix = "use a kernel of version 6.8 or later";
-		close(fd);
+		fdtab_close_short(fd);
 		return -1;
 	}
-	close(fd);
+	fdtab_close_short(fd);
 	uint64_t offered = api.features;
 	if ((offered & UF_REQUIRED_FEATURES) != UF_REQUIRED_FEATURES) {
 		info->err = ENOTSUP;
@@ -91,7 +93,7 @@ int uf_open(struct uf_info *info)
 		if (ioctl(fd, UFFDIO_API, &api) == 0)
 			break;
 		int err = errno;
-		close(fd);
+		fdtab_close_short(fd);
 		/* The kernel offers fork events to everyone but grants them only
 		 * with CAP_SYS_PTRACE (a user given /dev/userfaultfd or the
 		 * sysctl has not got it): go on without them, as on a kernel

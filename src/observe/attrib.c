@@ -55,8 +55,8 @@ int attrib_init(void)
 {
 	attrib_sites = prim_alloc(ATTRIB_SITES * sizeof(*attrib_sites));
 	attrib_vec = prim_alloc(ATTRIB_MINCORE);
-	attrib_maps = prim_reserve(ATTRIB_MAPS_CAP);
-	attrib_all = prim_reserve(ATTRIB_REGIONS * sizeof(*attrib_all));
+	attrib_maps = prim_alloc(ATTRIB_MAPS_CAP);
+	attrib_all = prim_alloc(ATTRIB_REGIONS * sizeof(*attrib_all));
 	return attrib_sites && attrib_vec && attrib_maps && attrib_all ? 0 : -ENOMEM;
 }
 

@@ -42,7 +42,7 @@ static char *crash_maps;
  * (read from /proc/self/maps once, at start-up). */
 static void crash_find_text(void)
 {
-	crash_maps = prim_reserve(CRASH_MAPS);
+	crash_maps = prim_alloc(CRASH_MAPS);
 	if (!crash_maps)
 		return;
 	attrib_mapping_of((uintptr_t)&crash_find_text, crash_maps, CRASH_MAPS,

@@ -16,14 +16,15 @@
  * interposed mmap does (entry_mapped), with evict_register_new.
  *
  * The forwarding. Which malloc serves the program is decided by symbol
- * lookup: with libzswap preloaded, ours comes first, and it must pass each
- * call to the one that would have served it (the next definition: glibc's,
- * or an allocator the program links, such as jemalloc: pointers from one
- * must never reach the other's free). The next one is found at the first
- * call, in the loaded objects' symbol tables (growth_next; not dlsym, which
- * takes the loader lock and may allocate). Only when it is glibc's are
- * chunks looked at: another allocator's memory is found by reclaim's
- * sweeps, as before.
+ * lookup: with libzswap preloaded, ours (src/shim/alloc.c, which calls
+ * growth_malloc, growth_calloc and growth_realloc) comes first, and it must
+ * pass each call to the one that would have served it (the next
+ * definition: glibc's, or an allocator the program links, such as
+ * jemalloc: pointers from one must never reach the other's free). The next
+ * one is found at the first call, in the loaded objects' symbol tables
+ * (growth_next; not dlsym, which takes the loader lock and may allocate).
+ * Only when it is glibc's are chunks looked at: another allocator's memory
+ * is found by reclaim's sweeps, as before.
  *
  * Never on library threads (their stacks are library memory): a handler or
  * the reclaimer does not allocate after start-up, and if some glibc call of
@@ -55,14 +56,16 @@
 #include "engine/policy.h"
 #include "engine/region.h"
 
-#include "base/export.h"
-
 /* glibc's exported entry points behind malloc, calloc and realloc, and its
  * cached program break (all GLIBC_2.2.5). */
 extern void *__libc_malloc(size_t n);
 extern void *__libc_calloc(size_t n, size_t size);
 extern void *__libc_realloc(void *p, size_t n);
 extern void *__curbrk;
+
+/* This object's dynamic section (the linker's): libzswap's own entry in the
+ * link map is the one whose l_ld it is. */
+extern ElfW(Dyn) _DYNAMIC[] __attribute__((visibility("hidden")));
 
 /* glibc's chunk header on 64-bit (malloc/malloc.c). */
 #define GROWTH_IS_MMAPPED	2u
@@ -262,7 +265,7 @@ static inline void growth_after(void *p)
 	}
 }
 
-/* --- the interposed entry points ---------------------------------------- */
+/* --- the allocator the interposed entry points forward to ---------------- */
 
 /*
  * Which definition of name the dynamic linker would have bound the
@@ -272,15 +275,13 @@ static inline void growth_after(void *p)
  * runs on the program's first allocation). NULL if no object after us
  * defines it.
  */
-static void *growth_malloc(size_t n);
-
 static void *growth_next_in(const char *name, const struct link_map **where)
 {
 	const struct link_map *l = elfsym_objects(), *self = NULL;
 
-	/* Ourselves: the object whose malloc is this file's. */
+	/* Ourselves: the object whose dynamic section is this one's. */
 	for (const struct link_map *m = l; m; m = m->l_next) {
-		if (elfsym_find(m, "malloc") == (void *)growth_malloc) {
+		if (m->l_ld == _DYNAMIC) {
 			self = m;
 			break;
 		}
@@ -348,9 +349,7 @@ static inline int growth_mode(void)
 	return m;
 }
 
-/* malloc is this function under its exported name: growth_next finds
- * libzswap in the link map by it. */
-static void *growth_malloc(size_t n)
+void *growth_malloc(size_t n)
 {
 	if (growth_mode() == GROWTH_OTHER)
 		return growth_st.malloc(n);
@@ -358,9 +357,8 @@ static void *growth_malloc(size_t n)
 	growth_after(p);
 	return p;
 }
-ZSWAP_EXPORT void *malloc(size_t n) __attribute__((alias("growth_malloc")));
 
-ZSWAP_EXPORT void *calloc(size_t n, size_t size)
+void *growth_calloc(size_t n, size_t size)
 {
 	if (growth_mode() == GROWTH_OTHER)
 		return growth_st.calloc(n, size);
@@ -369,7 +367,7 @@ ZSWAP_EXPORT void *calloc(size_t n, size_t size)
 	return p;
 }
 
-ZSWAP_EXPORT void *realloc(void *old, size_t n)
+void *growth_realloc(void *old, size_t n)
 {
 	if (growth_mode() == GROWTH_OTHER)
 		return growth_st.realloc(old, n);

@@ -8,11 +8,12 @@
  * that its first touches fault and can be held. glibc's malloc grows memory
  * without it: the brk heap (sbrk), the heaps of other threads' arenas
  * (mprotect of a reserved 64 MiB range) and chunks of 128 KiB and more (its
- * internal mmap). growth.c interposes malloc, calloc and realloc, passing
- * each call to the allocator that would have served it; when that is
- * glibc's, it reads, after the call and before the program has the pointer,
- * what glibc's chunk header says about where the chunk came from, and if
- * that memory grew since it last looked:
+ * internal mmap). The interposed malloc, calloc and realloc
+ * (src/shim/alloc.c) call growth_malloc, growth_calloc and growth_realloc,
+ * which pass each call to the allocator that would have served it; when
+ * that is glibc's, they read, after the call and before the program has the
+ * pointer, what glibc's chunk header says about where the chunk came from,
+ * and if that memory grew since it last looked:
  *   - a small step (the heap's usual 132 KiB) is held right there, on the
  *     allocating thread, by the limit's throttle (policy_throttle), as a
  *     handler holds a first touch;
@@ -22,6 +23,16 @@
  */
 #ifndef ZSWAP_GROWTH_H
 #define ZSWAP_GROWTH_H
+
+#include <stddef.h>
+
+/* What the interposed malloc, calloc and realloc do: the call passed to the
+ * allocator that would have served the program without libzswap (found at
+ * the first call), and, when that is glibc's under a limit, the growth
+ * behind the block returned held or registered. */
+void *growth_malloc(size_t n);
+void *growth_calloc(size_t n, size_t size);
+void *growth_realloc(void *old, size_t n);
 
 /* The reclaimer thread, once the engine runs (in the process and in a
  * followed fork child): start following growth if a memory limit is set

@@ -40,10 +40,12 @@
 #                 pthread_mutex_destroy (zs_destroy_pool)
 #     options.o is start-up code as a whole and has its own test
 #     (test_options_calls.sh); here it may only add environ.
-#     growth.o (src/reclaim/growth.c) is libzswap's malloc, calloc and realloc: it
-#     calls glibc's __libc_malloc, __libc_calloc, __libc_realloc and reads
-#     __curbrk (glibc's cached break); those three names, defined by it, do
-#     not count as the library's own when another object calls them.
+#     growth.o (src/reclaim/growth.c) is what libzswap's malloc, calloc and
+#     realloc (src/shim/alloc.c) do: it calls glibc's __libc_malloc,
+#     __libc_calloc, __libc_realloc, reads __curbrk (glibc's cached break)
+#     and _DYNAMIC (the library's own dynamic section, the linker's); the
+#     three names alloc.o defines do not count as the library's own when
+#     another object calls them.
 #     elfsym.o (src/base/elfsym.c) reads _r_debug (the link map: the loaded
 #     objects' symbol tables, read without the loader).
 # Anything else (malloc, calloc, realloc, free, printf/puts/fopen and the
@@ -82,7 +84,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/$name.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
 # Every symbol the library's own objects define: calls between them are fine.
-# Not malloc, calloc and realloc (growth.o interposes them): a call to
+# Not malloc, calloc and realloc (alloc.o interposes them): a call to
 # them is a call to the program's allocator.
 nm --defined-only $objs 2>/dev/null | awk 'NF >= 3 { print $3 }' | grep -vxE 'malloc|calloc|realloc' |
 	sort -u > "$tmp/own"
@@ -147,7 +149,7 @@ allowed() {
 		return 1 ;;
 	backing:pthread_mutex_init|backing:pthread_mutex_destroy)
 		return 1 ;;
-	growth:__libc_malloc|growth:__libc_calloc|growth:__libc_realloc|growth:__curbrk|elfsym:_r_debug)
+	growth:__libc_malloc|growth:__libc_calloc|growth:__libc_realloc|growth:__curbrk|growth:_DYNAMIC|elfsym:_r_debug)
 		return 0 ;;
 	# libunwind (local unwinding), only on the statistics thread after
 	# every library lock is dropped (attrib_collect -> attrib_name) and

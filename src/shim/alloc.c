@@ -1,0 +1,32 @@
+/*
+ * alloc.c - the program's malloc, calloc and realloc, interposed.
+ *
+ * Each is the call passed on by growth (src/reclaim/growth.h): to the
+ * allocator that would have served the program without libzswap, with what
+ * glibc's malloc grew for itself held or registered under a memory limit.
+ * The entry points are here, with every other interposed one, so that no
+ * layer below the shim defines a libc name the program binds to
+ * (tests/checks/test_layers_symbols.sh).
+ */
+#include "config.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+
+#include "base/export.h"
+#include "reclaim/growth.h"
+
+ZSWAP_EXPORT void *malloc(size_t n)
+{
+	return growth_malloc(n);
+}
+
+ZSWAP_EXPORT void *calloc(size_t n, size_t size)
+{
+	return growth_calloc(n, size);
+}
+
+ZSWAP_EXPORT void *realloc(void *old, size_t n)
+{
+	return growth_realloc(old, n);
+}
