@@ -33,6 +33,7 @@
 
 #include "core/options.h"
 #include "core/store.h"
+#include "engine/counters.h"
 
 enum engine_state {
 	ENGINE_UNINIT = 0,	/* constructor not run yet: interposed calls pass through */
@@ -41,24 +42,12 @@ enum engine_state {
 	ENGINE_OFF,		/* disabled, unavailable, or the child of a fork not followed: pass-through */
 };
 
+/* The plain counters (source CNT of engine/counters.def, where each row
+ * says what it counts), bumped with atomic_fetch_add(&eng.cnt.name, 1). */
 struct engine_counters {
-	_Atomic uint64_t faults, refaults, zero_fill_pages, poisoned_pages;
-	_Atomic uint64_t evict_calls, evicted_pages, evict_skipped_pages;
-	_Atomic uint64_t events_unmap, events_remap, events_remove;
-	/* Pages read ahead on refault and then used / not (src/engine/readahead.c). */
-	_Atomic uint64_t readahead_hits, readahead_misses;
-	/* Faults userfaultfd would not let us resolve (fault_unservable):
-	 * the statistics dump's uffd_errors. */
-	_Atomic uint64_t uffd_errors;
-	/* Shared spells started: one handler serving several faulting
-	 * threads (src/engine/fault.c, "one handler, or one per CPU"). */
-	_Atomic uint64_t fault_shared_spells;
-	/* Timed spells (src/engine/fault.c): trials of the other placement with one
-	 * thread faulting, the changes they made, and 1 while one handler
-	 * left to the scheduler serves it. */
-	_Atomic uint64_t fault_mode_trials, fault_mode_changes, fault_mode_shared;
-	/* Installs of a page read back that userfaultfd refused (fault_load). */
-	_Atomic uint64_t install_failed;
+#define COUNTER(name, sect, src, api, reset, help) COUNTER_SRC_##src(_Atomic uint64_t name;, )
+#include "engine/counters.def"
+#undef COUNTER
 };
 
 struct engine {

@@ -327,27 +327,16 @@ int entry_munlockall(void)
 
 
 /*
- * The counters since start (not the gauges: what is stored, the pool's
- * size, the limit) as zswapctl reset left them: what they were then is
+ * The counters since start (the RESET rows of engine/counters.def; not the
+ * gauges: what is stored, the pool's size, the limit) as zswapctl reset left them: what they were then is
  * subtracted from what they are. The engine's own counters keep counting
  * (the reclaimer's thrash window and the throttle read deltas of them).
  */
-#define ENTRY_COUNTER(f) offsetof(struct zswap_stats, f)
 static const size_t entry_counters[] = {
-	ENTRY_COUNTER(reject_compress_poor), ENTRY_COUNTER(reject_compress_fail),
-	ENTRY_COUNTER(reject_alloc_fail), ENTRY_COUNTER(pool_limit_hit), ENTRY_COUNTER(decompress_fail),
-	ENTRY_COUNTER(zswpout), ENTRY_COUNTER(zswpin), ENTRY_COUNTER(pages_compacted),
-	ENTRY_COUNTER(faults), ENTRY_COUNTER(refaults), ENTRY_COUNTER(zero_fill_pages),
-	ENTRY_COUNTER(poisoned_pages), ENTRY_COUNTER(evict_calls), ENTRY_COUNTER(evicted_pages),
-	ENTRY_COUNTER(evict_skipped_pages), ENTRY_COUNTER(events_unmap), ENTRY_COUNTER(events_remap),
-	ENTRY_COUNTER(events_remove), ENTRY_COUNTER(readahead_hits), ENTRY_COUNTER(readahead_misses),
-	ENTRY_COUNTER(pgscan), ENTRY_COUNTER(pgsteal), ENTRY_COUNTER(pgsteal_proactive),
-	ENTRY_COUNTER(workingset_activate), ENTRY_COUNTER(allocstall), ENTRY_COUNTER(memory_events_max),
-	ENTRY_COUNTER(reclaim_backoff), ENTRY_COUNTER(pgactivate), ENTRY_COUNTER(memory_pressure_some_us),
-	ENTRY_COUNTER(thrashing_windows), ENTRY_COUNTER(written_back_pages), ENTRY_COUNTER(writeback_failed),
-	ENTRY_COUNTER(bd_reads), ENTRY_COUNTER(bd_writes), ENTRY_COUNTER(bd_read_fail), ENTRY_COUNTER(zswpwb),
-	ENTRY_COUNTER(reject_reclaim_fail), ENTRY_COUNTER(swap_cached_reclaimed),
-	ENTRY_COUNTER(huge_pages_since), ENTRY_COUNTER(install_failed),
+#define COUNTER(name, sect, src, api, reset, help) \
+	COUNTER_RESET_##reset(COUNTER_ITEM, COUNTER_SKIP)(offsetof(struct zswap_stats, name))
+#include "engine/counters.def"
+#undef COUNTER
 };
 #define ENTRY_NCOUNTERS (sizeof(entry_counters) / sizeof(entry_counters[0]))
 
@@ -420,20 +409,13 @@ static void entry_stats_raw(struct zswap_stats *st)
 	}
 	zswap_store_stats(eng.store, &full);
 	region_counts(&full.regions, &full.managed_bytes);
-	full.faults = atomic_load(&eng.cnt.faults);
-	full.refaults = atomic_load(&eng.cnt.refaults);
-	full.zero_fill_pages = atomic_load(&eng.cnt.zero_fill_pages);
-	full.poisoned_pages = atomic_load(&eng.cnt.poisoned_pages);
-	full.install_failed = atomic_load(&eng.cnt.install_failed);
+	/* The public plain counters (source CNT); the other sources fill in
+	 * theirs above and below. */
+#define COUNTER(name, sect, src, api, reset, help) \
+	COUNTER_SRC_##src(COUNTER_API_##api(full.name = atomic_load(&eng.cnt.name);, ), )
+#include "engine/counters.def"
+#undef COUNTER
 	full.fault_threads = eng.fault_threads;
-	full.evict_calls = atomic_load(&eng.cnt.evict_calls);
-	full.evicted_pages = atomic_load(&eng.cnt.evicted_pages);
-	full.evict_skipped_pages = atomic_load(&eng.cnt.evict_skipped_pages);
-	full.events_unmap = atomic_load(&eng.cnt.events_unmap);
-	full.events_remap = atomic_load(&eng.cnt.events_remap);
-	full.events_remove = atomic_load(&eng.cnt.events_remove);
-	full.readahead_hits = atomic_load(&eng.cnt.readahead_hits);
-	full.readahead_misses = atomic_load(&eng.cnt.readahead_misses);
 	policy_stats(&full);
 	if (running) {
 		pthread_rwlock_unlock(&eng.ev_lock);

@@ -45,6 +45,7 @@
 #include "observe/crash.h"
 #include "observe/emit.h"
 #include "observe/sock.h"
+#include "engine/counters.h"
 #include "engine/engine.h"
 #include "engine/entry.h"
 #include "base/fdtab.h"
@@ -78,113 +79,33 @@ static _Atomic bool stats_ready;
 static _Atomic uint64_t stats_asked;
 static _Atomic uint64_t stats_answered;		/* written under stats_lock */
 
-/* ---- the counters of struct zswap_stats, by section --------------------- */
+/* ---- the counters, by section (engine/counters.def) --------------------- */
 
 enum stats_sect { S_ZSWAP, S_VMSTAT, S_MMSTAT, S_BDSTAT, S_ENGINE, S_RECLAIM };
 
 struct stats_field {
 	enum stats_sect sect;
 	const char *name;
-	size_t off;
+	size_t off;			/* in struct zswap_stats: a PUBLIC row */
+	const _Atomic uint64_t *own;	/* or the engine's counter: a DUMP row */
 };
 
-#define F(sect, name) { sect, #name, offsetof(struct zswap_stats, name) }
-/* Every field of struct zswap_stats (tests/engine/test_eng_stats.sh checks that the
- * dump has them all). mm_stat's are in zram's column order. */
+/* Every row of the table, in its order (mm_stat's in zram's column order). */
 static const struct stats_field stats_fields[] = {
-	F(S_ZSWAP, pool_limit_hit),
-	F(S_ZSWAP, reject_alloc_fail),
-	F(S_ZSWAP, reject_compress_fail),
-	F(S_ZSWAP, reject_compress_poor),
-	F(S_ZSWAP, reject_reclaim_fail),
-	F(S_ZSWAP, decompress_fail),
-	F(S_ZSWAP, pool_total_size),
-	F(S_ZSWAP, stored_pages),
-	F(S_ZSWAP, same_filled_pages),
-	F(S_ZSWAP, stored_incompressible_pages),
-	F(S_ZSWAP, written_back_pages),
-	F(S_ZSWAP, writeback_failed),
-	F(S_VMSTAT, zswpin),
-	F(S_VMSTAT, zswpout),
-	F(S_VMSTAT, zswpwb),
-	F(S_MMSTAT, orig_data_size),
-	F(S_MMSTAT, compr_data_size),
-	F(S_MMSTAT, mem_used_total),
-	F(S_MMSTAT, mem_limit),
-	F(S_MMSTAT, mem_used_max),
-	F(S_MMSTAT, same_pages),
-	F(S_MMSTAT, pages_compacted),
-	F(S_MMSTAT, huge_pages),
-	F(S_MMSTAT, huge_pages_since),
-	F(S_BDSTAT, bd_count),
-	F(S_BDSTAT, bd_reads),
-	F(S_BDSTAT, bd_writes),
-	F(S_ENGINE, regions),
-	F(S_ENGINE, managed_bytes),
-	F(S_ENGINE, faults),
-	F(S_ENGINE, refaults),
-	F(S_ENGINE, zero_fill_pages),
-	F(S_ENGINE, poisoned_pages),
-	F(S_ENGINE, install_failed),
-	F(S_ENGINE, fault_threads),
-	F(S_ENGINE, evict_calls),
-	F(S_ENGINE, evicted_pages),
-	F(S_ENGINE, evict_skipped_pages),
-	F(S_ENGINE, events_unmap),
-	F(S_ENGINE, events_remap),
-	F(S_ENGINE, events_remove),
-	F(S_ENGINE, readahead_hits),
-	F(S_ENGINE, readahead_misses),
-	F(S_ENGINE, pool_metadata_bytes),
-	F(S_ENGINE, bd_read_fail),
-	F(S_ENGINE, backing_disk_bytes),
-	F(S_ENGINE, backing_max_bytes),
-	F(S_ENGINE, swap_cached_pages),
-	F(S_ENGINE, swap_cached_reclaimed),
-	F(S_RECLAIM, memory_max),
-	F(S_RECLAIM, memory_current),
-	F(S_RECLAIM, pgscan),
-	F(S_RECLAIM, pgsteal),
-	F(S_RECLAIM, pgsteal_proactive),
-	F(S_RECLAIM, workingset_activate),
-	F(S_RECLAIM, pgactivate),
-	F(S_RECLAIM, allocstall),
-	F(S_RECLAIM, memory_events_max),
-	F(S_RECLAIM, reclaim_backoff),
-	F(S_RECLAIM, watermark_boost),
-	F(S_RECLAIM, memory_pressure_some_us),
-	F(S_RECLAIM, thrashing_windows),
+#define COUNTER(name, sect, src, api, reset, help) \
+	{ S_##sect, #name, COUNTER_API_##api(offsetof(struct zswap_stats, name), 0), \
+	  COUNTER_API_##api(NULL, &eng.cnt.name) },
+#include "engine/counters.def"
+#undef COUNTER
 };
-#undef F
 #define STATS_NFIELDS (sizeof(stats_fields) / sizeof(stats_fields[0]))
-
-/* The engine's own counters beyond struct zswap_stats. */
-struct stats_extra {
-	const char *name;
-	uint64_t value;
-};
-
-static size_t stats_extras(struct stats_extra *x)
-{
-	size_t n = 0;
-
-	x[n].name = "uffd_errors";
-	x[n++].value = atomic_load(&eng.cnt.uffd_errors);
-	x[n].name = "fault_shared_spells";
-	x[n++].value = atomic_load(&eng.cnt.fault_shared_spells);
-	x[n].name = "fault_mode_trials";
-	x[n++].value = atomic_load(&eng.cnt.fault_mode_trials);
-	x[n].name = "fault_mode_changes";
-	x[n++].value = atomic_load(&eng.cnt.fault_mode_changes);
-	x[n].name = "fault_mode_shared";
-	x[n++].value = atomic_load(&eng.cnt.fault_mode_shared);
-	return n;
-}
 
 static uint64_t stats_get(const struct zswap_stats *st, const struct stats_field *f)
 {
 	uint64_t v;
 
+	if (f->own)
+		return atomic_load(f->own);
 	memcpy(&v, (const char *)st + f->off, sizeof(v));
 	return v;
 }
@@ -223,12 +144,6 @@ static void stats_counters(struct emitter *e, const struct zswap_stats *st, enum
 	for (size_t i = 0; i < STATS_NFIELDS; i++)
 		if (stats_fields[i].sect == sect)
 			emit_kv_u64(e, stats_fields[i].name, stats_get(st, &stats_fields[i]));
-	if (sect == S_ENGINE) {
-		struct stats_extra x[8];
-		size_t n = stats_extras(x);
-		for (size_t i = 0; i < n; i++)
-			emit_kv_u64(e, x[i].name, x[i].value);
-	}
 	emit_section_end(e);
 }
 
@@ -412,19 +327,17 @@ static void stats_attribution(struct emitter *e)
 	emit_section_end(e);
 }
 
-/* The "counters" request: one "name value" line per counter (zswapctl watch). */
+/* The "counters" request: one "name value" line per counter (zswapctl
+ * watch), those of struct zswap_stats first, then the dump's own. */
 static void stats_build_counters(struct emit_buf *b, const struct zswap_stats *st, uint64_t up)
 {
-	struct stats_extra x[8];
-	size_t n = stats_extras(x);
-
 	b->len = 0;
 	b->failed = false;
-	for (size_t i = 0; i < STATS_NFIELDS; i++)
-		emit_printf(b, "%s %llu\n", stats_fields[i].name,
-			    (unsigned long long)stats_get(st, &stats_fields[i]));
-	for (size_t i = 0; i < n; i++)
-		emit_printf(b, "%s %llu\n", x[i].name, (unsigned long long)x[i].value);
+	for (int own = 0; own <= 1; own++)
+		for (size_t i = 0; i < STATS_NFIELDS; i++)
+			if ((stats_fields[i].own != NULL) == own)
+				emit_printf(b, "%s %llu\n", stats_fields[i].name,
+					    (unsigned long long)stats_get(st, &stats_fields[i]));
 	emit_printf(b, "refault_p50_ns %llu\nuptime_ms %llu\n",
 		    (unsigned long long)hist_percentile(&hist_refault, 50),
 		    (unsigned long long)(up / 1000000));
