@@ -2,7 +2,7 @@
  * policy.c - the aging and limit policy fault and evict consult (policy.h):
  * the per-page word and refault distance, page selection, the charge and
  * the throttle that holds faults at the limit. The reclaimer thread
- * (src/reclaim/reclaim.c) shares its state (policy_state.h).
+ * (src/reclaim/reclaim.c) shares its state (policy_reclaim.h).
  *
  * The charge. memcg charges a cgroup's anonymous pages and zswap's pool to
  * the cgroup; here the whole process is the cgroup, and the pool is the
@@ -23,7 +23,7 @@
  */
 #include "config.h"
 #include "engine/policy.h"
-#include "engine/policy_state.h"
+#include "engine/policy_reclaim.h"
 
 #include <errno.h>
 #include <linux/futex.h>

@@ -28,7 +28,7 @@
 #include "core/options.h"
 #include "core/zsmalloc.h"
 #include "engine/engine.h"
-#include "engine/entry.h"
+#include "engine/snapshot.h"
 #include "observe/sock.h"
 #include "reclaim/reclaim.h"
 
@@ -188,7 +188,7 @@ static void control_compact(int fd, unsigned long uid)
 /* "reset": the counters since start and mem_used_max start again. */
 static void control_reset(int fd, unsigned long uid)
 {
-	entry_stats_reset();
+	snapshot_reset();
 	control_record(uid, "reset: counters and mem_used_max");
 	control_say(fd, "ok\ncounters and mem_used_max reset\n");
 }

@@ -3,7 +3,7 @@
  *
  * Everything here runs on the statistics thread (or, for the dump at exit,
  * in the exiting thread) and never on the fault path: it may take the
- * engine's read locks (entry_stats() does, briefly), walk the regions and
+ * engine's read locks (snapshot_stats() does, briefly), walk the regions and
  * name call sites. The dump is built in one growing library buffer under
  * stats_lock and written with write(2). The signal handler does one
  * eventfd write and nothing else.
@@ -47,7 +47,7 @@
 #include "observe/sock.h"
 #include "engine/counters.h"
 #include "engine/engine.h"
-#include "engine/entry.h"
+#include "engine/snapshot.h"
 #include "base/fdtab.h"
 #include "base/hist.h"
 #include "base/log.h"
@@ -351,7 +351,7 @@ static void stats_build(struct emit_buf *b, enum stats_fmt fmt, enum stats_reaso
 	uint64_t up = hist_now() - stats_t0;
 
 	memset(&st, 0, sizeof(st));
-	entry_stats(&st, sizeof(st));
+	snapshot_stats(&st, sizeof(st));
 	if (fmt == STATS_COUNTERS) {
 		stats_build_counters(b, &st, up);
 		return;

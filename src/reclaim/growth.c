@@ -13,7 +13,7 @@
  * Each of these is compared with what was registered last (brk_seen, a
  * small table of heaps), and only growth takes the slow path: insert a
  * region (adopted: the C library's memory) and register it, the way an
- * interposed mmap does (entry_mapped), with evict_register_new.
+ * interposed mmap does (calls_mapped), with evict_register_new.
  *
  * The forwarding. Which malloc serves the program is decided by symbol
  * lookup: with libzswap preloaded, ours (src/shim/alloc.c, which calls
@@ -49,7 +49,7 @@
 
 #include "base/elfsym.h"
 #include "engine/engine.h"
-#include "engine/entry.h"
+#include "engine/calls.h"
 #include "engine/evict.h"
 #include "base/log.h"
 #include "base/prim.h"
@@ -154,7 +154,7 @@ static bool growth_covered(uintptr_t lo, uintptr_t hi)
 
 /*
  * Insert regions for the parts of [lo, hi) no region covers and register
- * every unregistered managed region there, as entry_mapped does for a new
+ * every unregistered managed region there, as calls_mapped does for a new
  * mapping, so that the program's first touches fault and are held there.
  * evict_register checks with the kernel and with the library's own ranges
  * first (a stale or foreign range is forgotten, not registered).
@@ -168,7 +168,7 @@ static void growth_register(uintptr_t lo, uintptr_t hi)
 	if (lo >= hi || !growth_here() || atomic_load(&eng.lock_future))
 		return;
 	engine_sigblock(&old);
-	/* Under the event lock, as entry_mapped: an UNMAP event of what was
+	/* Under the event lock, as calls_mapped: an UNMAP event of what was
 	 * mapped here before is processed before the table is looked at. */
 	pthread_rwlock_rdlock(&eng.ev_lock);
 	if (!growth_covered(lo, hi) && region_insert(lo, hi, REGION_ADOPTED) == 0) {

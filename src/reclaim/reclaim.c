@@ -52,7 +52,7 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
-#include "engine/policy_state.h"
+#include "engine/policy_reclaim.h"
 #include "engine/evict.h"
 #include "engine/writeback.h"
 #include "base/fdtab.h"

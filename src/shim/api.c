@@ -8,7 +8,8 @@
 
 #include "base/export.h"
 #include "engine/engine.h"
-#include "engine/entry.h"
+#include "engine/calls.h"
+#include "engine/snapshot.h"
 #include "zswap.h"
 
 ZSWAP_EXPORT int zswap_pageout(void *addr, size_t len)
@@ -17,7 +18,7 @@ ZSWAP_EXPORT int zswap_pageout(void *addr, size_t len)
 		errno = ENOSYS;
 		return -1;
 	}
-	int rc = entry_pageout((uintptr_t)addr, len);
+	int rc = calls_pageout((uintptr_t)addr, len);
 	if (rc < 0) {
 		errno = -rc;
 		return -1;
@@ -27,7 +28,7 @@ ZSWAP_EXPORT int zswap_pageout(void *addr, size_t len)
 
 ZSWAP_EXPORT int zswap_stats(struct zswap_stats *st, size_t size)
 {
-	return entry_stats(st, size);
+	return snapshot_stats(st, size);
 }
 
 ZSWAP_EXPORT int zswap_active(void)

@@ -25,7 +25,7 @@
 
 #include "observe/attrib.h"
 #include "engine/engine.h"
-#include "engine/entry.h"
+#include "engine/calls.h"
 #include "shim/creds.h"
 #include "shim/start.h"
 #include "base/fdtab.h"
@@ -47,7 +47,7 @@ static inline __attribute__((always_inline)) void *interpose_mmap(void *addr, si
 	if (r == -1)
 		return MAP_FAILED;
 	if (engine_running()) {
-		entry_mapped((uintptr_t)r, len, prot, flags, fd);
+		calls_mapped((uintptr_t)r, len, prot, flags, fd);
 		if ((flags & MAP_ANONYMOUS) && len >= eng.opt.min_region)
 			attrib_mapped((uintptr_t)r, len, caller);
 	}
@@ -72,7 +72,7 @@ ZSWAP_EXPORT int munmap(void *addr, size_t len)
 	long r = syscall(SYS_munmap, addr, len);
 
 	if (r == 0 && engine_running()) {
-		entry_unmapped((uintptr_t)addr, len);
+		calls_unmapped((uintptr_t)addr, len);
 		attrib_unmapped((uintptr_t)addr, len);
 	}
 	fork_gate_exit();
@@ -93,7 +93,7 @@ ZSWAP_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, 
 	fork_gate_enter();
 	r = syscall(SYS_mremap, old, old_len, new_len, flags, new_addr);
 	if (r != -1 && engine_running()) {
-		entry_remapped((uintptr_t)old, old_len, (uintptr_t)r, new_len, flags);
+		calls_remapped((uintptr_t)old, old_len, (uintptr_t)r, new_len, flags);
 		attrib_remapped((uintptr_t)old, old_len, (uintptr_t)r, new_len);
 	}
 	fork_gate_exit();
@@ -114,11 +114,11 @@ ZSWAP_EXPORT int madvise(void *addr, size_t len, int advice)
 		/* Managed pages go to the pool; then the kernel sees the whole
 		 * call, for its errors and for the parts we do not manage. */
 		if (advice == MADV_PAGEOUT)
-			entry_pageout((uintptr_t)addr, len);
+			calls_pageout((uintptr_t)addr, len);
 		else if (advice == MADV_COLD && !((uintptr_t)addr & (ZS_PAGE_SIZE - 1)))
-			entry_cold((uintptr_t)addr, len);
+			calls_cold((uintptr_t)addr, len);
 		else if (advice == MADV_WILLNEED)
-			entry_willneed((uintptr_t)addr, len);
+			calls_willneed((uintptr_t)addr, len);
 		else if (advice == MADV_WIPEONFORK)
 			/* Before the call: from its return on a fork must find
 			 * the range resident and unregistered (engine.h).
@@ -127,11 +127,11 @@ ZSWAP_EXPORT int madvise(void *addr, size_t len, int advice)
 			 * nothing either: a child forgets every region it has
 			 * no mapping for (fork_child_take), so V8's heap, which
 			 * it gives MADV_DONTFORK, stays managed. */
-			entry_fork_advice((uintptr_t)addr, len);
+			calls_fork_advice((uintptr_t)addr, len);
 		else if (advice == MADV_DONTNEED || advice == MADV_DONTNEED_LOCKED || advice == MADV_FREE ||
 			 advice == MADV_REMOVE) {
 			fork_gate_enter();
-			long r = entry_discard(addr, len, advice);
+			long r = calls_discard(addr, len, advice);
 			fork_gate_exit();
 			return (int)r;
 		}
@@ -302,7 +302,7 @@ ZSWAP_EXPORT int pthread_attr_setstack(pthread_attr_t *attr, void *stack, size_t
 		return ENOSYS;
 	int r = f(attr, stack, size);
 	if (r == 0 && engine_running())
-		entry_thread_stack((uintptr_t)stack, size);
+		calls_thread_stack((uintptr_t)stack, size);
 	return r;
 }
 
@@ -317,21 +317,21 @@ ZSWAP_EXPORT int pthread_attr_setstackaddr(pthread_attr_t *attr, void *top)
 	/* Its size is not known here (pthread_attr_setstacksize may come
 	 * before or after): the top is all that must stay out. */
 	if (r == 0 && engine_running())
-		entry_thread_stack_top((uintptr_t)top);
+		calls_thread_stack_top((uintptr_t)top);
 	return r;
 }
 
 ZSWAP_EXPORT int mlock(const void *addr, size_t len)
 {
 	if (engine_running())
-		entry_locking((uintptr_t)addr, len);
+		calls_locking((uintptr_t)addr, len);
 	return (int)syscall(SYS_mlock, addr, len);
 }
 
 ZSWAP_EXPORT int mlock2(const void *addr, size_t len, unsigned int flags)
 {
 	if (engine_running())
-		entry_locking((uintptr_t)addr, len);
+		calls_locking((uintptr_t)addr, len);
 	return (int)syscall(SYS_mlock2, addr, len, flags);
 }
 
@@ -340,21 +340,21 @@ ZSWAP_EXPORT int munlock(const void *addr, size_t len)
 	long r = syscall(SYS_munlock, addr, len);
 
 	if (r == 0 && engine_running())
-		entry_unlocked((uintptr_t)addr, len);
+		calls_unlocked((uintptr_t)addr, len);
 	return (int)r;
 }
 
 ZSWAP_EXPORT int mlockall(int flags)
 {
 	if (engine_running())
-		return entry_mlockall(flags);
+		return calls_mlockall(flags);
 	return (int)syscall(SYS_mlockall, flags);
 }
 
 ZSWAP_EXPORT int munlockall(void)
 {
 	if (engine_running())
-		return entry_munlockall();
+		return calls_munlockall();
 	return (int)syscall(SYS_munlockall);
 }
 

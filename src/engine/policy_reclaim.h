@@ -1,10 +1,10 @@
 /*
- * policy_state.h - the state the aging and limit policy (policy.c) and the
+ * policy_reclaim.h - the state the aging and limit policy (policy.c) and the
  * reclaimer thread (src/reclaim/reclaim.c) share, and their tunables. Only
  * those two include it; everything else goes through policy.h.
  */
-#ifndef ZSWAP_POLICY_STATE_H
-#define ZSWAP_POLICY_STATE_H
+#ifndef ZSWAP_POLICY_RECLAIM_H
+#define ZSWAP_POLICY_RECLAIM_H
 
 #include <pthread.h>
 #include <stdatomic.h>

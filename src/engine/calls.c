@@ -1,10 +1,10 @@
 /*
- * entry.c - the engine's entry points (entry.h): what the interposed calls
- * (src/shim/interpose.c) do after the real system call succeeded, and the
- * counters' snapshot behind zswap_stats().
+ * calls.c - the engine's side of the program's calls (calls.h): what the
+ * interposed calls (src/shim/interpose.c) do after the real system call
+ * succeeded.
  */
 #include "config.h"
-#include "engine/entry.h"
+#include "engine/calls.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -23,7 +23,7 @@
 #include "engine/region.h"
 #include "engine/uffd.h"
 
-void entry_mapped(uintptr_t addr, size_t len, int prot, int flags, int fd)
+void calls_mapped(uintptr_t addr, size_t len, int prot, int flags, int fd)
 {
 	sigset_t old;
 
@@ -48,7 +48,7 @@ void entry_mapped(uintptr_t addr, size_t len, int prot, int flags, int fd)
 	engine_sigrestore(&old);
 }
 
-void entry_unmapped(uintptr_t addr, size_t len)
+void calls_unmapped(uintptr_t addr, size_t len)
 {
 	sigset_t old;
 
@@ -58,7 +58,7 @@ void entry_unmapped(uintptr_t addr, size_t len)
 	engine_sigrestore(&old);
 }
 
-void entry_remapped(uintptr_t old_addr, size_t old_len, uintptr_t new_addr, size_t new_len, int flags)
+void calls_remapped(uintptr_t old_addr, size_t old_len, uintptr_t new_addr, size_t new_len, int flags)
 {
 	struct region_ref ref;
 	sigset_t old;
@@ -90,7 +90,7 @@ void entry_remapped(uintptr_t old_addr, size_t old_len, uintptr_t new_addr, size
 
 /* madvise(MADV_WILLNEED) over managed memory: the stored pages come back
  * now, as the kernel reads swapped pages ahead for it. */
-void entry_willneed(uintptr_t addr, size_t len)
+void calls_willneed(uintptr_t addr, size_t len)
 {
 	sigset_t old;
 
@@ -102,7 +102,7 @@ void entry_willneed(uintptr_t addr, size_t len)
 	engine_sigrestore(&old);
 }
 
-int entry_pageout(uintptr_t addr, size_t len)
+int calls_pageout(uintptr_t addr, size_t len)
 {
 	sigset_t old;
 
@@ -128,7 +128,7 @@ int entry_pageout(uintptr_t addr, size_t len)
  * the eviction of pages MADV_FREE left in place. Calls the interposer never
  * sees (raw syscalls, glibc's internal ones) leave the marks the same way.
  */
-long entry_discard(void *addr, size_t len, int advice)
+long calls_discard(void *addr, size_t len, int advice)
 {
 	uint64_t seq = atomic_load(&eng.remove_seq);
 	long r = syscall(SYS_madvise, addr, len, advice);
@@ -149,7 +149,7 @@ long entry_discard(void *addr, size_t len, int advice)
 	return r;
 }
 
-void entry_cold(uintptr_t addr, size_t len)
+void calls_cold(uintptr_t addr, size_t len)
 {
 	struct region_ref refs[32];
 	uintptr_t end = addr + ((len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK), cursor = addr;
@@ -179,7 +179,7 @@ void entry_cold(uintptr_t addr, size_t len)
 /* A range is about to be locked: it leaves management. Its evicted pages are
  * loaded back, its registration removed, and it is marked so adoption will
  * not take it back. */
-static void entry_unmanage(uintptr_t start, uintptr_t end, bool cover_gaps, uint32_t extra)
+static void calls_unmanage(uintptr_t start, uintptr_t end, bool cover_gaps, uint32_t extra)
 {
 	struct region_ref refs[32];
 	uintptr_t cursor = start;
@@ -203,27 +203,27 @@ static void entry_unmanage(uintptr_t start, uintptr_t end, bool cover_gaps, uint
 	engine_sigrestore(&old);
 }
 
-/* entry_unmanage over the pages [addr, addr + len) touches, gaps covered. */
-static void entry_unmanage_range(uintptr_t addr, size_t len, uint32_t extra)
+/* calls_unmanage over the pages [addr, addr + len) touches, gaps covered. */
+static void calls_unmanage_range(uintptr_t addr, size_t len, uint32_t extra)
 {
 	uintptr_t start = addr & ZS_PAGE_MASK;
 	uintptr_t end = (addr + len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
 
 	if (end > start)
-		entry_unmanage(start, end, true, extra);
+		calls_unmanage(start, end, true, extra);
 }
 
-void entry_locking(uintptr_t addr, size_t len)
+void calls_locking(uintptr_t addr, size_t len)
 {
-	entry_unmanage_range(addr, len, 0);
+	calls_unmanage_range(addr, len, 0);
 }
 
 /* The same leaving (engine.h says why), for good: a munlock over the range
  * later must not make it manageable again (REGION_KEEPOUT), since the
  * kernel still wipes it, or leaves it out, at every fork. */
-void entry_fork_advice(uintptr_t addr, size_t len)
+void calls_fork_advice(uintptr_t addr, size_t len)
 {
-	entry_unmanage_range(addr, len, REGION_KEEPOUT);
+	calls_unmanage_range(addr, len, REGION_KEEPOUT);
 }
 
 /* What glibc keeps at the top of a stack given to a thread: its descriptor
@@ -232,7 +232,7 @@ void entry_fork_advice(uintptr_t addr, size_t len)
  * wherever the alignment puts it, and most TLS. */
 #define ENTRY_STACK_TOP_KEEP	(16u << 10)
 
-void entry_thread_stack(uintptr_t addr, size_t size)
+void calls_thread_stack(uintptr_t addr, size_t size)
 {
 	uintptr_t end = (addr + size + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
 	uintptr_t start = end - ENTRY_STACK_TOP_KEEP;
@@ -241,16 +241,16 @@ void entry_thread_stack(uintptr_t addr, size_t size)
 		start = addr & ZS_PAGE_MASK;
 	if (end <= start || prim_overlaps(start, end))
 		return;	/* our own threads' stacks: library memory, never managed */
-	entry_unmanage(start, end, true, REGION_KEEPOUT);
+	calls_unmanage(start, end, true, REGION_KEEPOUT);
 }
 
-void entry_thread_stack_top(uintptr_t top)
+void calls_thread_stack_top(uintptr_t top)
 {
 	if (top > ENTRY_STACK_TOP_KEEP)
-		entry_thread_stack(top - ENTRY_STACK_TOP_KEEP, ENTRY_STACK_TOP_KEEP);
+		calls_thread_stack(top - ENTRY_STACK_TOP_KEEP, ENTRY_STACK_TOP_KEEP);
 }
 
-void entry_unlocked(uintptr_t addr, size_t len)
+void calls_unlocked(uintptr_t addr, size_t len)
 {
 	uintptr_t start = addr & ZS_PAGE_MASK;
 	uintptr_t end = (addr + len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
@@ -261,7 +261,7 @@ void entry_unlocked(uintptr_t addr, size_t len)
 	engine_sigrestore(&old);
 }
 
-static int entry_mlock_fn(const struct maps_vma *v, void *arg)
+static int calls_mlock_fn(const struct maps_vma *v, void *arg)
 {
 	(void)arg;
 	if (v->special || prim_overlaps(v->start, v->end))
@@ -285,12 +285,12 @@ static int entry_mlock_fn(const struct maps_vma *v, void *arg)
  * one by one, the library's left out; MCL_FUTURE and MCL_ONFAULT (which
  * populate nothing) go to the kernel as they are.
  */
-int entry_mlockall(int flags)
+int calls_mlockall(int flags)
 {
 	if (flags & MCL_FUTURE)
 		atomic_store(&eng.lock_future, true);
 	if (flags & MCL_CURRENT)
-		entry_unmanage(0, UINTPTR_MAX & ZS_PAGE_MASK, false, 0);
+		calls_unmanage(0, UINTPTR_MAX & ZS_PAGE_MASK, false, 0);
 	if (!(flags & MCL_CURRENT) || (flags & MCL_ONFAULT))
 		return (int)syscall(SYS_mlockall, flags);
 	if ((flags & MCL_FUTURE) && syscall(SYS_mlockall, flags & ~MCL_CURRENT) != 0)
@@ -298,7 +298,7 @@ int entry_mlockall(int flags)
 	sigset_t old;
 	engine_sigblock(&old);
 	pthread_rwlock_rdlock(&eng.evict_gate);	/* maps_lock never held across fork */
-	int rc = maps_for_each(entry_mlock_fn, NULL);
+	int rc = maps_for_each(calls_mlock_fn, NULL);
 	pthread_rwlock_unlock(&eng.evict_gate);
 	engine_sigrestore(&old);
 	if (rc < 0) {
@@ -310,7 +310,7 @@ int entry_mlockall(int flags)
 	return 0;
 }
 
-int entry_munlockall(void)
+int calls_munlockall(void)
 {
 	sigset_t old;
 	long r = syscall(SYS_munlockall);
@@ -323,103 +323,4 @@ int entry_munlockall(void)
 		engine_sigrestore(&old);
 	}
 	return (int)r;
-}
-
-
-/*
- * The counters since start (the RESET rows of engine/counters.def; not the
- * gauges: what is stored, the pool's size, the limit) as zswapctl reset left them: what they were then is
- * subtracted from what they are. The engine's own counters keep counting
- * (the reclaimer's thrash window and the throttle read deltas of them).
- */
-static const size_t entry_counters[] = {
-#define COUNTER(name, sect, src, api, reset, help) \
-	COUNTER_RESET_##reset(COUNTER_ITEM, COUNTER_SKIP)(offsetof(struct zswap_stats, name))
-#include "engine/counters.def"
-#undef COUNTER
-};
-#define ENTRY_NCOUNTERS (sizeof(entry_counters) / sizeof(entry_counters[0]))
-
-static struct {
-	pthread_mutex_t lock;
-	uint64_t at[ENTRY_NCOUNTERS];	/* each counter's value at the last reset */
-} entry_base = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-static uint64_t *entry_field(struct zswap_stats *st, size_t off)
-{
-	return (uint64_t *)((char *)st + off);
-}
-
-static void entry_stats_raw(struct zswap_stats *full);
-
-int entry_stats_reset(void)
-{
-	struct zswap_stats full;
-
-	if (!eng.store)
-		return -ENOSYS;
-	memset(&full, 0, sizeof(full));
-	entry_stats_raw(&full);
-	pthread_mutex_lock(&entry_base.lock);
-	for (size_t i = 0; i < ENTRY_NCOUNTERS; i++)
-		entry_base.at[i] = *entry_field(&full, entry_counters[i]);
-	pthread_mutex_unlock(&entry_base.lock);
-	zswap_store_reset_max(eng.store);
-	return 0;
-}
-
-int entry_stats(struct zswap_stats *st, size_t size)
-{
-	struct zswap_stats full;
-
-	if (!st || size < sizeof(st->size)) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (!eng.store) {
-		errno = ENOSYS;
-		return -1;
-	}
-	memset(&full, 0, sizeof(full));
-	entry_stats_raw(&full);
-	pthread_mutex_lock(&entry_base.lock);
-	for (size_t i = 0; i < ENTRY_NCOUNTERS; i++) {
-		uint64_t *f = entry_field(&full, entry_counters[i]);
-		*f = *f >= entry_base.at[i] ? *f - entry_base.at[i] : 0;
-	}
-	pthread_mutex_unlock(&entry_base.lock);
-	full.size = size < sizeof(full) ? size : sizeof(full);
-	memcpy(st, &full, full.size);
-	return 0;
-}
-
-/* Every counter as it is, no reset applied. */
-static void entry_stats_raw(struct zswap_stats *st)
-{
-	struct zswap_stats full;
-
-	memset(&full, 0, sizeof(full));
-	/* munmap returns once its UNMAP event was read, perhaps before it was
-	 * processed: the read side orders this snapshot after that processing. */
-	bool running = engine_running();
-	sigset_t old;
-	if (running) {
-		engine_sigblock(&old);
-		pthread_rwlock_rdlock(&eng.ev_lock);
-	}
-	zswap_store_stats(eng.store, &full);
-	region_counts(&full.regions, &full.managed_bytes);
-	/* The public plain counters (source CNT); the other sources fill in
-	 * theirs above and below. */
-#define COUNTER(name, sect, src, api, reset, help) \
-	COUNTER_SRC_##src(COUNTER_API_##api(full.name = atomic_load(&eng.cnt.name);, ), )
-#include "engine/counters.def"
-#undef COUNTER
-	full.fault_threads = eng.fault_threads;
-	policy_stats(&full);
-	if (running) {
-		pthread_rwlock_unlock(&eng.ev_lock);
-		engine_sigrestore(&old);
-	}
-	*st = full;
 }
