@@ -461,7 +461,7 @@ static int fault_zero_run(struct fault_ctx *h, const struct region_ref *ref, siz
 		/* The kernel fills within one VMA only: the run crosses a
 		 * boundary inside the region (mprotect or madvise split it).
 		 * Fill the faulting page alone; the rest fault on their own.
-		 * Retrying the whole run spun forever (prog_vma mprotectguard). */
+		 * Retrying the whole run spun forever (prog_events mprotectguard). */
 		r = fault_fill_zeros(addr, ZS_PAGE_SIZE, write);
 	}
 

@@ -206,6 +206,19 @@ eng_expect_no_libzswap() {
 	return 0
 }
 
+# eng_expect_one_libzswap: the last run printed exactly one "libzswap:"
+# line (a library that steps aside says why once); sets ENG_LINE to it.
+eng_expect_one_libzswap() {
+	eng_n=$(eng_count_libzswap "$ENG_ERR")
+	if [ "$eng_n" != 1 ]; then
+		eng_fail "$ENG_LABEL: $eng_n libzswap: lines on stderr, expected exactly 1"
+		return 1
+	fi
+	ENG_LINE=$(grep '^libzswap:' "$ENG_ERR")
+	eng_say "$ENG_LABEL: $ENG_LINE"
+	return 0
+}
+
 # eng_expect_same_stdout FILE: the last run printed exactly FILE's contents.
 eng_expect_same_stdout() {
 	if ! cmp -s "$1" "$ENG_OUT"; then

@@ -9,7 +9,7 @@
 
 command -v taskset >/dev/null 2>&1 || eng_skip "taskset(1) is missing (util-linux)"
 pageout=$(eng_prog prog_pageout)
-race=$(eng_prog prog_race)
+race=$(eng_prog prog_evict)
 samepage=$(eng_prog prog_samepage)
 syscalls=$(eng_prog prog_syscalls)
 

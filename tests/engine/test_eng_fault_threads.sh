@@ -5,7 +5,7 @@
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/../..}/tests/engine/eng_lib.sh"
 
 pageout=$(eng_prog prog_pageout)
-race=$(eng_prog prog_race)
+race=$(eng_prog prog_evict)
 samepage=$(eng_prog prog_samepage)
 syscalls=$(eng_prog prog_syscalls)
 for n in 2 4; do

@@ -22,17 +22,11 @@ for args in "2" "--api 2"; do
 	eng_run "nobody$label" nobody-lib "$prog" --expect-inactive $args
 	eng_expect_rc 0 || continue
 	eng_expect_same_stdout "$ENG_TMP/ref"
-	lines=$(eng_count_libzswap "$ENG_ERR")
-	if [ "$lines" != 1 ]; then
-		eng_fail "unprivileged: $lines libzswap: lines on stderr, expected exactly 1"
-		continue
-	fi
-	line=$(grep '^libzswap:' "$ENG_ERR")
-	eng_say "the line: $line"
-	echo "$line" | grep -qi 'userfaultfd' ||
+	eng_expect_one_libzswap || continue
+	echo "$ENG_LINE" | grep -qi 'userfaultfd' ||
 		eng_fail "unprivileged: the line does not name the cause (userfaultfd)"
 	# The fix: the sysctl, the device's permissions, or a capability.
-	echo "$line" | grep -qiE 'unprivileged_userfaultfd|/dev/userfaultfd|CAP_SYS_PTRACE|sysctl|root' ||
+	echo "$ENG_LINE" | grep -qiE 'unprivileged_userfaultfd|/dev/userfaultfd|CAP_SYS_PTRACE|sysctl|root' ||
 		eng_fail "unprivileged: the line does not say how to fix it (sysctl vm.unprivileged_userfaultfd, /dev/userfaultfd)"
 done
 

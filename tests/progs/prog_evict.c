@@ -1,5 +1,6 @@
 /*
- * prog_race.c - eviction racing writers: no write lost, no stale page.
+ * prog_evict.c - eviction (src/engine/evict.c) racing writers: no write lost,
+ * no stale page.
  *
  * W writer threads own the pages of one mapping, interleaved (page i belongs
  * to writer i % W, so every eviction run crosses every writer). Each page
@@ -18,7 +19,7 @@
  * Under the library it asserts that evictions and refaults did happen, then
  * evicts everything once more and checks every page's last version.
  *
- * usage: prog_race [--api] [--inactive-ok] [writers [pages [passes]]]
+ * usage: prog_evict [--api] [--inactive-ok] [writers [pages [passes]]]
  */
 #include "prog_common.h"
 
@@ -173,7 +174,7 @@ int main(int argc, char **argv)
 	size_t args[3] = { 4, 2048, 24 };
 	int na = 0;
 
-	pc_init("prog_race", &argc, argv);
+	pc_init("prog_evict", &argc, argv);
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--api") == 0)
 			use_api = true;

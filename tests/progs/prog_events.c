@@ -1,5 +1,6 @@
 /*
- * prog_vma.c - munmap, mremap and madvise over partly evicted ranges.
+ * prog_events.c - munmap, mremap and madvise over partly evicted ranges: the
+ * UNMAP, REMAP and REMOVE events (src/engine/events.c) seen from the program.
  *
  * Each case fills an 8 MiB mapping, evicts it all and reads back every third
  * page, so the range mixes resident and evicted pages, then:
@@ -44,7 +45,7 @@
  *
  * stdout: the results of calls whose answer a program can see (the same with
  * and without the library).
- * usage: prog_vma [--inactive-ok] CASE...   (no CASE: all of them)
+ * usage: prog_events [--inactive-ok] CASE...   (no CASE: all of them)
  */
 #include "prog_common.h"
 
@@ -768,7 +769,7 @@ int main(int argc, char **argv)
 {
 	const size_t ncases = sizeof(cases) / sizeof(cases[0]);
 
-	pc_init("prog_vma", &argc, argv);
+	pc_init("prog_events", &argc, argv);
 	pc_info("mode %s", pc_mode_name());
 	for (size_t c = 0; c < ncases; c++) {
 		bool run = argc == 1;
