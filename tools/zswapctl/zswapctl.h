@@ -2,7 +2,7 @@
  * zswapctl.h - the subcommand table of zswapctl and what subcommands share.
  *
  * A subcommand is one entry in zswapctl_cmds[] (zswapctl.c) and one file
- * tools/zswapctl_<name>.c defining its run function. Conventions: options are
+ * tools/zswapctl/zswapctl_<name>.c defining its run function. Conventions: options are
  * long (--name N or --name=N); -h/--help prints the subcommand's help on
  * stdout and exits 0; a usage error prints one "zswapctl: ..." line on stderr
  * and exits ZSWAPCTL_EXIT_USAGE; a runtime failure exits 1.

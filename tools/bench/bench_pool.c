@@ -13,14 +13,14 @@
  *   (e) the compressors side by side through the store (lz4, lzo, zstd:1,
  *       zstd:3): store and load CPU time per page and the compression
  *       ratio, on text, binary and, with --pages FILE, pages from a file
- *       (e.g. tools/bench_reclaim --dump N: the reclaim benchmark's pages).
+ *       (e.g. tools/bench/bench_reclaim --dump N: the reclaim benchmark's pages).
  *
  * --sizes COMP --pages FILE prints each page's compressed length with COMP
  * (comp_compress, no limit) and nothing else, for
- * tools/zswap_bench_pool_kernel.sh to compare with the kernel's.
+ * tools/bench/bench_pool_kernel.sh to compare with the kernel's.
  *
  * Data: text-like pages from real files on this machine and ELF pages
- * (tools/store_pages.c). A benchmark, not a test: it prints figures, as
+ * (tools/bench/store_pages.c). A benchmark, not a test: it prints figures, as
  * markdown tables for docs/BENCHMARKS.md, and judges nothing. Each timing is
  * the best of --rounds rounds; every round's ratio is printed too, so the
  * noise shows.
