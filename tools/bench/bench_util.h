@@ -1,5 +1,6 @@
 /*
- * bench_util.h - small helpers shared by the benchmark programs (tools/bench/bench_*.c).
+ * bench_util.h - small helpers shared by the benchmark programs
+ * (tools/bench/bench_*.c).
  *
  * Benchmarks print one "RESULT key=value ..." line per measurement on stdout
  * (tools/bench/bench_engine.sh collects them); everything else goes to stderr.
