@@ -45,7 +45,7 @@
 #   --memcg-ctl PROG   with --memcg: run PROG --memcg DIR --limit LIMIT
 #                      [CTL-ARGS] beside COMMAND, outside the group, from
 #                      before COMMAND starts (PROG prints READY) until it
-#                      ends (SIGTERM); tools/bench_reclaim_memcg emulates
+#                      ends (SIGTERM); tools/bench/bench_reclaim_memcg emulates
 #                      cgroup v2's charging of zswap's pool (--mode v2)
 #   --memcg-ctl-args ARGS   extra arguments for PROG (one string)
 #   --memcg-report FILE     PROG's output (default: stderr)

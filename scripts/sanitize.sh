@@ -22,7 +22,7 @@ tests="tests/unit/test_zs_classes tests/unit/test_zsmalloc tests/unit/test_lzo t
 # Only what these tests need is built (the library and its programs are
 # the main build's; test_zs_classes runs zswapctl): by name, then the harness.
 # shellcheck disable=SC2086
-make -j"$(nproc)" $tests tools/zswapctl > /dev/null
+make -j"$(nproc)" $tests tools/zswapctl/zswapctl > /dev/null
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export ASAN_OPTIONS UBSAN_OPTIONS
 # shellcheck disable=SC2086

@@ -22,7 +22,7 @@
  * exactly the kernel's way on machines with unaligned little-endian loads
  * (liblzo2 >= 2.07 gives it D_BITS 13 and a 16-bit dictionary there, with
  * the same multiplicative hash). Measured, not assumed, against zram's
- * "lzo" (tools/zswap_bench_pool_kernel.sh): lzo1x_1_15_compress gives
+ * "lzo" (tools/bench/bench_pool_kernel.sh): lzo1x_1_15_compress gives
  * every page the kernel's size, lzo1x_1_compress not (docs/DESIGN.md,
  * "Tried and rejected"). The stream format is the same LZO1X either way;
  * src/core/lzo.c decodes it (faster than liblzo2's lzo1x_decompress_safe).

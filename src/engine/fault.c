@@ -90,7 +90,7 @@ static _Atomic int fault_last_cpu = -1;
  * handler into a spin for faults it should have served. One unpinned
  * handler, which the scheduler wakes beside whichever thread faulted, is
  * faster there and slower with one thread faulting (ZSWAP_FAULT_THREADS=1
- * against 0 under tools/bench_reclaim: docs/BENCHMARKS.md).
+ * against 0 under tools/bench/bench_reclaim: docs/BENCHMARKS.md).
  *
  * So, with pinned handlers, the readers count how often the faulting thread
  * changes from one fault to the next (the message's thread id) over each

@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_eng_hygiene.sh - the preload library calls nothing on its fault, evict,
+# test_hygiene.sh - the preload library calls nothing on its fault, evict,
 # store and interposed paths that could allocate, lock what the program may
 # hold, or depend on stdio, the environment or the dynamic loader.
 #
@@ -68,7 +68,7 @@
 
 builddir=${ZSWAP_BUILDDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 lib=${ZSWAP_LIB:-$builddir/.libs/libzswap.so}
-name=test_eng_hygiene
+name=test_hygiene
 
 say() { printf '%s: %s\n' "$name" "$*" >&2; }
 

@@ -17,7 +17,7 @@ eng_name=test_eng_control
 . "$(dirname "$0")/eng_lib.sh"
 
 command -v python3 >/dev/null 2>&1 || eng_skip "python3 is not installed"
-ctl=$ENG_BUILDDIR/tools/zswapctl
+ctl=$ENG_BUILDDIR/tools/zswapctl/zswapctl
 [ -x "$ctl" ] || { eng_say "ERROR: $ctl is not built"; exit 99; }
 XDG=$ENG_TMP/xdg
 mkdir -m 700 "$XDG"

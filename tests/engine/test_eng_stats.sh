@@ -10,7 +10,7 @@
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/../..}/tests/engine/eng_lib.sh"
 
 prog=$ENG_BUILDDIR/tests/progs/prog_stats
-ctl=$ENG_BUILDDIR/tools/zswapctl
+ctl=$ENG_BUILDDIR/tools/zswapctl/zswapctl
 header=$ENG_SRCDIR/include/zswap.h
 [ -x "$prog" ] || eng_skip "$prog is not built"
 [ -x "$ctl" ] || eng_skip "$ctl is not built"

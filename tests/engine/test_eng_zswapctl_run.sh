@@ -9,7 +9,7 @@
 # added twice.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/../..}/tests/engine/eng_lib.sh"
 
-ctl=$ENG_BUILDDIR/tools/zswapctl
+ctl=$ENG_BUILDDIR/tools/zswapctl/zswapctl
 [ -x "$ctl" ] || { eng_say "ERROR: $ctl is not built"; exit 99; }
 # zswapctl puts the library first in LD_PRELOAD; an ASan build needs its
 # runtime first in the process.

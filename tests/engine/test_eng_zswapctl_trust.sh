@@ -13,7 +13,7 @@
 # nobody is still found by root's zswapctl.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/../..}/tests/engine/eng_lib.sh"
 
-ctl=$ENG_BUILDDIR/tools/zswapctl
+ctl=$ENG_BUILDDIR/tools/zswapctl/zswapctl
 [ -x "$ctl" ] || { eng_say "ERROR: $ctl is not built"; exit 99; }
 [ "$(id -u)" = 0 ] || eng_skip "needs root (servers and victims of user nobody)"
 command -v setpriv > /dev/null 2>&1 || eng_skip "setpriv(1) is missing (util-linux)"

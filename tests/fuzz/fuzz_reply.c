@@ -1,11 +1,11 @@
 /*
  * fuzz_reply.c - libFuzzer target: what zswapctl makes of a server's reply
- * (tools/zswapctl_reply.c). The input is the reply. The printable filter
- * must pass printable ASCII, tab and newline unchanged and nothing else
- * raw, and write at most four bytes per byte read; watch's counters must
- * come from a "NAME VALUE" line of the reply; a control answer's body must
- * start within it at the end of its head. Nothing may read past the reply
- * (it is copied to a buffer of its own size, without a terminating NUL).
+ * (tools/zswapctl/zswapctl_reply.c). The input is the reply. The printable
+ * filter must pass printable ASCII, tab and newline unchanged and nothing
+ * else raw, and write at most four bytes per byte read; watch's counters
+ * must come from a "NAME VALUE" line of the reply; a control answer's body
+ * must start within it at the end of its head. Nothing may read past the
+ * reply (it is copied to a buffer of its own size, without a terminating NUL).
  */
 #include "config.h"
 

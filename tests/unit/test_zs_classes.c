@@ -278,13 +278,13 @@ static void check_zswapctl(const char *argv0)
 	int rc;
 
 	if (builddir) {
-		snprintf(tool, sizeof(tool), "%s/tools/zswapctl", builddir);
+		snprintf(tool, sizeof(tool), "%s/tools/zswapctl/zswapctl", builddir);
 	} else {
 		/* Run by hand: the tool sits beside tests/ in the build tree. */
 		const char *slash = strrchr(argv0, '/');
 		int dl = slash ? (int)(slash - argv0) : 1;
 
-		snprintf(tool, sizeof(tool), "%.*s/../tools/zswapctl", dl, slash ? argv0 : ".");
+		snprintf(tool, sizeof(tool), "%.*s/../tools/zswapctl/zswapctl", dl, slash ? argv0 : ".");
 	}
 	if (access(tool, X_OK) != 0) {
 		CHECK(0, "%s not built", tool);

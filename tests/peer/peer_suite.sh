@@ -5,11 +5,11 @@
 # tight ZSWAP_MEMORY_LIMIT with a short ZSWAP_COLD_AGE, so that pages are
 # reclaimed while the tests run), every difference from the plain run
 # reported by test module and test case, confirmed by running its module
-# again, and matched against tools/peer_suite.inherent (the differences
+# again, and matched against tests/peer/peer_suite.inherent (the differences
 # libzswap(7) explains as inherent). A regression net, not part of make check
 # (the whole suite runs for tens of minutes).
 #
-# Usage: tools/peer_suite.sh [--lib LIBZSWAP.so] [--out DIR] [--modes "plain default limit"]
+# Usage: tests/peer/peer_suite.sh [--lib LIBZSWAP.so] [--out DIR] [--modes "plain default limit"]
 #            [--quick] [--jobs N] [--timeout S] [--confirm N] [--limit SIZE]
 #            [--cold-age S] [--regrtest-args "ARGS"] [--plain-from DIR] [--from DIR]
 #            [test_module ...]
@@ -31,7 +31,7 @@
 # (as root, or through sudo).
 set -u
 
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 lib=
 out=$(pwd)/peer-suite.out
 pass=
@@ -85,4 +85,4 @@ out=$(cd "$out" && pwd)
 # library half-way through.
 cp "$lib" "$out/lib/libzswap.so" || exit 2
 lib=$out/lib/libzswap.so
-eval "exec /usr/bin/python3.11 \"\$here/tools/peer_suite.py\" --lib \"\$lib\" --out \"\$out\" $pass \"\$@\""
+eval "exec /usr/bin/python3.11 \"\$here/tests/peer/peer_suite.py\" --lib \"\$lib\" --out \"\$out\" $pass \"\$@\""

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench_sample.sh - one side of tools/bench_real.sh over time: the measured
+# bench_sample.sh - one side of tools/bench/bench_real.sh over time: the measured
 # process's resident memory, the pool beside it and its refaults, sampled
 # every INTERVAL seconds until it exits.
 #

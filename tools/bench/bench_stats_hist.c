@@ -3,7 +3,7 @@
  * hist_now() (clock_gettime, vDSO) and one hist_record() per refault.
  * A program, never a test: it prints figures and judges none.
  *
- * usage: tools/bench_stats_hist [iterations]
+ * usage: tools/bench/bench_stats_hist [iterations]
  */
 #include "config.h"
 

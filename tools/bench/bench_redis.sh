@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench_redis.sh - the clients of tools/bench_real.sh's redis workload: a
+# bench_redis.sh - the clients of tools/bench/bench_real.sh's redis workload: a
 # redis-server that someone else started (unlimited, in the kernel side's
 # memory cgroup or under LD_PRELOAD=libzswap.so) is loaded and then served
 # a timed client load through its unix socket. A benchmark's helper: it
@@ -30,16 +30,16 @@
 #                 Its work files (the clients' outputs) go to DIR.
 #
 # The clients run without LD_PRELOAD (unset here for everything this script
-# starts; tools/bench_real.sh also starts this script with env -u
-# LD_PRELOAD) and, in tools/bench_real.sh, outside the kernel side's memory
+# starts; tools/bench/bench_real.sh also starts this script with env -u
+# LD_PRELOAD) and, in tools/bench/bench_real.sh, outside the kernel side's memory
 # cgroup: the limit and the measured peak are the server's alone.
 # redis-benchmark picks its keys from a generator seeded by the time: only
 # reads are left to it. redis-cli --pipe takes only the writes: it parses
 # large replies slowly (100,000 GETs of 4 KiB values took minutes, the
 # server's output buffers growing meanwhile).
 #
-# Usage: tools/bench_redis.sh gen DIR
-#        tools/bench_redis.sh clients DIR SOCKET [PID]
+# Usage: tools/bench/bench_redis.sh gen DIR
+#        tools/bench/bench_redis.sh clients DIR SOCKET [PID]
 # Needs redis-cli and redis-benchmark (Debian's redis-tools), python3.
 set -u
 

@@ -22,7 +22,7 @@
 #               libzswap:   fresh mapping (never evicted, not registered),
 #                           registered (a page of its tail evicted first),
 #                           registered with samecpu / othercpu placement
-#   uffd_rtt    the raw userfaultfd round trip (tools/bench_uffd_rtt)
+#   uffd_rtt    the raw userfaultfd round trip (tools/bench/bench_uffd_rtt)
 # then prints, per configuration, the median and the spread (min..max) over the
 # runs, and the libzswap/kernel ratios computed run by run (each pair measured
 # seconds apart) with their median and spread.
@@ -32,7 +32,7 @@
 # is runnable, and every result records the involuntary context switches of
 # its timed loop (nivcsw): a preempted run shows it.
 #
-# Usage: tools/bench_engine.sh [--runs N] [--builddir DIR] [--out DIR]
+# Usage: tools/bench/bench_engine.sh [--runs N] [--builddir DIR] [--out DIR]
 #                              [--refault-size 256M] [--firsttouch-size 1G]
 #                              [--only refault|refault-random|firsttouch|rtt] [--no-kernel]
 #                              [--idle-wait SECONDS] [--readahead RA]
@@ -41,7 +41,7 @@
 # run is going, and scripts/kernel-zswap.sh always turns it off again.
 set -u
 
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 builddir=${ZSWAP_BUILDDIR:-$(pwd)}
 runs=5
 out=
@@ -70,11 +70,11 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-bench=$builddir/tools/bench_engine
-rtt=$builddir/tools/bench_uffd_rtt
+bench=$builddir/tools/bench/bench_engine
+rtt=$builddir/tools/bench/bench_uffd_rtt
 lib=$builddir/.libs/libzswap.so
 kz=$here/scripts/kernel-zswap.sh
-[ -x "$bench" ] || { echo "bench_engine.sh: $bench not built (make tools/bench_engine in $builddir)" >&2; exit 1; }
+[ -x "$bench" ] || { echo "bench_engine.sh: $bench not built (make tools/bench/bench_engine in $builddir)" >&2; exit 1; }
 out=${out:-$builddir/bench-out/engine-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out" || exit 1
 raw=$out/raw.txt

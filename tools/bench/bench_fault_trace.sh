@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench_fault_trace.sh - where a refault's time goes, from the kernel's side:
 # run COMMAND with ftrace events on (its threads only) and keep the raw trace
-# for tools/bench_fault_trace.py. A measuring tool, not a test. Root, tracefs.
+# for tools/bench/bench_fault_trace.py. A measuring tool, not a test. Root, tracefs.
 #
 # Events: exceptions:page_fault_user (the program's fault), sched_switch and
 # sched_wakeup (who runs where, and when each thread is woken), raw_syscalls
@@ -10,7 +10,7 @@
 # Each event costs ~0.2-0.5 us: the figures are inflated by about that much
 # per event on the path; compare phases, not the absolute total.
 #
-# Usage: tools/bench_fault_trace.sh OUT.trace COMMAND...
+# Usage: tools/bench/bench_fault_trace.sh OUT.trace COMMAND...
 set -u
 out=${1:?usage: bench_fault_trace.sh OUT.trace COMMAND...}; shift
 t=/sys/kernel/tracing

@@ -13,7 +13,7 @@
 #   redis    (on request: --workloads redis; Debian's redis-server and
 #            redis-tools) a server and its clients: redis-server (no config
 #            file, unix socket in a temporary directory, no persistence) is
-#            the measured program; tools/bench_redis.sh, beside it, loads
+#            the measured program; tools/bench/bench_redis.sh, beside it, loads
 #            40,000 keys of 512-7680 random bytes (about 150 MiB that do not
 #            compress; the commands made once, from fixed seeds), then the
 #            timed phase: 100,000 GETs of random keys from 50 connections
@@ -33,9 +33,9 @@
 #            peak RSS sets the kernel controller's footprint)
 #   kernel   in a memory cgroup (v1) limited to L, the kernel's zswap in
 #            front of a swapfile, page-cluster 0 (scripts/kernel-zswap.sh
-#            --memcg L), with tools/bench_reclaim_memcg --mode v2 beside it
+#            --memcg L), with tools/bench/bench_reclaim_memcg --mode v2 beside it
 #            keeping the group's limit at L minus its share of zswap's pool:
-#            cgroup v2's charging emulated, as tools/bench_reclaim.sh does
+#            cgroup v2's charging emulated, as tools/bench/bench_reclaim.sh does
 #   kernelswap (--kernel-modes "... swap") the swapfile alone, zswap off
 #            (scripts/kernel-zswap.sh --backend swap): the kernel's disk
 #            tier, with nothing compressed in front and nothing uncharged,
@@ -59,12 +59,12 @@
 # pool_total_size, sampled by the controller). A kernel run killed by the OOM
 # killer is a table entry.
 # --plot: the first run of each side sampled every 0.2 s
-# (tools/bench_sample.sh: resident memory, pool, refaults) and drawn by
+# (tools/bench/bench_sample.sh: resident memory, pool, refaults) and drawn by
 # gnuplot into OUT/WORKLOAD.png, one panel each for resident memory, the
 # pool and the refault rate, a line per side (gnuplot-nox is installed
 # when missing and the user is root).
 #
-# Usage: tools/bench_real.sh [--limit L] [--runs N] [--workloads "perl python sort"]
+# Usage: tools/bench/bench_real.sh [--limit L] [--runs N] [--workloads "perl python sort"]
 #            [--cmd "COMMAND ARGS"] [--plot] [--lib-charges "v2 v1"]
 #            [--kernel-modes "v2 v1 swap"] [--no-kernel] [--no-lib] [--lib LIBZSWAP.so]
 #            [--lib-env "VAR=VALUE ..."] [--memcg-ctl-args "ARGS"]
@@ -75,13 +75,13 @@
 # sort (only cmd with --cmd), kernel mode v2 (emulated), libzswap's charge v2,
 # the build directory's library, timeout 300 s a run. Root for the kernel side.
 # --kernel-shrinker sets zswap's shrinker_enabled on the kernel side, as
-# tools/bench_reclaim.sh's does (default: as the machine has it).
-# --memcg-ctl-args go to tools/bench_reclaim_memcg (default "--ratio 0": no
+# tools/bench/bench_reclaim.sh's does (default: as the machine has it).
+# --memcg-ctl-args go to tools/bench/bench_reclaim_memcg (default "--ratio 0": no
 # footprint equilibrium guessed before the pool's ratio is learnt; at its
 # default ratio 2 the guess for perl's 109 MiB was an 11 MiB limit at once).
 set -u
 
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 builddir=${ZSWAP_BUILDDIR:-$(pwd)}
 limit=
 runs=3
@@ -123,8 +123,8 @@ while [ $# -gt 0 ]; do
 done
 
 lib=${lib:-$builddir/.libs/libzswap.so}
-zctl=$builddir/tools/zswapctl
-ctl=$builddir/tools/bench_reclaim_memcg
+zctl=$builddir/tools/zswapctl/zswapctl
+ctl=$builddir/tools/bench/bench_reclaim_memcg
 # shellcheck disable=SC2034  # kz and the others so marked: read through eval
 kz=$here/scripts/kernel-zswap.sh
 out=${out:-$builddir/bench-out/real-$(date +%Y%m%d-%H%M%S)}
@@ -202,7 +202,7 @@ wl_limit() {
 # stdout is the output compared.
 wl_clients() {
 	case "$1" in
-	redis) env -u LD_PRELOAD /bin/sh "$here/tools/bench_redis.sh" clients "$rdata" "$rtmp/sock" "$2" ;;
+	redis) env -u LD_PRELOAD /bin/sh "$here/tools/bench/bench_redis.sh" clients "$rdata" "$rtmp/sock" "$2" ;;
 	*) return 0 ;;
 	esac
 }
@@ -226,7 +226,7 @@ case " $workloads " in *" redis "*)
 	trap 'rm -rf "$rtmp" "$rdata"/*.resp' EXIT
 	trap 'on_signal 130' INT
 	trap 'on_signal 143' TERM
-	if ! { mkdir -p "$rdata" && env -u LD_PRELOAD /bin/sh "$here/tools/bench_redis.sh" gen "$rdata"; }; then
+	if ! { mkdir -p "$rdata" && env -u LD_PRELOAD /bin/sh "$here/tools/bench/bench_redis.sh" gen "$rdata"; }; then
 		say "could not write redis's commands into $rdata"
 		exit 1
 	fi ;;
@@ -263,7 +263,7 @@ run() {
 		# clients beside it (their stdout is the output compared).
 		eval "$line" > "$out/last.err" 2>&1 &
 		srvjob=$!
-		[ -n "$smp" ] && sh "$here/tools/bench_sample.sh" "$side" "$srvjob" "$smp" 0.2 "$zctl" &
+		[ -n "$smp" ] && sh "$here/tools/bench/bench_sample.sh" "$side" "$srvjob" "$smp" 0.2 "$zctl" &
 		wl_clients "$w" "$srvjob" > "$out/last.out" 2> "$out/last.cli" &
 		cjob=$!
 		wait "$cjob"
@@ -276,7 +276,7 @@ run() {
 		[ $rc = 0 ] && [ $crc != 0 ] && { rc=$crc; say "$w $side run $n: the clients failed"; tail -n 3 "$out/last.cli" >&2; } ;;
 	*) eval "$line" > "$out/last.out" 2> "$out/last.err" &
 		job=$!
-		[ -n "$smp" ] && sh "$here/tools/bench_sample.sh" "$side" "$job" "$smp" 0.2 "$zctl" &
+		[ -n "$smp" ] && sh "$here/tools/bench/bench_sample.sh" "$side" "$job" "$smp" 0.2 "$zctl" &
 		wait "$job"
 		rc=$? ;;
 	esac

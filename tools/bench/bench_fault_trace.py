@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""bench_fault_trace.py - read a trace from tools/bench_fault_trace.sh and say
+"""bench_fault_trace.py - read a trace from tools/bench/bench_fault_trace.sh and say
 where the time of a refault goes (the program's fault to its next fault),
 what a UFFDIO_MOVE call costs and whether it flushes the TLB locally or by
 IPI, and how long handlers wait between poll() and read() (fault_defer,
 eng.ev_lock's write side).
 
-Usage: tools/bench_fault_trace.py TRACE [FROM [TO]]
+Usage: tools/bench/bench_fault_trace.py TRACE [FROM [TO]]
 FROM, TO: seconds after the trace's first event (the ops phase of
-tools/bench_reclaim: after fill_ms, before verify). SHOW_SLOW=N in the
+tools/bench/bench_reclaim: after fill_ms, before verify). SHOW_SLOW=N in the
 environment lists the first N slow faults (150-600 us) to look up in TRACE.
 A measuring tool: it prints means and percentiles, judges nothing.
 Timestamps are the trace's (microsecond resolution): means over many

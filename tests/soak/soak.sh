@@ -1,11 +1,11 @@
 #!/bin/sh
-# soak.sh - tools/soak under libzswap and a tight limit: writer threads
+# soak.sh - tests/soak/soak under libzswap and a tight limit: writer threads
 # write and check 128 MiB of pages under 48M (the pool and the second tier
 # both at work) while other threads fork (every child checks every page;
 # some exec), mremap, madvise (MADV_DONTNEED, MADV_PAGEOUT, MADV_COLD) and
 # munmap. Not in `make check`: it runs for SECONDS (default 600).
 #
-# Usage: tools/soak.sh [--control] [SECONDS] [LIMIT]   (from the build
+# Usage: tests/soak/soak.sh [--control] [SECONDS] [LIMIT]   (from the build
 # directory, or with ZSWAP_BUILDDIR set). Prints soak's summary and the
 # library's statistics at exit; exits non-zero if a byte was lost.
 # --control: meanwhile, every 0.3 s, zswapctl changes the running process
@@ -21,18 +21,18 @@ if [ "${1:-}" = --control ]; then
 fi
 secs=${1:-600}
 limit=${2:-48M}
-for f in "$builddir/.libs/libzswap.so" "$builddir/tools/soak" "$builddir/tools/zswapctl"; do
+for f in "$builddir/.libs/libzswap.so" "$builddir/tests/soak/soak" "$builddir/tools/zswapctl/zswapctl"; do
 	[ -e "$f" ] || { echo "soak.sh: $f is not built (run from the build directory)" >&2; exit 1; }
 done
 run() {
 	exec env LD_PRELOAD="$builddir/.libs/libzswap.so" ZSWAP_MEMORY_LIMIT="$limit" ZSWAP_STATS_AT_EXIT=1 \
-		"$builddir/tools/soak" --seconds "$secs" --writers 4 --mib-per-writer 32
+		"$builddir/tests/soak/soak" --seconds "$secs" --writers 4 --mib-per-writer 32
 }
 [ "$control" = 1 ] || run
 
 (run) &
 pid=$!	# the soak program itself: the subshell became it
-ctl=$builddir/tools/zswapctl
+ctl=$builddir/tools/zswapctl/zswapctl
 err=$(mktemp)
 trap 'rm -f "$err"' EXIT
 calls=0 failed=0

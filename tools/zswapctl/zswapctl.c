@@ -1,9 +1,9 @@
 /*
  * zswapctl.c - command-line front end: find the subcommand, run it.
  *
- * Adding a subcommand: write tools/zswapctl_<name>.c with its run function,
- * declare it in zswapctl.h, add a row to zswapctl_cmds[] and the file to
- * mk/tools.am, and document it in man/zswapctl.1.
+ * Adding a subcommand: write tools/zswapctl/zswapctl_<name>.c with its run
+ * function, declare it in zswapctl.h, add a row to zswapctl_cmds[] and the
+ * file to mk/tools.am, and document it in man/zswapctl.1.
  */
 #include "config.h"
 

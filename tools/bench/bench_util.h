@@ -1,8 +1,9 @@
 /*
- * bench_util.h - small helpers shared by the benchmark programs (tools/bench_*.c).
+ * bench_util.h - small helpers shared by the benchmark programs
+ * (tools/bench/bench_*.c).
  *
  * Benchmarks print one "RESULT key=value ..." line per measurement on stdout
- * (tools/bench_engine.sh collects them); everything else goes to stderr.
+ * (tools/bench/bench_engine.sh collects them); everything else goes to stderr.
  * They never judge a figure: no timed assertion anywhere. They do exit
  * non-zero when data came back wrong, because then no figure means anything.
  */
@@ -56,7 +57,7 @@ long long bench_read_key(const char *path, const char *key);
 /* A zram device's pool (its sysfs directory, e.g. /sys/block/zram1): from
  * mm_stat, mem_used_total in bytes and orig_data_size in 4 KiB pages.
  * Returns 0, or -1 if unreadable. No stdio: read every millisecond by
- * tools/bench_reclaim_memcg. */
+ * tools/bench/bench_reclaim_memcg. */
 int bench_zram_pool(const char *dir, long long *pool_bytes, long long *stored_pages);
 
 #endif

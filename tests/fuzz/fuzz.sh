@@ -3,13 +3,13 @@
 # clang, and run each for SECONDS (default 600) from its seed corpus
 # (tests/fuzz/corpus/TARGET; what a run finds goes to a scratch copy).
 #
-# Usage: tools/fuzz.sh [SECONDS] [TARGET...]   (from the source tree)
+# Usage: tests/fuzz/fuzz.sh [SECONDS] [TARGET...]   (from the source tree)
 # TARGET: zsmalloc, decompress, options, reply, ctlreq (default all, one
 # after another).
 # Exits non-zero when a target crashed; its report is on stderr and the
 # input in ./build-fuzz/crash-*.
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 secs=${1:-600}
 [ $# -gt 0 ] && shift
 targets=${*:-zsmalloc decompress options reply ctlreq}

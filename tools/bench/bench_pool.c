@@ -1,5 +1,5 @@
 /*
- * zswap_bench_pool.c - the store against raw LZ4, lock modes side by side,
+ * bench_pool.c - the store against raw LZ4, lock modes side by side,
  * and pool memory per zspage order, all in one run on the same pages.
  *
  *   (a) one thread: zswap_store_page / zswap_load_page per page against
@@ -13,14 +13,15 @@
  *   (e) the compressors side by side through the store (lz4, lzo, zstd:1,
  *       zstd:3): store and load CPU time per page and the compression
  *       ratio, on text, binary and, with --pages FILE, pages from a file
- *       (e.g. tools/bench_reclaim --dump N: the reclaim benchmark's pages).
+ *       (e.g. tools/bench/bench_reclaim --dump N: the reclaim benchmark's
+ *       pages).
  *
  * --sizes COMP --pages FILE prints each page's compressed length with COMP
  * (comp_compress, no limit) and nothing else, for
- * tools/zswap_bench_pool_kernel.sh to compare with the kernel's.
+ * tools/bench/bench_pool_kernel.sh to compare with the kernel's.
  *
  * Data: text-like pages from real files on this machine and ELF pages
- * (tools/store_pages.c). A benchmark, not a test: it prints figures, as
+ * (tools/bench/store_pages.c). A benchmark, not a test: it prints figures, as
  * markdown tables for docs/BENCHMARKS.md, and judges nothing. Each timing is
  * the best of --rounds rounds; every round's ratio is printed too, so the
  * noise shows.
@@ -742,7 +743,7 @@ static int print_sizes(const char *name, const char *path, size_t max_bytes)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: zswap_bench_pool [--mb N] [--rounds R]\n"
+	fprintf(stderr, "usage: bench_pool [--mb N] [--rounds R]\n"
 		"  --mb N      MiB of text pages and of binary pages (default 64)\n"
 		"  --rounds R  rounds per measurement, best kept (default 3)\n"
 		"  --sections S  which of a, b, c, d, e to run (default abcde)\n"
@@ -803,7 +804,7 @@ int main(int argc, char **argv)
 
 	if (sizes)
 		return print_sizes(sizes, pages_file, mb << 20);
-	printf("zswap_bench_pool --mb %lu --rounds %u --sections %s\n\n", mb, rounds, sections);
+	printf("bench_pool --mb %lu --rounds %u --sections %s\n\n", mb, rounds, sections);
 	machine();
 	if (sp_load_text(&text, mb << 20) || sp_load_binary(&bin, mb << 20))
 		return 1;

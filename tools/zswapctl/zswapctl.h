@@ -2,10 +2,11 @@
  * zswapctl.h - the subcommand table of zswapctl and what subcommands share.
  *
  * A subcommand is one entry in zswapctl_cmds[] (zswapctl.c) and one file
- * tools/zswapctl_<name>.c defining its run function. Conventions: options are
- * long (--name N or --name=N); -h/--help prints the subcommand's help on
- * stdout and exits 0; a usage error prints one "zswapctl: ..." line on stderr
- * and exits ZSWAPCTL_EXIT_USAGE; a runtime failure exits 1.
+ * tools/zswapctl/zswapctl_<name>.c defining its run function. Conventions:
+ * options are long (--name N or --name=N); -h/--help prints the
+ * subcommand's help on stdout and exits 0; a usage error prints one
+ * "zswapctl: ..." line on stderr and exits ZSWAPCTL_EXIT_USAGE; a runtime
+ * failure exits 1.
  */
 #ifndef ZSWAP_ZSWAPCTL_H
 #define ZSWAP_ZSWAPCTL_H

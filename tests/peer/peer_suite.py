@@ -27,7 +27,7 @@ runs below do that, in both modes alike.
 A difference is confirmed by running its module again, alone, in the plain
 mode and in the mode that differed (--confirm times); one that never shows
 again is reported as not reproduced and does not count. A confirmed
-difference listed in tools/peer_suite.inherent (libzswap(7) says why) is
+difference listed in tests/peer/peer_suite.inherent (libzswap(7) says why) is
 reported as inherent and does not count either; a module that failed as a
 whole in the full run (a timeout) is judged by the cases its confirmation
 runs name.
@@ -35,7 +35,7 @@ runs name.
 --from DIR judges the runs an earlier invocation left in DIR (each mode's,
 each confirmation's) without running them again; what is missing is run.
 
-Usage: tools/peer_suite.sh [options] [test ...]   (see peer_suite.sh)
+Usage: tests/peer/peer_suite.sh [options] [test ...]   (see peer_suite.sh)
 Exit: 0 no difference left, 1 differences, 2 could not run.
 """
 

@@ -3,7 +3,7 @@
  * their pages while other threads fork (each child checks a consistent
  * snapshot of every writer's pages, and some children exec), and move,
  * grow, discard, page out and unmap memory of their own. Run under a tight
- * ZSWAP_MEMORY_LIMIT (tools/soak.sh); it judges itself.
+ * ZSWAP_MEMORY_LIMIT (tests/soak/soak.sh); it judges itself.
  *
  * Usage: soak [--seconds N] [--writers N] [--mib-per-writer N]
  * Prints one summary line of the operations made; exits 1 at the first

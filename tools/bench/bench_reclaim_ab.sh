@@ -1,10 +1,10 @@
 #!/bin/sh
 # bench_reclaim_ab.sh - libzswap builds side by side under a memory limit:
-# tools/bench_reclaim under LD_PRELOAD of each build in turn, run by run
+# tools/bench/bench_reclaim under LD_PRELOAD of each build in turn, run by run
 # (A B C A B C ...), so that load from elsewhere falls on every build alike.
 # A benchmark, not a test: it prints figures and judges none.
 #
-# Usage: tools/bench_reclaim_ab.sh [--runs N] [--patterns "uniform hotcold"]
+# Usage: tools/bench/bench_reclaim_ab.sh [--runs N] [--patterns "uniform hotcold"]
 #            [--threads "1 2"] [--size W] [--limit L] [--bench PATH]
 #            [--env "ZSWAP_VAR=VALUE ..."] [--out FILE]
 #            NAME=LIBZSWAP.so[,VAR=VALUE...] [NAME=LIBZSWAP.so ...]
@@ -35,7 +35,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ $# -gt 0 ] || { echo "bench_reclaim_ab.sh: no builds given (NAME=LIB.so)" >&2; exit 2; }
-bench=${bench:-$(pwd)/tools/bench_reclaim}
+bench=${bench:-$(pwd)/tools/bench/bench_reclaim}
 [ -x "$bench" ] || { echo "bench_reclaim_ab.sh: no $bench" >&2; exit 1; }
 for v in $(env | sed -n 's/^\(ZSWAP_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
 : > "$out"

@@ -4,10 +4,10 @@
 # A benchmark, not a test: it prints figures and judges none.
 #
 # For each pattern (uniform, hotcold, seq) and thread count (1, 2), each run:
-#   kernel    tools/bench_reclaim in a memory cgroup (v1) limited to L, the
+#   kernel    tools/bench/bench_reclaim in a memory cgroup (v1) limited to L, the
 #             kernel's zswap in front of a swapfile, vm.page-cluster PC
 #             (scripts/kernel-zswap.sh --memcg L; default PC 0: see below),
-#             with tools/bench_reclaim_memcg --mode v2 beside it keeping the
+#             with tools/bench/bench_reclaim_memcg --mode v2 beside it keeping the
 #             group's limit at L minus its share of zswap's pool (and at
 #             the equilibrium of a W footprint from the start): cgroup v2's
 #             charging emulated, the compared configuration ("v2-emu")
@@ -42,7 +42,7 @@
 # emulation. A kernel run killed by the OOM killer in its group is a table
 # entry, not an abort.
 #
-# Usage: tools/bench_reclaim.sh [--size W] [--limit L] [--runs N]
+# Usage: tools/bench/bench_reclaim.sh [--size W] [--limit L] [--runs N]
 #            [--patterns "uniform hotcold seq"] [--threads "1 2"] [--ops N]
 #            [--page-cluster PC] [--builddir DIR] [--out DIR]
 #            [--no-kernel] [--no-lib] [--kernel-modes "v2 v1"]
@@ -54,8 +54,8 @@
 #            [-- EXTRA-ARGS]
 # Defaults: W 512M, L 320M, 1 run, PC 0, both kernel modes, the controller's
 # interval 1000 us, margin 4M and reclaim policy workload (see
-# tools/bench_reclaim_memcg --help), timeout 600 s a run. EXTRA-ARGS go to
-# tools/bench_reclaim on every side. --kernel-shrinker sets zswap's
+# tools/bench/bench_reclaim_memcg --help), timeout 600 s a run. EXTRA-ARGS go to
+# tools/bench/bench_reclaim on every side. --kernel-shrinker sets zswap's
 # shrinker_enabled on the kernel side (default: as the machine has it).
 # --lib-env sets libzswap options for its
 # side (ZSWAP_* of the caller's environment are cleared: a run says what it
@@ -68,7 +68,7 @@
 # "Speed under the limit").
 set -u
 
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 builddir=${ZSWAP_BUILDDIR:-$(pwd)}
 size=512M
 limit=320M
@@ -121,11 +121,11 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-bench=$builddir/tools/bench_reclaim
-ctl=$builddir/tools/bench_reclaim_memcg
+bench=$builddir/tools/bench/bench_reclaim
+ctl=$builddir/tools/bench/bench_reclaim_memcg
 lib=$builddir/.libs/libzswap.so
 kz=$here/scripts/kernel-zswap.sh
-[ -x "$bench" ] || { echo "bench_reclaim.sh: $bench not built (make tools/bench_reclaim)" >&2; exit 1; }
+[ -x "$bench" ] || { echo "bench_reclaim.sh: $bench not built (make tools/bench/bench_reclaim)" >&2; exit 1; }
 out=${out:-$builddir/bench-out/reclaim-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out" || exit 1
 raw=$out/raw.txt
@@ -183,7 +183,7 @@ if [ $kernel = 1 ]; then
 	if [ "$(id -u)" = 0 ] && [ -d /sys/module/zswap ] && [ -d /sys/fs/cgroup/memory ]; then kernel_ok=1
 	else say "kernel side needs root, zswap and the cgroup v1 memory controller: skipped"; fi
 	if [ $kernel_ok = 1 ] && [ ! -x "$ctl" ]; then
-		say "$ctl not built (make tools/bench_reclaim_memcg): kernel side skipped"; kernel_ok=0
+		say "$ctl not built (make tools/bench/bench_reclaim_memcg): kernel side skipped"; kernel_ok=0
 	fi
 fi
 lib_ok=0
@@ -202,7 +202,7 @@ fi
 	echo "loadavg: $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "kernel zswap: compressor $(cat /sys/module/zswap/parameters/compressor), page-cluster $pc during the runs," \
 	     "memory cgroup v1 limit $limit, swapfile ${swap_mb}M; modes: $kmodes" \
-	     "(v2: emulated by tools/bench_reclaim_memcg, interval ${ctl_interval} us, margin $ctl_margin, reclaim $ctl_reclaim)"
+	     "(v2: emulated by tools/bench/bench_reclaim_memcg, interval ${ctl_interval} us, margin $ctl_margin, reclaim $ctl_reclaim)"
 	case " $kmodes " in *" zram "*) echo "kernel zram: compressor $zcomp, no swapfile, zswap off, v2 charging emulated as above" ;; esac
 	echo "libzswap: $lib, ZSWAP_MEMORY_LIMIT=$limit${libenv:+ $libenv}, other options default"
 	[ $libside2 = 1 ] && echo "libzswap2: $lib, ZSWAP_MEMORY_LIMIT=$limit${libenv2:+ $libenv2}, other options default"
@@ -359,7 +359,7 @@ END {
 		}
 	}
 	print ""
-	print "Kernel side, usage + pool (the group'"'"'s usage plus its share of zswap'"'"'s pool, or zram'"'"'s, sampled by tools/bench_reclaim_memcg):"
+	print "Kernel side, usage + pool (the group'"'"'s usage plus its share of zswap'"'"'s pool, or zram'"'"'s, sampled by tools/bench/bench_reclaim_memcg):"
 	print ""
 	print "| pattern, threads, kernel mode | peak usage+pool MiB (usage + pool at that sample) | samples over the limit / samples (worst, KiB) | memcg peak usage MiB | limit min MiB | limit writes (EINTR, EBUSY) | controller CPU ms (in limit writes) | largest sampling gap ms | pages of others in zswap (max) | free swap MiB (min) | OOM kills |"
 	print "|---|---|---|---|---|---|---|---|---|---|---|"

@@ -1,14 +1,14 @@
 #!/bin/sh
-# zswap_bench_pool_kernel.sh - libzswap's compressors against the kernel's on
+# bench_pool_kernel.sh - libzswap's compressors against the kernel's on
 # the same pages: the compressed bytes the kernel's lzo, lzo-rle and lz4 give
 # (through a zram device of our own, whose mm_stat counts them exactly:
-# compr_data_size) beside libzswap's (tools/zswap_bench_pool --sizes), and
+# compr_data_size) beside libzswap's (tools/bench/bench_pool --sizes), and
 # page by page for the first N pages: does ZSWAP_COMPRESSOR=lzo give every
 # page the size the kernel's "lzo" gives it? A benchmark, not a test.
 #
-# Usage: tools/zswap_bench_pool_kernel.sh [--pages FILE] [--mb N] [--check N]
+# Usage: tools/bench/bench_pool_kernel.sh [--pages FILE] [--mb N] [--check N]
 #            [--builddir DIR]
-# Default pages: tools/bench_reclaim --dump (the reclaim benchmark's pages,
+# Default pages: tools/bench/bench_reclaim --dump (the reclaim benchmark's pages,
 # --mb MiB of them, default 128); --check N pages compared one by one
 # (default 2000). Root; a zram device is hot-added for the run and removed
 # at the end (zram0 and any other device are left alone).
@@ -25,15 +25,15 @@ while [ $# -gt 0 ]; do
 	--check) check=${2:?}; shift 2 ;;
 	--builddir) builddir=${2:?}; shift 2 ;;
 	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-	*) echo "zswap_bench_pool_kernel.sh: unknown argument $1" >&2; exit 2 ;;
+	*) echo "bench_pool_kernel.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
-die() { echo "zswap_bench_pool_kernel.sh: $*" >&2; exit 1; }
+die() { echo "bench_pool_kernel.sh: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (zram)"
 [ -w /sys/class/zram-control/hot_add ] || modprobe zram num_devices=0 2>/dev/null
 [ -r /sys/class/zram-control/hot_add ] || die "no zram here (CONFIG_ZRAM)"
-pool=$builddir/tools/zswap_bench_pool
-[ -x "$pool" ] || die "$pool not built (make tools/zswap_bench_pool)"
+pool=$builddir/tools/bench/bench_pool
+[ -x "$pool" ] || die "$pool not built (make tools/bench/bench_pool)"
 
 tmp=$(mktemp -d) || exit 1
 dev=
@@ -48,8 +48,8 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 
 if [ -z "$pages" ]; then
-	bench=$builddir/tools/bench_reclaim
-	[ -x "$bench" ] || die "$bench not built (make tools/bench_reclaim), or give --pages FILE"
+	bench=$builddir/tools/bench/bench_reclaim
+	[ -x "$bench" ] || die "$bench not built (make tools/bench/bench_reclaim), or give --pages FILE"
 	pages=$tmp/pages.bin
 	"$bench" --size "${mb}M" --dump $((mb * 256)) > "$pages" || die "bench_reclaim --dump failed"
 fi
@@ -78,7 +78,7 @@ for alg in lzo lzo-rle lz4; do
 	echo "| kernel $alg (zram) | $2 | $(echo "scale=4; $1 / $2" | bc) | $3 | $(echo "scale=4; $1 / $3" | bc) |"
 done
 for alg in lzo lz4; do
-	"$pool" --sizes "$alg" --pages "$pages" --mb $(((bytes >> 20) + 1)) > "$tmp/$alg.sizes" || die "zswap_bench_pool --sizes failed"
+	"$pool" --sizes "$alg" --pages "$pages" --mb $(((bytes >> 20) + 1)) > "$tmp/$alg.sizes" || die "bench_pool --sizes failed"
 	# as zram counts them: a page that does not shrink below its huge
 	# class (about 3.2 KiB) is kept whole, 4096 bytes; from the huge class
 	# up these totals can differ, below it they should not
