@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "core/parse.h"
 
 static void ctlreq_bad(struct ctlreq *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void ctlreq_bad(struct ctlreq *r, const char *fmt, ...)
@@ -62,21 +63,6 @@ static void ctlreq_set(char *args, struct ctlreq *r)
 		ctlreq_bad(r, "error: nothing to set (NAME=VALUE ...)\n");
 }
 
-static bool ctlreq_parse_u64(const char *s, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		if (v > (UINT64_MAX - 9) / 10)
-			return false;
-		v = v * 10 + (uint64_t)(*s - '0');
-	}
-	*out = v;
-	return *s == '\0' || *s == ' ';
-}
-
 void ctlreq_parse(char *req, const struct opt_values *base, struct ctlreq *r)
 {
 	char *nl = strchr(req, '\n');
@@ -90,7 +76,7 @@ void ctlreq_parse(char *req, const struct opt_values *base, struct ctlreq *r)
 		ctlreq_set(req + 4, r);
 	} else if (!strncmp(req, "reclaim ", 8)) {
 		r->kind = CTLREQ_RECLAIM;
-		if (!ctlreq_parse_u64(req + 8, &r->bytes) || !r->bytes)
+		if (parse_u64(req + 8, 1, UINT64_MAX, &r->bytes) != PARSE_OK)
 			ctlreq_bad(r, "error: reclaim: expected a number of bytes above 0\n");
 	} else if (!strcmp(req, "compact")) {
 		r->kind = CTLREQ_COMPACT;

@@ -27,6 +27,7 @@
 
 #include "base/log.h"
 #include "base/prim.h"
+#include "core/parse.h"
 
 #define OPT_PREFIX	"ZSWAP_"
 #define OPT_PREFIX_LEN	(sizeof(OPT_PREFIX) - 1)
@@ -221,37 +222,6 @@ static void opt_cat(char *buf, size_t cap, size_t *pos, const char *s)
 	*pos += log_snprintf(buf + *pos, cap - *pos, "%s", s);
 }
 
-/*
- * Parse a run of decimal digits at s: returns the number of bytes used (0
- * when s does not start with a digit) and sets *overflow when the number
- * does not fit in 64 bits; the digits are consumed all the same.
- */
-static size_t opt_parse_digits(const char *s, uint64_t *out, bool *overflow)
-{
-	uint64_t v = 0;
-	size_t i = 0;
-
-	*overflow = false;
-	for (; s[i] >= '0' && s[i] <= '9'; i++) {
-		unsigned d = (unsigned)(s[i] - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			*overflow = true;
-		else
-			v = v * 10 + d;
-	}
-	*out = v;
-	return i;
-}
-
-/* An exact decimal integer, nothing before or after it. */
-static bool opt_parse_u64(const char *s, uint64_t *out)
-{
-	bool overflow;
-	size_t n = opt_parse_digits(s, out, &overflow);
-
-	return n > 0 && s[n] == '\0' && !overflow;
-}
-
 /* Format a byte count with the largest K/M/G/T suffix that divides it. */
 static size_t opt_format_size(uint64_t v, char *buf, size_t len)
 {
@@ -304,7 +274,7 @@ static bool opt_parse_uint(const struct opt_def *d, const char *s, struct opt_va
 {
 	uint64_t v;
 
-	if (opt_parse_u64(s, &v) && v >= d->min && v <= d->max) {
+	if (parse_u64(s, d->min, d->max, &v) == PARSE_OK) {
 		out->u = v;
 		return true;
 	}
@@ -331,17 +301,43 @@ static void opt_size_syntax(const struct opt_def *d, char *why, size_t why_len)
 }
 
 /*
- * A size: decimal digits, then optionally K, M, G or T (powers of 1024, any
- * case) with an optional "B" or "iB" after it, or "B" alone; or, for options
- * with OPT_F_PERCENT, "N%" of physical memory with N from 1 to 100.
+ * N% of physical memory (options with OPT_F_PERCENT), in bytes in *v: false
+ * with the "expected" text in why when it is a percentage out of 1..100.
+ */
+static bool opt_parse_percent(const struct opt_def *d, uint64_t pct, enum parse_err e,
+			      struct opt_val *out, uint64_t *v, char *why, size_t why_len)
+{
+	uint64_t phys;
+
+	if (e != PARSE_OK) {
+		log_snprintf(why, why_len, "expected a percentage of physical memory "
+			     "from 1%% to 100%%");
+		return false;
+	}
+	phys = opt_phys_bytes();
+	if (phys == 0) {
+		log_snprintf(why, why_len, "expected a size: the size of physical "
+			     "memory is unknown (sysinfo failed)");
+		return false;
+	}
+	/* phys / 100 * pct <= phys cannot overflow; the remainder term keeps
+	 * the result exact. */
+	if (d->flags & OPT_F_CGROUP)
+		out->level = (int)pct;	/* resolved against the cgroup later */
+	*v = (phys / 100 * pct + phys % 100 * pct / 100) & ZS_PAGE_MASK;
+	return true;
+}
+
+/*
+ * A size (core/parse.h: digits, then optionally K, M, G or T with an
+ * optional B or iB, or B alone); or, for options with OPT_F_PERCENT, "N%"
+ * of physical memory with N from 1 to 100.
  */
 static bool opt_parse_size(const struct opt_def *d, const char *s, struct opt_val *out,
 			   char *why, size_t why_len)
 {
-	uint64_t v, mult = 1;
-	bool overflow;
-	size_t n = opt_parse_digits(s, &v, &overflow);
-	const char *p = s + n;
+	uint64_t v = 0, pct = 0;
+	enum parse_err e;
 	char range_min[24], range_max[24];
 
 	if ((d->flags & OPT_F_CGROUP) && opt_word_eq(s, strlen(s), "auto")) {
@@ -349,54 +345,21 @@ static bool opt_parse_size(const struct opt_def *d, const char *s, struct opt_va
 		out->level = OPT_LIMIT_AUTO;
 		return true;
 	}
-	if (n == 0) {
-		opt_size_syntax(d, why, why_len);
-		return false;
-	}
-
-	if ((d->flags & OPT_F_PERCENT) && p[0] == '%' && p[1] == '\0') {
-		uint64_t phys;
-
-		if (overflow || v < 1 || v > 100) {
-			log_snprintf(why, why_len, "expected a percentage of physical memory "
-				     "from 1%% to 100%%");
+	e = (d->flags & OPT_F_PERCENT) ? parse_percent(s, &pct) : PARSE_NOT_NUMBER;
+	if (e != PARSE_NOT_NUMBER && e != PARSE_EMPTY) {
+		if (!opt_parse_percent(d, pct, e, out, &v, why, why_len))
+			return false;
+	} else {
+		/* The range applies to the value as given (1K is below a 4K
+		 * minimum, not 4K); rounding up to a page comes after. */
+		e = parse_size(s, d->min, d->max, &v);
+		if (e == PARSE_EMPTY || e == PARSE_NOT_NUMBER || e == PARSE_BAD_UNIT) {
+			opt_size_syntax(d, why, why_len);
 			return false;
 		}
-		phys = opt_phys_bytes();
-		if (phys == 0) {
-			log_snprintf(why, why_len, "expected a size: the size of physical "
-				     "memory is unknown (sysinfo failed)");
-			return false;
-		}
-		/* phys / 100 * v <= phys cannot overflow; the remainder term
-		 * keeps the result exact. */
-		if (d->flags & OPT_F_CGROUP)
-			out->level = (int)v;	/* resolved against the cgroup later */
-		v = (phys / 100 * v + phys % 100 * v / 100) & ZS_PAGE_MASK;
-		goto range;
+		if (e != PARSE_OK)
+			goto out_of_range;
 	}
-
-	switch (opt_lower(*p)) {
-	case 'k': mult = KiB; p++; break;
-	case 'm': mult = MiB; p++; break;
-	case 'g': mult = GiB; p++; break;
-	case 't': mult = TiB; p++; break;
-	default: break;
-	}
-	if (mult != 1 && p[0] == 'i' && (p[1] == 'B' || p[1] == 'b'))
-		p += 2;
-	else if (*p == 'B' || *p == 'b')
-		p++;
-	if (*p != '\0') {
-		opt_size_syntax(d, why, why_len);
-		return false;
-	}
-	if (overflow || v > UINT64_MAX / mult)
-		goto out_of_range;
-	v *= mult;
-range:
-	/* The range applies to the value as given (1K is below a 4K minimum,
-	 * not 4K); rounding up to a page comes after. */
 	if (v >= d->min && v <= d->max) {
 		if ((d->flags & OPT_F_PAGE_UP) && (v & ~ZS_PAGE_MASK)) {
 			if (v > UINT64_MAX - ZS_PAGE_SIZE)
@@ -484,7 +447,7 @@ static bool opt_parse_comp(const struct opt_def *d, const char *s, struct opt_va
 			out->level = OPT_ZSTD_DEFAULT_LEVEL;
 			return true;
 		}
-		if (opt_parse_u64(s + n + 1, &level) && level >= d->min && level <= d->max) {
+		if (parse_u64(s + n + 1, d->min, d->max, &level) == PARSE_OK) {
 			out->u = ZSWAP_COMP_ZSTD;
 			out->level = (int)level;
 			return true;
@@ -552,7 +515,7 @@ static bool opt_parse_signal(const struct opt_def *d, const char *s, struct opt_
 		s += 3;
 		n -= 3;
 	}
-	if (!opt_parse_u64(s, &v)) {
+	if (parse_u64(s, 0, UINT64_MAX, &v) != PARSE_OK) {
 		for (size_t i = 1; i < OPT_NSIGNAMES; i++)
 			if (opt_word_eq(s, n, opt_signames[i]))
 				v = i;

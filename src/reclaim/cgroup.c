@@ -30,6 +30,7 @@
 
 #include "base/fdtab.h"
 #include "base/log.h"
+#include "core/parse.h"
 
 #define CG_PATH_MAX	512
 #define CG_DEPTH_MAX	32	/* ancestors visited (v2) */
@@ -123,15 +124,13 @@ static void cg_read_mounts(void)
 
 uint64_t cgroup_u64(const char *s)
 {
-	uint64_t v = 0;
+	bool overflow;
+	uint64_t v;
+	size_t n = parse_digits(s, &v, &overflow);
 
-	if (*s < '0' || *s > '9')
+	/* A file's one line, or a line of memory.stat: the number ends it. */
+	if (n == 0 || overflow || (s[n] != '\0' && s[n] != '\n'))
 		return UINT64_MAX;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		if (v > (UINT64_MAX - 9) / 10)
-			return UINT64_MAX;
-		v = v * 10 + (uint64_t)(*s - '0');
-	}
 	return v;
 }
 

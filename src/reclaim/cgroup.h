@@ -15,7 +15,8 @@
  * memory). Start-up's and the reclaimer's only (it keeps one buffer). */
 uint64_t cgroup_memory_limit(uint64_t phys);
 
-/* A cgroup file's number at s: decimal digits; "max", no digits or an
+/* A cgroup file's number at s: decimal digits ending the text or its line
+ * (core/parse.h's numbers); "max", anything else after the digits or an
  * overflow is UINT64_MAX (no limit). */
 uint64_t cgroup_u64(const char *s);
 

@@ -169,6 +169,9 @@ if start "$ENG_TMP/rc" ZSWAP_COLD_AGE=0; then
 	[ $((out1 - out0)) -ge 16384 ] || eng_fail "$label: zswpout rose by $((out1 - out0)), not 16384"
 	ctl_try 2 "expected a size" reclaim "$PID" 0
 	ctl_try 2 "expected a size" reclaim "$PID" lots
+	# Sizes as libzswap(7) writes them, to the end and within 64 bits.
+	ctl_try 2 "expected a size" reclaim "$PID" 99999999999999999999
+	ctl_try 2 "expected a size" reclaim "$PID" 1iB
 	# More than there is: partial, exit 1, what was done still printed.
 	ctl_try 1 "less than asked" reclaim "$PID" 64G
 	grep -q "^reclaimed " "$ENG_TMP/c.out" || eng_fail "$label: a partial reclaim printed nothing"

@@ -5,7 +5,8 @@
  * its ancestors (memory.max and memory.high), a container whose cgroup
  * namespace makes its own group the mount's root, a mount of a subtree,
  * cgroup v1's hierarchical_memory_limit, a hybrid system, and limits that
- * are none (max, v1's 2^63 - 4096, one above physical memory).
+ * are none (max, v1's 2^63 - 4096, one above physical memory); and the
+ * numbers of those files (cgroup_u64).
  */
 #include "config.h"
 
@@ -127,6 +128,19 @@ int main(void)
 	/* No cgroup mount at all. */
 	v = limit(NOISE, "0::/a/b/c\n", PHYS);
 	CHECK(v == 0, "no cgroup mounted: none, got %llu", (unsigned long long)v);
+
+	/* A file's number: the text or its line ends with it; "max", anything
+	 * else after the digits and an overflow are no limit. */
+	CHECK(cgroup_u64("536870912\n") == 512 * MiB, "a line's number");
+	CHECK(cgroup_u64("536870912") == 512 * MiB, "a number without its newline");
+	CHECK(cgroup_u64("268435456\nhierarchical_memsw_limit 1\n") == 256 * MiB, "memory.stat's line");
+	CHECK(cgroup_u64("18446744073709551615\n") == UINT64_MAX, "2^64 - 1");
+	CHECK(cgroup_u64("max\n") == UINT64_MAX, "max");
+	CHECK(cgroup_u64("") == UINT64_MAX, "empty");
+	CHECK(cgroup_u64("-1\n") == UINT64_MAX, "a sign");
+	CHECK(cgroup_u64("12x\n") == UINT64_MAX, "12x: %llu", (unsigned long long)cgroup_u64("12x\n"));
+	CHECK(cgroup_u64("12 34\n") == UINT64_MAX, "two numbers");
+	CHECK(cgroup_u64("99999999999999999999\n") == UINT64_MAX, "an overflow");
 
 	char cmd[300];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);

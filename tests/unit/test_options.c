@@ -390,6 +390,9 @@ static void test_bad_values(void)
 		{ "ZSWAP_STATS_SIGNAL", "11", "a fault signal" },
 		{ "ZSWAP_STATS_SIGNAL", "65", "from 1 to 64" },
 		{ "ZSWAP_STATS_SIGNAL", "USR3", "such as SIGUSR1" },
+		/* a number with more after it is no number, nor a signal's name */
+		{ "ZSWAP_STATS_SIGNAL", "12x", "such as SIGUSR1" },
+		{ "ZSWAP_STATS_SIGNAL", "SIG10abc", "such as SIGUSR1" },
 		{ "ZSWAP_STATS_FILE", "relative/dump.txt", "stderr or an absolute path" },
 		{ "ZSWAP_STATS_FILE", "", "stderr or an absolute path" },
 		{ "ZSWAP_STATS_FORMAT", "xml", "text or json" },

@@ -25,7 +25,6 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -441,42 +440,25 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "size", required_argument, NULL, 's' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "text", required_argument, NULL, 't' },
-		{ "cpu", required_argument, NULL, 'c' },
-		{ "random", no_argument, NULL, 'r' },
-		{ "evict-first", no_argument, NULL, 'e' },
-		{ "warm", required_argument, NULL, 'w' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct opts o = { .seed = 1, .text_dirs = BENCH_TEXT_DIRS, .cpu = -1, .warm = 16UL << 20 };
+	const struct bench_arg args[] = {
+		BENCH_SIZE("size", o.size, 1),
+		BENCH_UINT("seed", o.seed, 0, 1L << 62),
+		BENCH_TEXT("text", o.text_dirs),
+		BENCH_UINT("cpu", o.cpu, 0, 4095),
+		BENCH_FLAG("random", o.random_order),
+		BENCH_FLAG("evict-first", o.evict_first),
+		BENCH_SIZE("warm", o.warm, 0),
+		BENCH_ARGS_END,
+	};
 	const char *mode;
-	int c;
 
 	if (argc < 2)
 		usage();
 	mode = argv[1];
-	optind = 2;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 's': o.size = bench_parse_size("--size", optarg); break;
-		case 'S': o.seed = (uint64_t)bench_parse_long("--seed", optarg, 0, 1L << 62); break;
-		case 't': o.text_dirs = optarg; break;
-		case 'c': o.cpu = (int)bench_parse_long("--cpu", optarg, 0, 4095); break;
-		case 'r': o.random_order = 1; break;
-		case 'e': o.evict_first = 1; break;
-		case 'w':
-			o.warm = strcmp(optarg, "0") ? bench_parse_size("--warm", optarg) : 0;
-			o.warm &= ~(BENCH_PAGE - 1);
-			break;
-		default: usage();
-		}
-	}
-	if (optind != argc)
+	if (bench_args(argc, argv, 2, args, usage) != argc)
 		usage();
+	o.warm &= ~(BENCH_PAGE - 1);
 	zs_stats = (stats_fn)dlsym(RTLD_DEFAULT, "zswap_stats");
 	if (zs_stats) {
 		int (*active)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "zswap_active");

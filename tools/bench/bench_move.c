@@ -24,7 +24,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <linux/userfaultfd.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -94,25 +93,24 @@ static uint64_t irq_count(const char *row)
 	return sum;
 }
 
+static void usage(void)
+{
+	fprintf(stderr, "usage: bench_move [--pages N] [--rounds N]\n");
+	exit(2);
+}
+
 int main(int argc, char **argv)
 {
 	size_t pages = 8192;
 	int rounds = 5;
 	static const size_t lens[] = { 1, 2, 4, 8, 16, 64, 512 };
-	static struct option lo[] = {
-		{ "pages", required_argument, NULL, 'p' },
-		{ "rounds", required_argument, NULL, 'r' },
-		{ NULL, 0, NULL, 0 },
+	const struct bench_arg args[] = {
+		BENCH_UINT("pages", pages, 512, 1 << 20),
+		BENCH_UINT("rounds", rounds, 1, 1000),
+		BENCH_ARGS_END,
 	};
-	int c;
 
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		switch (c) {
-		case 'p': pages = (size_t)bench_parse_long("--pages", optarg, 512, 1 << 20); break;
-		case 'r': rounds = (int)bench_parse_long("--rounds", optarg, 1, 1000); break;
-		default: fprintf(stderr, "usage: bench_move [--pages N] [--rounds N]\n"); return 2;
-		}
-	}
+	bench_args(argc, argv, 1, args, usage);
 	int uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
 	if (uffd < 0) {
 		fprintf(stderr, "bench_move: userfaultfd: %s\n", strerror(errno));

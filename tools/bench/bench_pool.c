@@ -30,6 +30,8 @@
 #include "core/store.h"
 #include "core/comp.h"
 #include "store_pages.h"
+#include "bench_util.h"
+#include "core/parse.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,23 +50,8 @@
 
 static unsigned int rounds = 3;
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* CPU time of the calling thread: what (a) compares, so that other
- * programs sharing the machine's two CPUs do not bias one side. */
-static double cpu_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+/* (a) compares the CPU time of the calling thread (bench_thread_cpu), so
+ * that other programs sharing the machine's CPUs do not bias one side. */
 
 static double dmin(double a, double b)
 {
@@ -164,35 +151,35 @@ static void bench_vs_lz4(const char *name, const struct sp_set *set)
 			size_t c1 = c0 + CHUNK < n ? c0 + CHUNK : n;
 
 			for (int side = 0; side < 2; side++) {
-				double t0, w0 = now();
+				double t0, w0 = bench_now();
 
 				if ((side ^ (int)(c0 / CHUNK)) & 1) {
-					t0 = cpu_now();
+					t0 = bench_thread_cpu();
 					for (size_t i = c0; i < c1; i++) {
 						clen[i - c0] = LZ4_compress_fast_extState(state, sp_page(set, i),
 							(char *)cbuf + (i - c0) * bound, SP_PAGE, (int)bound, 1);
 						cbytes += (size_t)clen[i - c0];
 					}
-					t[0] += cpu_now() - t0;
-					t0 = cpu_now();
+					t[0] += bench_thread_cpu() - t0;
+					t0 = bench_thread_cpu();
 					for (size_t i = c0; i < c1; i++)
 						if (LZ4_decompress_safe((char *)cbuf + (i - c0) * bound, (char *)out,
 									clen[i - c0], SP_PAGE) != SP_PAGE)
 							exit(2);
-					t[1] += cpu_now() - t0;
-					w[0] += now() - w0;
+					t[1] += bench_thread_cpu() - t0;
+					w[0] += bench_now() - w0;
 				} else {
-					t0 = cpu_now();
+					t0 = bench_thread_cpu();
 					for (size_t i = c0; i < c1; i++)
 						if (zswap_store_page(s, sp_page(set, i), &e[i - c0]))
 							exit(3);
-					t[2] += cpu_now() - t0;
-					t0 = cpu_now();
+					t[2] += bench_thread_cpu() - t0;
+					t0 = bench_thread_cpu();
 					for (size_t i = c0; i < c1; i++)
 						if (zswap_load_page(s, &e[i - c0], out))
 							exit(4);
-					t[3] += cpu_now() - t0;
-					w[1] += now() - w0;
+					t[3] += bench_thread_cpu() - t0;
+					w[1] += bench_now() - w0;
 				}
 			}
 		}
@@ -235,17 +222,17 @@ static void *tb_main(void *arg)
 	 * thread may run long after a barrier opens. A phase lasts from the
 	 * first thread's start to the last thread's end. */
 	pthread_barrier_wait(t->bar);
-	t->t[0] = now();
+	t->t[0] = bench_now();
 	for (size_t i = t->from; i < t->to; i++)
 		if (zswap_store_page(t->s, sp_page(t->set, i), &t->e[i]))
 			exit(5);
-	t->t[1] = now();
+	t->t[1] = bench_now();
 	pthread_barrier_wait(t->bar);
-	t->t[2] = now();
+	t->t[2] = bench_now();
 	for (size_t i = t->from; i < t->to; i++)
 		if (zswap_load_page(t->s, &t->e[i], out))
 			exit(6);
-	t->t[3] = now();
+	t->t[3] = bench_now();
 	return NULL;
 }
 
@@ -368,7 +355,7 @@ static void *pb_main(void *arg)
 		if (!(h[k] = zs_malloc(b->pool, b->len[(k * 7 + b->id * 131) % b->nlen])))
 			exit(8);
 	pthread_barrier_wait(b->bar);
-	b->t[0] = now();
+	b->t[0] = bench_now();
 	for (unsigned long i = 0; i < b->ops; i++) {
 		size_t k, size;
 		uint8_t *p;
@@ -389,7 +376,7 @@ static void *pb_main(void *arg)
 		p[size - 1] = (uint8_t)sum;
 		zs_unmap_object(b->pool, h[k]);
 	}
-	b->t[1] = now();
+	b->t[1] = bench_now();
 	for (size_t k = 0; k < POOL_SLOTS; k++)
 		zs_free(b->pool, h[k]);
 	free(h);
@@ -653,20 +640,20 @@ static void bench_comps(const char *name, const struct sp_set *set)
 		for (size_t k = 0; k < E_NCOMP; k++) {
 			size_t c = (k + r) % E_NCOMP;
 			struct zswap_store *s = mk(e_comps[c].comp, e_comps[c].level, 3, ZS_LOCK_CLASS, 1);
-			double t0 = cpu_now();
+			double t0 = bench_thread_cpu();
 
 			for (size_t i = 0; i < n; i++)
 				if (zswap_store_page(s, sp_page(set, i), &e[i]))
 					exit(8);
-			ts[c][r] = cpu_now() - t0;
+			ts[c][r] = bench_thread_cpu() - t0;
 			memset(&st[c], 0, sizeof(st[c]));
 			zswap_store_stats(s, &st[c]);
-			t0 = cpu_now();
+			t0 = bench_thread_cpu();
 			for (size_t i = 0; i < n; i++)
 				if (zswap_load_page(s, &e[i], out) ||
 				    (r == 0 && memcmp(out, sp_page(set, i), SP_PAGE)))
 					exit(9);
-			tl[c][r] = cpu_now() - t0;
+			tl[c][r] = bench_thread_cpu() - t0;
 			zswap_store_destroy(s);
 		}
 	}
@@ -773,18 +760,18 @@ int main(int argc, char **argv)
 	int c;
 
 	while ((c = getopt_long(argc, argv, "m:r:s:p:z:h", opts, NULL)) != -1) {
-		char *end;
+		uint64_t v;
 
 		switch (c) {
 		case 'm':
-			mb = strtoul(optarg, &end, 10);
-			if (*end || mb == 0 || mb > 65536)
+			if (parse_u64(optarg, 1, 65536, &v) != PARSE_OK)
 				usage();
+			mb = (unsigned long)v;
 			break;
 		case 'r':
-			rounds = (unsigned int)strtoul(optarg, &end, 10);
-			if (*end || rounds == 0 || rounds > E_MAX_ROUNDS)
+			if (parse_u64(optarg, 1, E_MAX_ROUNDS, &v) != PARSE_OK)
 				usage();
+			rounds = (unsigned int)v;
 			break;
 		case 's':
 			sections = optarg;

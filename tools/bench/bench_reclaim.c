@@ -44,7 +44,6 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <pthread.h>
@@ -62,7 +61,7 @@
 typedef int (*stats_fn)(struct zswap_stats *, size_t);
 
 enum pattern { PAT_UNIFORM, PAT_HOTCOLD, PAT_SEQ };
-static const char *const pattern_names[] = { "uniform", "hotcold", "seq" };
+static const char *const pattern_names[] = { "uniform", "hotcold", "seq", NULL };
 
 struct opts {
 	uint64_t size;
@@ -411,60 +410,42 @@ static void usage(void)
 	exit(2);
 }
 
+/* --dump N: the first N pages' contents to stdout (to check how they
+ * compress), then exit. */
+static void dump_pages(const char *arg, void *unused)
+{
+	long nd = bench_parse_long("--dump", arg, 1, 1L << 30);
+	unsigned char pg[BENCH_PAGE];
+
+	(void)unused;
+	corpus_init();
+	for (long i = 0; i < nd; i++) {
+		gen_page((size_t)i, pg);
+		if (fwrite(pg, 1, BENCH_PAGE, stdout) != BENCH_PAGE)
+			bench_die("--dump: write failed");
+	}
+	exit(0);
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "size", required_argument, NULL, 's' },
-		{ "pattern", required_argument, NULL, 'p' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "ops", required_argument, NULL, 'o' },
-		{ "write-pct", required_argument, NULL, 'w' },
-		{ "hot-pct", required_argument, NULL, 'H' },
-		{ "hot-ops-pct", required_argument, NULL, 'O' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "limit-label", required_argument, NULL, 'l' },
-		{ "dump", required_argument, NULL, 'd' },
-		{ "chunk", required_argument, NULL, 'c' },
-		{ "resident-ms", required_argument, NULL, 'r' },
-		{ NULL, 0, NULL, 0 },
+	const struct bench_arg args[] = {
+		BENCH_SIZE("size", o.size, 1),
+		BENCH_CHOICE("pattern", o.pattern, pattern_names),
+		BENCH_UINT("threads", o.threads, 1, 64),
+		BENCH_UINT("ops", o.ops, 1, 1L << 40),
+		BENCH_UINT("write-pct", o.write_pct, 0, 100),
+		BENCH_UINT("hot-pct", o.hot_pct, 1, 100),
+		BENCH_UINT("hot-ops-pct", o.hot_ops_pct, 0, 100),
+		BENCH_UINT("seed", o.seed, 0, 1L << 62),
+		BENCH_TEXT("limit-label", o.limit),
+		BENCH_CALL("dump", dump_pages, NULL),
+		BENCH_UINT("chunk", o.chunk, 0, 1L << 30),
+		BENCH_UINT("resident-ms", o.resident_ms, 0, 10000),
+		BENCH_ARGS_END,
 	};
-	int c;
 
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		switch (c) {
-		case 's': o.size = bench_parse_size("--size", optarg); break;
-		case 'p':
-			for (c = 0; c < 3 && strcmp(optarg, pattern_names[c]); c++)
-				;
-			if (c == 3)
-				usage();
-			o.pattern = (enum pattern)c;
-			break;
-		case 't': o.threads = (int)bench_parse_long("--threads", optarg, 1, 64); break;
-		case 'o': o.ops = (uint64_t)bench_parse_long("--ops", optarg, 1, 1L << 40); break;
-		case 'w': o.write_pct = (int)bench_parse_long("--write-pct", optarg, 0, 100); break;
-		case 'H': o.hot_pct = (int)bench_parse_long("--hot-pct", optarg, 1, 100); break;
-		case 'O': o.hot_ops_pct = (int)bench_parse_long("--hot-ops-pct", optarg, 0, 100); break;
-		case 'S': o.seed = (uint64_t)bench_parse_long("--seed", optarg, 0, 1L << 62); break;
-		case 'l': o.limit = optarg; break;
-		case 'r': o.resident_ms = (int)bench_parse_long("--resident-ms", optarg, 0, 10000); break;
-		case 'c': o.chunk = (size_t)bench_parse_long("--chunk", optarg, 0, 1L << 30); break;
-		case 'd': {
-			/* Write the first N pages' contents to stdout (to check
-			 * how they compress) and exit. */
-			long nd = bench_parse_long("--dump", optarg, 1, 1L << 30);
-			unsigned char pg[BENCH_PAGE];
-			corpus_init();
-			for (long i = 0; i < nd; i++) {
-				gen_page((size_t)i, pg);
-				if (fwrite(pg, 1, BENCH_PAGE, stdout) != BENCH_PAGE)
-					bench_die("--dump: write failed");
-			}
-			return 0;
-		}
-		default: usage();
-		}
-	}
+	bench_args(argc, argv, 1, args, usage);
 	npages = o.size / BENCH_PAGE;
 	if (npages < (size_t)o.threads * 64)
 		bench_die("--size too small for %d threads", o.threads);

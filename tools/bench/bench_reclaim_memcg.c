@@ -75,7 +75,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -185,7 +184,7 @@ enum policy {
 	RECLAIM_WORKLOAD,	/* never below usage: the workload's next charge reclaims */
 	RECLAIM_WRITER,		/* this write reclaims until the group fits (unbounded) */
 };
-static const char *const policy_names[] = { "bounded", "workload", "writer" };
+static const char *const policy_names[] = { "bounded", "workload", "writer", NULL };
 
 #define WRITE_BUDGET_US 1000
 #define PUSH_PAGES 64
@@ -299,57 +298,37 @@ static void usage(void)
 	exit(2);
 }
 
+/* --ratio R: the pool's bytes a page guessed until learnt; below 1, none
+ * (the pool alone until learnt). */
+static void parse_ratio(const char *arg, void *var)
+{
+	double r = strtod(arg, NULL);
+
+	*(double *)var = r < 1.0 ? 0 : r;
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "memcg", required_argument, NULL, 'c' },
-		{ "limit", required_argument, NULL, 'l' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "interval-us", required_argument, NULL, 'i' },
-		{ "margin", required_argument, NULL, 'M' },
-		{ "reclaim", required_argument, NULL, 'r' },
-		{ "footprint", required_argument, NULL, 'f' },
-		{ "ratio", required_argument, NULL, 'R' },
-		{ NULL, 0, NULL, 0 },
-	};
+	static const char *const modes[] = { "v1", "v2", NULL };	/* index: v2 */
 	const char *dir = NULL;
 	long long limit = 0, margin = 4 << 20, footprint = 0;
 	double ratio_guess = 2.0;
 	long interval_us = 1000;
 	bool v2 = true;
 	enum policy policy = RECLAIM_WORKLOAD;
-	int c;
+	const struct bench_arg args[] = {
+		BENCH_TEXT("memcg", dir),
+		BENCH_SIZE("limit", limit, 1),
+		BENCH_CHOICE("mode", v2, modes),
+		BENCH_UINT("interval-us", interval_us, 100, 1000000),
+		BENCH_SIZE("margin", margin, 1),
+		BENCH_CHOICE("reclaim", policy, policy_names),
+		BENCH_SIZE("footprint", footprint, 1),
+		BENCH_CALL("ratio", parse_ratio, &ratio_guess),
+		BENCH_ARGS_END,
+	};
 
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		switch (c) {
-		case 'c': dir = optarg; break;
-		case 'l': limit = (long long)bench_parse_size("--limit", optarg); break;
-		case 'm':
-			if (!strcmp(optarg, "v2"))
-				v2 = true;
-			else if (!strcmp(optarg, "v1"))
-				v2 = false;
-			else
-				usage();
-			break;
-		case 'i': interval_us = bench_parse_long("--interval-us", optarg, 100, 1000000); break;
-		case 'r':
-			for (c = 0; c < 3 && strcmp(optarg, policy_names[c]); c++)
-				;
-			if (c == 3)
-				usage();
-			policy = (enum policy)c;
-			break;
-		case 'f': footprint = (long long)bench_parse_size("--footprint", optarg); break;
-		case 'R':
-			ratio_guess = strtod(optarg, NULL);
-			if (ratio_guess < 1.0)
-				ratio_guess = 0;	/* no guess: the pool alone until learnt */
-			break;
-		case 'M': margin = (long long)bench_parse_size("--margin", optarg); break;
-		default: usage();
-		}
-	}
+	bench_args(argc, argv, 1, args, usage);
 	if (!dir || !limit)
 		usage();
 

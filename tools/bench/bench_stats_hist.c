@@ -7,21 +7,23 @@
  */
 #include "config.h"
 
+#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "base/hist.h"
+#include "core/parse.h"
 
 int main(int argc, char **argv)
 {
-	long n = argc > 1 ? atol(argv[1]) : 5000000;
+	uint64_t iterations = 5000000;
 	static struct hist h;
 	volatile uint64_t sink = 0;
 
-	if (n <= 0) {
+	if (argc > 1 && parse_u64(argv[1], 1, LONG_MAX, &iterations) != PARSE_OK) {
 		fprintf(stderr, "usage: bench_stats_hist [iterations]\n");
 		return 2;
 	}
+	long n = (long)iterations;
 	for (int round = 0; round < 3; round++) {
 		uint64_t t0 = hist_now();
 		for (long i = 0; i < n; i++) {

@@ -21,7 +21,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <linux/userfaultfd.h>
 #include <poll.h>
 #include <pthread.h>
@@ -274,40 +273,22 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "pages", required_argument, NULL, 'n' },
-		{ "handler", required_argument, NULL, 'H' },
-		{ "placement", required_argument, NULL, 'p' },
-		{ "resolve", required_argument, NULL, 'r' },
-		{ "fault-cpu", required_argument, NULL, 'f' },
-		{ "other-cpu", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	static const char *const resolve_names[] = { "copy", "zeropage", NULL };
 	size_t npages = 16384;
 	const char *hsel = "all", *psel = "all";
 	enum resolve_mode rm = R_COPY;
-	int fcpu = 0, ocpu = 1, c;
+	int fcpu = 0, ocpu = 1;
+	const struct bench_arg args[] = {
+		BENCH_UINT("pages", npages, WARMUP + 1, 1L << 24),
+		BENCH_TEXT("handler", hsel),
+		BENCH_TEXT("placement", psel),
+		BENCH_CHOICE("resolve", rm, resolve_names),
+		BENCH_UINT("fault-cpu", fcpu, 0, 4095),
+		BENCH_UINT("other-cpu", ocpu, 0, 4095),
+		BENCH_ARGS_END,
+	};
 
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n': npages = (size_t)bench_parse_long("--pages", optarg, WARMUP + 1, 1L << 24); break;
-		case 'H': hsel = optarg; break;
-		case 'p': psel = optarg; break;
-		case 'r':
-			if (!strcmp(optarg, "copy"))
-				rm = R_COPY;
-			else if (!strcmp(optarg, "zeropage"))
-				rm = R_ZEROPAGE;
-			else
-				usage();
-			break;
-		case 'f': fcpu = (int)bench_parse_long("--fault-cpu", optarg, 0, 4095); break;
-		case 'o': ocpu = (int)bench_parse_long("--other-cpu", optarg, 0, 4095); break;
-		default: usage();
-		}
-	}
-	if (optind != argc)
+	if (bench_args(argc, argv, 1, args, usage) != argc)
 		usage();
 	if (strcmp(hsel, "all") && strcmp(hsel, "block") && strcmp(hsel, "spin"))
 		usage();

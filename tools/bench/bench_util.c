@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "bench_util.h"
+#include "core/parse.h"
 
 uint64_t bench_now_ns(void)
 {
@@ -21,6 +23,29 @@ uint64_t bench_now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static double bench_seconds(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double bench_now(void)
+{
+	return bench_seconds(CLOCK_MONOTONIC);
+}
+
+double bench_thread_cpu(void)
+{
+	return bench_seconds(CLOCK_THREAD_CPUTIME_ID);
+}
+
+double bench_process_cpu(void)
+{
+	return bench_seconds(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -83,38 +108,112 @@ void bench_die(const char *fmt, ...)
 	exit(1);
 }
 
-uint64_t bench_parse_size(const char *opt, const char *s)
+/* A size of at least min bytes, or a message and exit(1). */
+static uint64_t bench_size_from(const char *opt, const char *s, uint64_t min)
 {
-	char *end;
-	unsigned long long v;
+	uint64_t v = 0;
+	enum parse_err e = parse_size(s, min, UINT64_MAX, &v);
 
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		bench_die("%s: '%s' is not a size (e.g. 4096, 256M, 1G)", opt, s);
-	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
-	case '\0': break;
-	default:
-		bench_die("%s: '%s': unknown unit (K, M or G)", opt, s);
-	}
-	if (*end != '\0' || v == 0)
+	if (e == PARSE_BAD_UNIT || e == PARSE_TOO_LARGE)
+		bench_die("%s: '%s': %s", opt, s, parse_cause(e));
+	if (e != PARSE_OK)
 		bench_die("%s: '%s' is not a size (e.g. 4096, 256M, 1G)", opt, s);
 	return v;
 }
 
+uint64_t bench_parse_size(const char *opt, const char *s)
+{
+	return bench_size_from(opt, s, 1);
+}
+
 long bench_parse_long(const char *opt, const char *s, long min, long max)
 {
-	char *end;
-	long v;
+	uint64_t v = 0;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end != '\0' || v < min || v > max)
+	if (parse_u64(s, min < 0 ? 0 : (uint64_t)min, max < 0 ? 0 : (uint64_t)max, &v) != PARSE_OK)
 		bench_die("%s: '%s': expected an integer in [%ld, %ld]", opt, s, min, max);
-	return v;
+	return (long)v;
+}
+
+/* v into a variable of width bytes. */
+static void bench_store(void *var, size_t width, uint64_t v)
+{
+	uint32_t v32 = (uint32_t)v;
+	uint16_t v16 = (uint16_t)v;
+	uint8_t v8 = (uint8_t)v;
+
+	switch (width) {
+	case 1: memcpy(var, &v8, 1); break;
+	case 2: memcpy(var, &v16, 2); break;
+	case 4: memcpy(var, &v32, 4); break;
+	default: memcpy(var, &v, sizeof(v)); break;
+	}
+}
+
+/* The program's usage message: it exits (2), as getopt's callers do. */
+static void bench_usage(void (*usage)(void))
+{
+	usage();
+	exit(2);
+}
+
+/* One option's value (optarg for a, whose long name is opt). */
+static void bench_arg_one(const struct bench_arg *a, const char *opt, const char *arg,
+			  void (*usage)(void))
+{
+	uint64_t i;
+
+	switch (a->kind) {
+	case BENCH_ARG_FLAG:
+		bench_store(a->var, a->width, 1);
+		break;
+	case BENCH_ARG_UINT:
+		bench_store(a->var, a->width,
+			    (uint64_t)bench_parse_long(opt, arg, (long)a->min, (long)a->max));
+		break;
+	case BENCH_ARG_SIZE:
+		bench_store(a->var, a->width, bench_size_from(opt, arg, a->min));
+		break;
+	case BENCH_ARG_TEXT:
+		*(const char **)a->var = arg;
+		break;
+	case BENCH_ARG_CHOICE:
+		for (i = 0; a->choices[i] && strcmp(arg, a->choices[i]); i++)
+			;
+		if (!a->choices[i])
+			bench_usage(usage);
+		bench_store(a->var, a->width, i);
+		break;
+	case BENCH_ARG_CALL:
+		a->call(arg, a->var);
+		break;
+	}
+}
+
+int bench_args(int argc, char **argv, int first, const struct bench_arg *args,
+	       void (*usage)(void))
+{
+	struct option lo[64];
+	char opt[64];
+	size_t n = 0;
+	int c, at;
+
+	for (; args[n].name; n++) {
+		if (n + 2 > sizeof(lo) / sizeof(lo[0]))
+			bench_die("bench_args: too many options");
+		lo[n] = (struct option){ args[n].name,
+			args[n].kind == BENCH_ARG_FLAG ? no_argument : required_argument, NULL, 0 };
+	}
+	lo[n] = (struct option){ "help", no_argument, NULL, 0 };
+	lo[n + 1] = (struct option){ NULL, 0, NULL, 0 };
+	optind = first;
+	while ((c = getopt_long(argc, argv, "", lo, &at)) != -1) {
+		if (c != 0 || (size_t)at == n)
+			bench_usage(usage);
+		snprintf(opt, sizeof(opt), "--%s", args[at].name);
+		bench_arg_one(&args[at], opt, optarg, usage);
+	}
+	return optind;
 }
 
 void bench_pin(int cpu)

@@ -1,6 +1,6 @@
 /*
  * bench_util.h - small helpers shared by the benchmark programs
- * (tools/bench/bench_*.c).
+ * (tools/bench/bench_*.c) and the demo programs.
  *
  * Benchmarks print one "RESULT key=value ..." line per measurement on stdout
  * (tools/bench/bench_engine.sh collects them); everything else goes to stderr.
@@ -10,6 +10,7 @@
 #ifndef ZSWAP_BENCH_UTIL_H
 #define ZSWAP_BENCH_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,12 @@
  * bench_timer_overhead_ns()). */
 uint64_t bench_now_ns(void);
 
+/* Seconds as a double: wall time (CLOCK_MONOTONIC), and the CPU time of the
+ * calling thread or of the whole process. */
+double bench_now(void);
+double bench_thread_cpu(void);
+double bench_process_cpu(void);
+
 /* Median cost of one back-to-back pair of bench_now_ns() calls. */
 uint64_t bench_timer_overhead_ns(void);
 
@@ -32,11 +39,54 @@ struct bench_pct {
 };
 void bench_percentiles(uint32_t *lat, size_t n, struct bench_pct *out);
 
-/* Parse "256M", "1G", "4096" (powers of 1024). Exits with a message on error. */
+/* Parse a size above 0: "4096", "256M", "1GiB" (src/core/parse.h: K, M, G,
+ * T, powers of 1024). Exits with a message on error. */
 uint64_t bench_parse_size(const char *opt, const char *s);
 
-/* Parse a decimal integer in [min, max]. Exits with a message on error. */
+/* Parse a decimal integer in [min, max] (digits only: no sign; min >= 0).
+ * Exits with a message on error. */
 long bench_parse_long(const char *opt, const char *s, long min, long max);
+
+/*
+ * The benchmarks' options, from a table: each --name VALUE (or
+ * --name=VALUE, getopt_long's forms) stores into its variable. Integers are
+ * stored at the variable's own width (sizeof), so an int, a size_t or a
+ * uint64_t may be given.
+ */
+enum bench_arg_kind {
+	BENCH_ARG_FLAG,		/* --name: 1 */
+	BENCH_ARG_UINT,		/* --name N: an integer in [min, max] */
+	BENCH_ARG_SIZE,		/* --name SIZE: bytes, at least min (0 or 1) */
+	BENCH_ARG_TEXT,		/* --name TEXT: a const char * to the argument */
+	BENCH_ARG_CHOICE,	/* --name WORD: WORD's index in choices (NULL-ended) */
+	BENCH_ARG_CALL,		/* --name VALUE: call(VALUE, var) */
+};
+
+struct bench_arg {
+	const char *name;	/* without the dashes: "size" */
+	enum bench_arg_kind kind;
+	void *var;
+	size_t width;		/* sizeof the variable (integer kinds) */
+	uint64_t min, max;	/* BENCH_ARG_UINT; min for BENCH_ARG_SIZE */
+	const char *const *choices;
+	void (*call)(const char *arg, void *var);
+};
+
+#define BENCH_FLAG(name, v)		{ name, BENCH_ARG_FLAG, &(v), sizeof(v), 0, 0, NULL, NULL }
+#define BENCH_UINT(name, v, lo, hi)	{ name, BENCH_ARG_UINT, &(v), sizeof(v), lo, hi, NULL, NULL }
+#define BENCH_SIZE(name, v, lo)		{ name, BENCH_ARG_SIZE, &(v), sizeof(v), lo, 0, NULL, NULL }
+#define BENCH_TEXT(name, v)		{ name, BENCH_ARG_TEXT, &(v), sizeof(v), 0, 0, NULL, NULL }
+#define BENCH_CHOICE(name, v, words)	{ name, BENCH_ARG_CHOICE, &(v), sizeof(v), 0, 0, words, NULL }
+#define BENCH_CALL(name, fn, v)		{ name, BENCH_ARG_CALL, v, 0, 0, 0, NULL, fn }
+#define BENCH_ARGS_END			{ NULL, BENCH_ARG_FLAG, NULL, 0, 0, 0, NULL, NULL }
+
+/* Read the options of argv from argv[first] by args (ended by
+ * BENCH_ARGS_END). --help, an unknown option, a missing value or a word not
+ * among the choices call usage, which must not return; a bad number or size
+ * exits through bench_die. Returns the index of the first operand (getopt's
+ * optind). */
+int bench_args(int argc, char **argv, int first, const struct bench_arg *args,
+	       void (*usage)(void));
 
 /* Pin the calling thread to one CPU; -1 leaves it alone. Exits on failure. */
 void bench_pin(int cpu);

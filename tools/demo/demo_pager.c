@@ -30,6 +30,8 @@
 #include <time.h>
 
 #include "zswap.h"
+#include "bench_util.h"
+#include "core/parse.h"
 
 #define PAGE 4096UL
 #define LOOKUPS 400000UL
@@ -131,14 +133,6 @@ static void make_page(char *dst, size_t i)
 	}
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static long status_kb(const char *key)
 {
 	FILE *f = fopen("/proc/self/status", "r");
@@ -217,16 +211,20 @@ int main(int argc, char **argv)
 	size_t mb = 384;
 
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--mb") && i + 1 < argc) {
-			mb = strtoul(argv[++i], NULL, 0);
-		} else {
+		uint64_t v;
+		enum parse_err e;
+
+		if (strcmp(argv[i], "--mb") || i + 1 >= argc) {
 			fprintf(stderr, "usage: %s [--mb N]\n", argv[0]);
 			return 2;
 		}
-	}
-	if (!mb) {
-		fprintf(stderr, "demo_pager: --mb must be at least 1\n");
-		return 2;
+		e = parse_u64(argv[++i], 1, SIZE_MAX >> 20, &v);
+		if (e != PARSE_OK) {
+			fprintf(stderr, "demo_pager: --mb '%s': %s (a number of MiB, at least 1)\n",
+				argv[i], parse_cause(e));
+			return 2;
+		}
+		mb = (size_t)v;
 	}
 	stats_fn = (int (*)(struct zswap_stats *, size_t))dlsym(RTLD_DEFAULT, "zswap_stats");
 	int (*active)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "zswap_active");
@@ -240,10 +238,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	double t0 = now();
+	double t0 = bench_now();
 	for (size_t p = 0; p < pages; p++)
 		make_page(mem + p * PAGE, p);
-	double t1 = now();
+	double t1 = bench_now();
 	printf("ingest: %zu pages of log lines written in %.1f s\n", pages, t1 - t0);
 	show("after ingest:");
 
@@ -270,7 +268,7 @@ int main(int argc, char **argv)
 			s = nl + 1;
 		}
 	}
-	double t2 = now();
+	double t2 = bench_now();
 	unsigned long total = 0;
 	for (size_t k = 0; k < NPATH; k++)
 		total += errors[k];
@@ -286,7 +284,7 @@ int main(int argc, char **argv)
 		if (s && s[4] >= '0')
 			found++;
 	}
-	double t3 = now();
+	double t3 = bench_now();
 	printf("query 2: %lu request lookups (80%% in the newest twentieth), %llu found; %.1f s\n", LOOKUPS,
 	       (unsigned long long)found, t3 - t2);
 	show("after queries:");
@@ -299,7 +297,7 @@ int main(int argc, char **argv)
 		if (memcmp(mem + p * PAGE, expect, PAGE) != 0 && bad++ < 5)
 			fprintf(stderr, "demo_pager: page %zu differs\n", p);
 	}
-	double t4 = now();
+	double t4 = bench_now();
 	printf("check: %zu pages (%zu MiB) compared byte for byte, %zu wrong; %.1f s\n", pages, mb, bad,
 	       t4 - t3);
 	show("at the end:");

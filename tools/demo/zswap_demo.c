@@ -18,6 +18,8 @@
 #include "core/comp.h"
 #include "core/options.h"
 #include "store_pages.h"
+#include "bench_util.h"
+#include "core/parse.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -45,22 +47,6 @@ struct slice {
 	struct demo *d;
 	size_t from, to;
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double cpu_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void *store_slice(void *arg)
 {
@@ -100,7 +86,7 @@ static double run(struct demo *d, void *(*fn)(void *), double *cpu)
 {
 	pthread_t th[64];
 	struct slice sl[64];
-	double t0 = now(), c0 = cpu_now();
+	double t0 = bench_now(), c0 = bench_process_cpu();
 
 	for (unsigned int i = 0; i < d->threads; i++) {
 		sl[i] = (struct slice){ d, d->set.npages * i / d->threads,
@@ -112,8 +98,8 @@ static double run(struct demo *d, void *(*fn)(void *), double *cpu)
 	}
 	for (unsigned int i = 0; i < d->threads; i++)
 		pthread_join(th[i], NULL);
-	*cpu = cpu_now() - c0;
-	return now() - t0;
+	*cpu = bench_process_cpu() - c0;
+	return bench_now() - t0;
 }
 
 static void print_stats(const struct zswap_stats *st)
@@ -185,12 +171,9 @@ static void load_options(struct opt_values *v)
 
 static unsigned long parse_count(const char *what, const char *s, unsigned long max)
 {
-	char *end;
-	unsigned long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || !*s || v == 0 || v > max) {
+	if (parse_u64(s, 1, max, &v) != PARSE_OK) {
 		fprintf(stderr, "zswap_demo: %s '%s': expected a number from 1 to %lu\n", what, s, max);
 		exit(2);
 	}
@@ -252,10 +235,10 @@ int main(int argc, char **argv)
 
 	opt_store_config(&v, &cfg);
 	opt_format(OPT_COMPRESSOR, &v, comp_text, sizeof(comp_text));
-	t_read = now();
+	t_read = bench_now();
 	if (sp_load_tree(&d.set, roots, mb << 20))
 		return 1;
-	t_read = now() - t_read;
+	t_read = bench_now() - t_read;
 	printf("zswap_demo: %zu pages (%.1f MiB) from %zu files under /usr/share and /usr/lib, read in %.2f s\n",
 	       d.set.npages, (double)d.set.bytes / 1048576.0, d.set.files, t_read);
 	printf("store: compressor %s, zspage order %u, %s locks, %u pool%s, mem_limit %llu, %u thread%s\n\n",

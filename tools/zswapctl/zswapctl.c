@@ -17,6 +17,7 @@
 
 #include "zswapctl.h"
 #include "core/options.h"
+#include "core/parse.h"
 
 static const struct zswapctl_cmd zswapctl_cmds[] = {
 	{
@@ -206,29 +207,11 @@ int zswapctl_cmd_help(const struct zswapctl_cmd *cmd)
 bool zswapctl_parse_uint(const char *s, unsigned long min, unsigned long max,
 			 unsigned long *out, const char **cause)
 {
-	unsigned long long v;
-	char *end;
+	uint64_t v;
+	enum parse_err e = parse_u64(s, min, max, &v);
 
-	if (!s || !*s) {
-		*cause = "empty";
-		return false;
-	}
-	if (*s < '0' || *s > '9') {	/* strtoull would take "-1" and " 1" */
-		*cause = "not a number";
-		return false;
-	}
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (*end) {
-		*cause = "not a number";
-		return false;
-	}
-	if (errno == ERANGE || v > max) {
-		*cause = "too large";
-		return false;
-	}
-	if (v < min) {
-		*cause = "too small";
+	if (e != PARSE_OK) {
+		*cause = parse_cause(e);
 		return false;
 	}
 	*out = (unsigned long)v;

@@ -10,7 +10,6 @@
  */
 #include "config.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 
 #include "zswapctl.h"
 #include "core/options.h"
+#include "core/parse.h"
 
 /* -h/--help anywhere before the operands. */
 static bool ctl_wants_help(int argc, char **argv)
@@ -120,35 +120,9 @@ int zswapctl_set(const struct zswapctl_cmd *cmd, int argc, char **argv)
 	return ctl_act(cmd, pid, req);
 }
 
-/* A size: digits with an optional K, M, G or T (powers of 1024). */
-static bool ctl_parse_size(const char *s, unsigned long long *out)
-{
-	char *end;
-	unsigned long long v, mult = 1;
-
-	if (!isdigit((unsigned char)*s))
-		return false;
-	v = strtoull(s, &end, 10);
-	switch (toupper((unsigned char)*end)) {
-	case 'K': mult = 1ull << 10; end++; break;
-	case 'M': mult = 1ull << 20; end++; break;
-	case 'G': mult = 1ull << 30; end++; break;
-	case 'T': mult = 1ull << 40; end++; break;
-	default: break;
-	}
-	if (*end == 'i' && toupper((unsigned char)end[1]) == 'B')
-		end += 2;
-	else if (toupper((unsigned char)*end) == 'B')
-		end++;
-	if (*end || v == 0 || v > ~0ull / mult)
-		return false;
-	*out = v * mult;
-	return true;
-}
-
 int zswapctl_reclaim(const struct zswapctl_cmd *cmd, int argc, char **argv)
 {
-	unsigned long long bytes;
+	uint64_t bytes;
 	long pid;
 	int c;
 
@@ -158,11 +132,11 @@ int zswapctl_reclaim(const struct zswapctl_cmd *cmd, int argc, char **argv)
 		return zswapctl_usage_error(cmd, "a PID and a SIZE are needed");
 	if ((c = zswapctl_parse_pid(cmd, argv[1], &pid)) != 0)
 		return c;
-	if (!ctl_parse_size(argv[2], &bytes))
+	if (parse_size(argv[2], 1, UINT64_MAX, &bytes) != PARSE_OK)
 		return zswapctl_usage_error(cmd, "SIZE '%s': expected a size above 0 like 4096, 64M or 1G",
 					    argv[2]);
 	char req[64];
-	snprintf(req, sizeof(req), "reclaim %llu\n", bytes);
+	snprintf(req, sizeof(req), "reclaim %llu\n", (unsigned long long)bytes);
 	return ctl_act(cmd, pid, req);
 }
 
