@@ -1,7 +1,7 @@
 /*
  * bench_engine.c - the preload engine against the kernel's own zswap.
  *
- * One program, run twice by tools/bench_engine.sh: once plain, with the
+ * One program, run twice by tools/bench/bench_engine.sh: once plain, with the
  * kernel's zswap in front of a swapfile (scripts/kernel-zswap.sh), and once
  * under LD_PRELOAD=libzswap.so. It finds out which side it is on by itself:
  * libzswap exports zswap_stats(), found with dlsym; without it the kernel
@@ -434,7 +434,7 @@ static void usage(void)
 		"                            [--cpu N] [--warm 16M|0]\n"
 		"       bench_engine firsttouch [--size 1G] [--evict-first] [--cpu N] [--warm 16M|0]\n"
 		"Run plain (kernel zswap: scripts/kernel-zswap.sh) or under\n"
-		"LD_PRELOAD=libzswap.so; tools/bench_engine.sh runs both side by side.\n");
+		"LD_PRELOAD=libzswap.so; tools/bench/bench_engine.sh runs both side by side.\n");
 	exit(2);
 }
 

@@ -3,7 +3,7 @@
  *
  * One run measures both sides: for each size (default 0, 256 MiB, 1 GiB) it
  * starts this program twice as a worker, once with LD_PRELOAD=libzswap.so
- * and once without. A worker fills SIZE of text (tools/bench_text.h, the
+ * and once without. A worker fills SIZE of text (tools/bench/bench_text.h, the
  * same bytes on both sides), evicts it all under the library (zswap_pageout;
  * without it the memory stays resident, as it would with no swap), then
  * forks --reps times. Per fork: the time fork() takes in the parent (until

@@ -1,7 +1,7 @@
 /*
  * bench_reclaim.c - a working set larger than its memory limit.
  *
- * One program, run by tools/bench_reclaim.sh on both sides with the same
+ * One program, run by tools/bench/bench_reclaim.sh on both sides with the same
  * arguments: under LD_PRELOAD=libzswap.so with ZSWAP_MEMORY_LIMIT=L, and
  * plain inside a memory cgroup limited to L with the kernel's zswap in front
  * of a swapfile (scripts/kernel-zswap.sh --memcg L). It finds out which side

@@ -1,6 +1,6 @@
 /*
  * bench_reclaim_memcg.c - cgroup v2's charging of zswap's pool, emulated on
- * a cgroup v1 memory controller, for the kernel side of tools/bench_reclaim.sh
+ * a cgroup v1 memory controller, for the kernel side of tools/bench/bench_reclaim.sh
  * (docs/BENCHMARKS.md, "Emulating cgroup v2").
  *
  * Why: ZSWAP_MEMORY_LIMIT=L holds the program's resident memory plus its
@@ -69,7 +69,7 @@
  * Output on stdout: "READY" after the first sample (the caller waits for it
  * before starting the workload), then at exit one line
  *   MEMCG mode=... samples=... peak_sum_mb=... over_limit_samples=... ...
- * read by tools/bench_reclaim.sh. Never judges a figure.
+ * read by tools/bench/bench_reclaim.sh. Never judges a figure.
  */
 #include "config.h"
 

@@ -3,7 +3,7 @@
  * random: what a page costs to come back from the file.
  *
  *   LD_PRELOAD=build/.libs/libzswap.so ZSWAP_MEMORY_LIMIT=32M \
- *       build/tools/bench_tier [--size 256M] [--order seq|random] [--settle S]
+ *       build/tools/bench/bench_tier [--size 256M] [--order seq|random] [--settle S]
  *
  * Fills SIZE of incompressible pages (the first to go to the tier: in the
  * pool they would save nothing), waits until the tier stops growing (at most
