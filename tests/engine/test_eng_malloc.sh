@@ -3,6 +3,10 @@
 # large allocations, calloc) whose heap is evicted three times between
 # phases of verifying, freeing, trimming and allocating: identical checksums
 # with and without the library; once more with every small mapping managed.
+# python3 under a 40M limit with another allocator runs for tens of seconds,
+# and a few times longer on a loaded two-CPU machine: the bound is there to
+# catch a hang, not slowness.
+ENG_TIMEOUT=${ENG_TIMEOUT:-240}
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/../..}/tests/engine/eng_lib.sh"
 
 prog=$(eng_prog prog_malloc)
