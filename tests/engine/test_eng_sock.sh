@@ -22,12 +22,16 @@ client=$(eng_prog prog_sockclient)
 # root or as nobody (given CAP_SYS_PTRACE for its userfaultfd, with
 # $ENG_TMP/tmp for /tmp and no /run/user/65534, in a mount namespace of its
 # own: /tmp/libzswap-65534 is other tests' too), without XDG_RUNTIME_DIR
-# unless a VAR gives one, until stop; its pid in pid.
+# unless a VAR gives one, until stop; its pid in pid. As nobody, the program
+# and the library are the copies in $ENG_TMP/tmp/bin: the build tree may be
+# under the /tmp the namespace hides.
 serve() {
 	label=$1 as=$2
 	shift 2
-	set -- env -u XDG_RUNTIME_DIR LD_PRELOAD="$ENG_PRELOAD" ZSWAP_MIN_REGION=64K "$@" \
-		"$prog" serve 4 0 0 /dev/null 0
+	sprog=$prog preload=$ENG_PRELOAD
+	[ "$as" = nobody ] && sprog=/tmp/bin/prog_stats preload=/tmp/bin/libzswap.so
+	set -- env -u XDG_RUNTIME_DIR LD_PRELOAD="$preload" ZSWAP_MIN_REGION=64K "$@" \
+		"$sprog" serve 4 0 0 /dev/null 0
 	[ "$as" = nobody ] && set -- unshare -m sh -c 'mount --bind "$1" /tmp &&
 		{ [ ! -d /run/user ] || mount -t tmpfs -o mode=755 tmpfs /run/user; } && shift && exec "$@"' \
 		sh "$ENG_TMP/tmp" setpriv --reuid=65534 --regid=65534 --clear-groups \
@@ -71,10 +75,13 @@ if ! command -v unshare >/dev/null 2>&1 || ! unshare -m true 2>/dev/null; then
 	eng_say "$case: skipped: no mount namespace for a /tmp of its own (unshare -m)"
 elif ! setpriv --reuid=$nob --regid=$nob --clear-groups --inh-caps=+sys_ptrace --ambient-caps=+sys_ptrace true 2>/dev/null; then
 	eng_say "$case: skipped: setpriv cannot give user nobody CAP_SYS_PTRACE (--ambient-caps) for its userfaultfd"
-elif ! setpriv --reuid=$nob --regid=$nob --clear-groups sh -c "test -x '$prog' && test -r '$ENG_LIB'"; then
-	eng_say "$case: skipped: user nobody cannot run $prog or read $ENG_LIB"
+elif [ -n "$ENG_SAN_PRELOAD" ]; then
+	eng_say "$case: skipped: the sanitizer's runtime is preloaded too (the namespace's /tmp holds the library alone)"
 else
 	mkdir -m 1777 "$tmp"
+	mkdir -m 755 "$tmp/bin"
+	cp -L "$prog" "$tmp/bin/prog_stats" && cp -L "$ENG_LIB" "$tmp/bin/libzswap.so" &&
+		chmod 755 "$tmp/bin/prog_stats" "$tmp/bin/libzswap.so" || eng_fail "$case: cannot copy the program and the library"
 	mkdir -m 700 "$tmp/libzswap-$nob"
 	dirs=
 	for run in 1 2; do
