@@ -55,6 +55,11 @@ uint32_t policy_evict_stamp(void)
 	return (uint32_t)atomic_load_explicit(&eng.cnt.evicted_pages, memory_order_relaxed);
 }
 
+uint32_t policy_stored_age(uint32_t stored_aux)
+{
+	return ((policy_evict_stamp() & AUX_CLOCK_MASK) - (stored_aux >> 3)) & AUX_CLOCK_MASK;
+}
+
 uint32_t policy_aux_evicted(uint32_t resident_aux, uint32_t clock)
 {
 	uint32_t level = (resident_aux & AUX_RESIDENT) ? AUX_LEVEL(resident_aux) : 0;
@@ -82,6 +87,19 @@ void policy_refault(struct slot *s)
 	uint64_t yardstick = atomic_load_explicit(&pol.workingset, memory_order_relaxed);
 	uint32_t level = (a >> 1) & 3u, w = policy_aux_fresh(policy_now());
 
+	if (pol.on && !(a & AUX_RESIDENT)) {
+		/* The balance of pool and resident pages (reclaim_balance): a
+		 * refault from the pool among the most recently evicted, which
+		 * a little more resident memory would have kept, or one near
+		 * the pool's edge, which a little more pool would have kept
+		 * out of the tier. */
+		uint64_t edge = atomic_load_explicit(&pol.pool_edge, memory_order_relaxed);
+		uint64_t slice = edge / RECLAIM_BAL_SLICE;
+		if (dist < slice / 2 && zswap_entry_type(&s->e) != ZE_BACKED)
+			atomic_fetch_add_explicit(&pol.refault_young, 1, memory_order_relaxed);
+		else if (slice && dist + slice / 2 >= edge && dist < edge + slice / 2)
+			atomic_fetch_add_explicit(&pol.refault_edge, 1, memory_order_relaxed);
+	}
 	if (pol.on && !(a & AUX_RESIDENT) && dist < yardstick) {
 		if (level < 3)
 			level++;

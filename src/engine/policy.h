@@ -92,6 +92,9 @@ static inline uint32_t policy_aux_fresh(uint32_t now_s)
 uint32_t policy_now(void);			/* seconds since start-up, for aux */
 void policy_refault(struct slot *s);		/* fault_load: aux from the refault distance */
 uint32_t policy_evict_stamp(void);		/* evict: the eviction clock now */
+/* Evictions since a stored page left, from its stored word (writeback's
+ * measure of a pool entry's age). */
+uint32_t policy_stored_age(uint32_t stored_aux);
 /* evict: the stored word of a page evicted at clock (its level kept). */
 uint32_t policy_aux_evicted(uint32_t resident_aux, uint32_t clock);
 

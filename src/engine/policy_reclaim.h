@@ -84,6 +84,11 @@
  * their protection fills the clock (docs/DESIGN.md "Which pages"). */
 #define RECLAIM_WORKINGSET_DIV 2
 
+/* The pool's edge (reclaim_balance) is weighed with two slices of refault
+ * distances: the youngest 1/(2 RECLAIM_BAL_SLICE) of the edge, and
+ * 1/RECLAIM_BAL_SLICE of it around the edge. */
+#define RECLAIM_BAL_SLICE	4
+
 /* The resident word: [31:12] second it came in, [11:10] level, [9:1]
  * protection, [0] 1. The stored word: [31:3] eviction clock, [2:1] level,
  * [0] 0. A resident page whose word is still a stored one came in without
@@ -137,6 +142,15 @@ struct policy_state {
 
 	_Atomic uint64_t pgscan, pgsteal, pgsteal_proactive, activate, allocstall, events_max, backoff;
 	_Atomic uint64_t pgactivate;	/* written pages given a second chance */
+	/* The pool's edge (reclaim_balance): the age, in evictions, past
+	 * which its entries go to the tier; the refaults that move it
+	 * (policy_refault): from the pool within the youngest slice of ages,
+	 * and from either within the slice around the edge; their values at
+	 * the last decision, and the eviction clock at the last pass over the
+	 * pool for old entries. */
+	_Atomic uint64_t pool_edge;
+	_Atomic uint64_t refault_young, refault_edge;
+	uint64_t bal_young0, bal_edge0, bal_all0, bal_pass_clock;
 	_Atomic uint64_t thrash_windows;	/* reclaim_watch_thrash */
 	struct timespec thrash_t0;	/* the window under way: its start, and the counters then */
 	uint64_t thrash_quick0, thrash_refaults0;

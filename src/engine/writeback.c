@@ -20,6 +20,7 @@
 #include "core/backing.h"
 #include "core/store.h"
 #include "engine/engine.h"
+#include "engine/policy.h"
 #include "engine/region.h"
 #include "engine/uffd.h"
 
@@ -140,10 +141,18 @@ static void writeback_publish(struct slot_array *arr, size_t idx)
 		uf_wake(eng.uffd, at, ZS_PAGE_SIZE);
 }
 
+/* What one pass takes: poorly compressed entries only, or any pool entry
+ * stored at least min_age evictions ago (0: any age). */
+struct wb_pick {
+	bool poor_only;
+	uint32_t min_age;
+};
+
 /* Take slot idx of arr into the batch, its page restored into the batch's
  * buffer, if it is a pool entry this pass takes. */
-static bool writeback_claim(struct slot_array *arr, size_t idx, bool poor_only)
+static bool writeback_claim(struct slot_array *arr, size_t idx, const struct wb_pick *pick)
 {
+	const bool poor_only = pick->poor_only;
 	struct slot *s = &arr->slots[idx];
 	uint32_t old = atomic_load(&s->state);
 
@@ -154,6 +163,8 @@ static bool writeback_claim(struct slot_array *arr, size_t idx, bool poor_only)
 	enum zswap_entry_type t = zswap_entry_type(&e);
 	if (poor_only ? !zswap_entry_poor(&e) : t != ZE_RAW && t != ZE_COMPRESSED)
 		return false;
+	if (pick->min_age && policy_stored_age(atomic_load_explicit(&s->aux, memory_order_relaxed)) < pick->min_age)
+		return false;	/* young: the program may still come back for it */
 	if (!poor_only) {
 		/* The second chance: a page that came back quickly before
 		 * loses a level and stays this time. */
@@ -209,7 +220,7 @@ static int writeback_flush(void)
 
 /* One pass of the hand over every region, from where it stopped round to
  * where it started. */
-static size_t writeback_pass(size_t want, bool poor_only)
+static size_t writeback_pass(size_t want, const struct wb_pick *pick)
 {
 	struct region_ref refs[WB_REGIONS];
 	size_t done = 0, claimed = 0;
@@ -226,7 +237,7 @@ static size_t writeback_pass(size_t want, bool poor_only)
 			uintptr_t from = r->start > lo ? r->start : lo, to = r->end < hi ? r->end : hi;
 			for (uintptr_t a = from; a < to && claimed < want && !failed; a += ZS_PAGE_SIZE) {
 				wb.hand = a + ZS_PAGE_SIZE;
-				if (!writeback_claim(r->arr, r->first + ((a - r->start) >> ZS_PAGE_SHIFT), poor_only))
+				if (!writeback_claim(r->arr, r->first + ((a - r->start) >> ZS_PAGE_SHIFT), pick))
 					continue;
 				claimed++;
 				if (wb.n < WB_BATCH)
@@ -269,18 +280,28 @@ static bool writeback_may(size_t want)
 
 size_t writeback_run_poor(size_t want)
 {
-	return writeback_may(want) ? writeback_pass(want, true) : 0;
+	const struct wb_pick pick = { .poor_only = true };
+
+	return writeback_may(want) ? writeback_pass(want, &pick) : 0;
+}
+
+size_t writeback_run_old(size_t want, uint32_t min_age)
+{
+	const struct wb_pick pick = { .min_age = min_age ? min_age : 1 };
+
+	return writeback_may(want) ? writeback_pass(want, &pick) : 0;
 }
 
 size_t writeback_run(size_t want)
 {
+	const struct wb_pick any = { 0 };
 	size_t done = writeback_run_poor(want);
 
 	if (done < want && writeback_may(want))
-		done += writeback_pass(want - done, false);
+		done += writeback_pass(want - done, &any);
 	/* Every page passed over had its second chance: take them now. */
 	if (!done && writeback_may(want))
-		done = writeback_pass(want, false);
+		done = writeback_pass(want, &any);
 	return done;
 }
 

@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Start-up: open the tier when ZSWAP_WRITEBACK asks for it (auto: under a
  * memory limit), or say in one line why it stays off. Returns whether it is
@@ -48,6 +49,13 @@ size_t writeback_run(size_t want);
 /* Write back up to want poorly compressed pages only (zswap_entry_poor:
  * held as-is, or compressed to 3 KiB or more); returns how many went. */
 size_t writeback_run_poor(size_t want);
+
+/* Write back up to want pool entries stored at least min_age evictions ago
+ * (policy_stored_age), the second chance kept: the pool's old entries, which
+ * the program did not come back for while its resident pages turned over
+ * (the reclaimer's balance, docs/DESIGN.md "The second tier"). Returns how
+ * many went; none when every entry is younger. */
+size_t writeback_run_old(size_t want, uint32_t min_age);
 
 /* Punch freed slots out of the file once enough have gathered; and once
  * every child forked with pages in the tier is gone, free the slots kept

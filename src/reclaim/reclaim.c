@@ -372,6 +372,88 @@ static void reclaim_compact_idle(void)
 #define RECLAIM_WB_HIGH		16	/* writeback starts 1/16 of the limit above it */
 #define RECLAIM_WB_POOR		32	/* poorly compressed pages the pool holds: 1/32 of the limit */
 
+/*
+ * The balance of the pool against resident pages (the charged pool only),
+ * kept at the pool's edge: the age, in evictions, past which its entries go
+ * to the tier. Memory moved from the pool to resident pages keeps the most
+ * recently evicted pages in; moved the other way, it keeps the entries
+ * around the edge out of the tier. Refaults say which is worth more
+ * (policy_refault counts them): those from the pool younger than an eighth
+ * of the edge (the kernel's workingset refaults: a little more resident
+ * memory would have kept them) against those within an eighth of the edge
+ * either side, these weighed by what a page of pool holds (1 / the
+ * compression ratio) and by RECLAIM_BAL_TIER_COST, what a tier refault costs
+ * more than a pool refault, in pool refaults (a read and an unsealing
+ * against a round trip and an eviction). A decision, once
+ * RECLAIM_BAL_WINDOW such refaults or RECLAIM_BAL_WINDOW_ALL refaults came,
+ * moves the edge 1/RECLAIM_BAL_SHRINK younger while the young ones are worth
+ * more, else 1/RECLAIM_BAL_GROW older: a wrong shrink costs tier refaults,
+ * a wrong growth pool refaults, and with no young refaults the pool keeps
+ * what it holds. Only entries past the edge go (writeback_run_old), as
+ * mm/zswap.c's shrinker writes back the oldest entries as reclaim ages the
+ * LRUs, its count lessened by the pages swapped in from disk. The half
+ * share (reclaim_writeback) still bounds the pool (docs/DESIGN.md, "The
+ * second tier").
+ */
+#define RECLAIM_BAL_WINDOW	64
+#define RECLAIM_BAL_WINDOW_ALL	1024
+#define RECLAIM_BAL_TIER_COST	4
+#define RECLAIM_BAL_SHRINK	32
+#define RECLAIM_BAL_GROW	8
+#define RECLAIM_BAL_MIN_EDGE	1024	/* pages of evictions */
+
+static void reclaim_balance(void)
+{
+	uint64_t young = atomic_load_explicit(&pol.refault_young, memory_order_relaxed);
+	uint64_t edge_hits = atomic_load_explicit(&pol.refault_edge, memory_order_relaxed);
+	uint64_t dy = young - pol.bal_young0, de = edge_hits - pol.bal_edge0;
+	uint64_t edge = atomic_load_explicit(&pol.pool_edge, memory_order_relaxed);
+	struct zswap_stats st;
+
+	if (!edge) {
+		/* To start with, the resident pages' span. */
+		edge = atomic_load_explicit(&pol.workingset, memory_order_relaxed) * RECLAIM_WORKINGSET_DIV;
+		atomic_store_explicit(&pol.pool_edge, edge > RECLAIM_BAL_MIN_EDGE ? edge : RECLAIM_BAL_MIN_EDGE,
+				      memory_order_relaxed);
+		return;
+	}
+	uint64_t all = atomic_load_explicit(&eng.cnt.refaults, memory_order_relaxed);
+	if (dy + de < RECLAIM_BAL_WINDOW && all - pol.bal_all0 < RECLAIM_BAL_WINDOW_ALL)
+		return;
+	pol.bal_young0 = young;
+	pol.bal_edge0 = edge_hits;
+	pol.bal_all0 = all;
+	memset(&st, 0, sizeof(st));
+	zswap_store_stats(eng.store, &st);
+	/* young x ratio against cost x edge hits, the ratio compressed / original. */
+	if (2 * dy * st.compr_data_size > RECLAIM_BAL_TIER_COST * de * st.orig_data_size)
+		edge -= edge / RECLAIM_BAL_SHRINK;
+	else
+		edge += edge / RECLAIM_BAL_GROW;
+	if (edge < RECLAIM_BAL_MIN_EDGE)
+		edge = RECLAIM_BAL_MIN_EDGE;
+	if (edge > AUX_CLOCK_MASK / 2)
+		edge = AUX_CLOCK_MASK / 2;
+	atomic_store_explicit(&pol.pool_edge, edge, memory_order_relaxed);
+}
+
+/* Entries past the pool's edge go to the tier, looked for once the clock
+ * moved an eighth of the edge since the last look. True if some went. */
+static bool reclaim_writeback_old(void)
+{
+	uint64_t edge = atomic_load_explicit(&pol.pool_edge, memory_order_relaxed);
+	uint64_t clock = atomic_load_explicit(&eng.cnt.evicted_pages, memory_order_relaxed);
+
+	if (eng.opt.pool_uncharged || !edge || clock - pol.bal_pass_clock < edge / 8)
+		return false;
+	size_t got = writeback_run_old(RECLAIM_STEP_MAX, (uint32_t)edge);
+	if (got < RECLAIM_STEP_MAX)
+		pol.bal_pass_clock = clock;	/* none older left: wait for the clock */
+	if (got)
+		reclaim_compact(reclaim_pool_bytes());
+	return got > 0;
+}
+
 static bool reclaim_writeback(uint64_t pool)
 {
 	uint64_t keep = pol.limit / RECLAIM_WB_SHARE;
@@ -386,10 +468,11 @@ static bool reclaim_writeback(uint64_t pool)
 	/* Under the v1 charge model the pool is not in the limit: only its
 	 * own limit sends pages out (zswap's writeback in a v1 cgroup). */
 	bool pool_over = full || (!eng.opt.pool_uncharged && pool > keep + pol.limit / RECLAIM_WB_HIGH);
-	size_t want, got;
 
 	/* Under v1 the pool costs the limit nothing: it keeps them, as the
 	 * kernel's zswap in a v1 cgroup does. */
+	size_t want, got;
+
 	if (!pool_over && (eng.opt.pool_uncharged || poor <= poor_keep + pol.limit / RECLAIM_WB_HIGH))
 		return false;
 	if (!pool_over) {
@@ -461,7 +544,8 @@ static void reclaim_to(uint64_t target)
 		 * hold for this working set (memory_events_max says so). */
 		uint64_t pool = reclaim_pool_bytes();
 		reclaim_set_workingset(c, pool);
-		if (writeback_on() && reclaim_writeback(pool))
+		reclaim_balance();
+		if (writeback_on() && (reclaim_writeback_old() || reclaim_writeback(pool)))
 			continue;
 		bool pool_big = !eng.opt.pool_uncharged && pool > pol.limit - pol.limit / 8;
 		if (pool_big || !zswap_store_accepting(eng.store)) {

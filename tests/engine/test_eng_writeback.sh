@@ -12,7 +12,9 @@
 # full disk keep the pages in the pool; a pool at ZSWAP_MAX_POOL_SIZE
 # makes room by writeback (reject_reclaim_fail when it cannot); blocks damaged on disk raise SIGBUS
 # on their pages only; a page read back keeps its slot while unchanged (the
-# swap cache) and changed, moved or discarded pages still read right;
+# swap cache) and changed, moved or discarded pages still read right; a
+# working set that fits beside a pool of old entries stops refaulting once
+# they are in the tier;
 # SIGKILL leaves no file behind; a tier directory on
 # tmpfs is refused with one line and the program runs.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/../..}/tests/engine/eng_lib.sh"
@@ -109,6 +111,18 @@ if pair swapcache swapcache 64; then
 	[ "$(stat_of swap_cached_after_unmap)" = 0 ] || eng_fail "swapcache: $(stat_of swap_cached_after_unmap) kept slots left after munmap"
 fi
 # With the swap cache off every page evicted is written again.
+# The balance of pool and resident pages: 72 MiB of text filled once, then
+# random reads over the next 24 MiB, which fits under 32M only beside a pool
+# that gave its old entries to the tier. Once the pool's edge has moved
+# (16 rounds), the last 8 rounds refault fewer times than the working set
+# has pages (0 measured; 18,237 with the pool kept at half the limit).
+if pair balance balance 96; then
+	late=$(stat_of late_refaults); hot=$(stat_of hot_pages)
+	eng_say "balance: ${late:-?} refaults in the last 8 rounds over ${hot:-?} pages"
+	[ "${late:-999999999}" -lt "${hot:-0}" ] ||
+		eng_fail "balance: ${late:-?} refaults in the last 8 rounds over a ${hot:-?}-page working set that fits"
+fi
+
 eng_run swapcache-off lib ZSWAP_MEMORY_LIMIT=32M ZSWAP_SWAP_CACHE=0 ZSWAP_BACKING_DIR="$dir" "$prog" swapcache 64
 if eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/swapcache.ref"; then
 	[ "$(stat_of swap_cached_reclaimed)" = 0 ] || eng_fail "ZSWAP_SWAP_CACHE=0: pages went back to kept slots"

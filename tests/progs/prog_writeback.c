@@ -296,11 +296,47 @@ static void swapcache_mode(void)
 	printf("swapcache over %zu pages: ok\n", npages);
 }
 
+/*
+ * balance mode: the first three quarters of the area filled once and left
+ * (old pages), then random reads over the last quarter (the working set)
+ * for 24 rounds of as many reads as it has pages. Under a limit the working
+ * set fits only beside a pool that has given its old entries to the tier;
+ * the refaults of the last 8 rounds are reported (tests/engine/
+ * test_eng_writeback.sh).
+ */
+static void balance_mode(void)
+{
+	size_t cold = npages / 4 * 3, hot = npages - cold;
+	uint64_t x = 777, before = 0;
+	struct zswap_stats st;
+
+	for (size_t i = 0; i < npages; i++)
+		fill_page(i, PC_TEXT, 3);
+	for (int round = 0; round < 24; round++) {
+		if (round == 16 && pc_managed()) {
+			pc_stats(&st);
+			before = st.refaults;
+		}
+		for (size_t k = 0; k < hot; k++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			check_page(cold + (size_t)(x >> 33) % hot, PC_TEXT, 3, "working set");
+		}
+	}
+	if (pc_managed()) {
+		pc_stats(&st);
+		fprintf(stderr, "prog_writeback: stat late_refaults=%" PRIu64 "\n", st.refaults - before);
+		fprintf(stderr, "prog_writeback: stat hot_pages=%zu\n", hot);
+	}
+	for (size_t i = 0; i < npages; i++)
+		check_page(i, PC_TEXT, 3, "at the end");
+	printf("balance over %zu pages: ok\n", npages);
+}
+
 int main(int argc, char **argv)
 {
 	pc_init("prog_writeback", &argc, argv);
 	if (argc < 3)
-		pc_fail("usage: prog_writeback fill MB text|random | fork MB | threads MB | pool MB | swapcache MB | corrupt MB DIR");
+		pc_fail("usage: prog_writeback fill MB text|random | fork MB | threads MB | pool MB | swapcache MB | balance MB | corrupt MB DIR");
 	const char *mode = argv[1];
 	npages = (size_t)atol(argv[2]) * PC_MIB / PC_PAGE;
 	area = mmap(NULL, npages * PC_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -395,6 +431,8 @@ int main(int argc, char **argv)
 		printf("pool over %zu pages: ok\n", npages);
 	} else if (strcmp(mode, "swapcache") == 0) {
 		swapcache_mode();
+	} else if (strcmp(mode, "balance") == 0) {
+		balance_mode();
 	} else if (strcmp(mode, "corrupt") == 0 && argc > 3) {
 		corrupt_mode(argv[3]);
 	} else {
