@@ -58,19 +58,6 @@ struct kstate {
 static stats_fn zs_stats;	/* non-NULL when libzswap is preloaded */
 static int zs_active;		/* zswap_active() of the preloaded library */
 
-static long long read_ll(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	long long v = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 static void read_word(const char *path, char *buf, size_t cap)
 {
 	FILE *f = fopen(path, "re");
@@ -130,8 +117,8 @@ static void kstate_read(struct kstate *k)
 		}
 		fclose(f);
 	}
-	k->stored_pages = read_ll("/sys/kernel/debug/zswap/stored_pages");
-	k->pool_total_size = read_ll("/sys/kernel/debug/zswap/pool_total_size");
+	k->stored_pages = bench_read_ll("/sys/kernel/debug/zswap/stored_pages");
+	k->pool_total_size = bench_read_ll("/sys/kernel/debug/zswap/pool_total_size");
 }
 
 static void lz_stats(struct zswap_stats *st)
@@ -145,7 +132,7 @@ static void lz_stats(struct zswap_stats *st)
 static void print_side(void)
 {
 	char comp[64], en[16];
-	long long pc = read_ll("/proc/sys/vm/page-cluster");
+	long long pc = bench_read_ll("/proc/sys/vm/page-cluster");
 
 	if (zs_stats) {
 		const char *c = getenv("ZSWAP_COMPRESSOR");

@@ -193,19 +193,6 @@ static long long status_kb(const char *key)
 	return kb;
 }
 
-static long long read_ll(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	long long v = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 static long long vmstat(const char *key)
 {
 	return bench_read_key("/proc/vmstat", key);
@@ -239,7 +226,7 @@ static long long memcg_ll(const char *dir, const char *file)
 	if (!dir[0])
 		return -1;
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	return read_ll(path);
+	return bench_read_ll(path);
 }
 
 /* A "key value" line of this process's memory cgroup's memory.stat (v1);
@@ -537,8 +524,8 @@ int main(int argc, char **argv)
 		       (unsigned long long)(b->readahead_hits - a->readahead_hits),
 		       (unsigned long long)(b->readahead_misses - a->readahead_misses));
 	} else {
-		long long stored = read_ll("/sys/kernel/debug/zswap/stored_pages");
-		long long pool = read_ll("/sys/kernel/debug/zswap/pool_total_size");
+		long long stored = bench_read_ll("/sys/kernel/debug/zswap/stored_pages");
+		long long pool = bench_read_ll("/sys/kernel/debug/zswap/pool_total_size");
 		/* The kernel's zram as the swap device instead (kernel-zswap.sh
 		 * --backend zram): its mm_stat's orig_data_size and
 		 * mem_used_total. */

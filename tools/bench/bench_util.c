@@ -286,3 +286,16 @@ long long bench_read_key(const char *path, const char *key)
 	fclose(f);
 	return r;
 }
+
+long long bench_read_ll(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	long long v = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}

@@ -30,6 +30,10 @@ double bench_now(void);
 double bench_thread_cpu(void);
 double bench_process_cpu(void);
 
+/* The first number of a file (a sysfs or debugfs counter, a sysctl), or -1
+ * when it cannot be read. */
+long long bench_read_ll(const char *path);
+
 /* Median cost of one back-to-back pair of bench_now_ns() calls. */
 uint64_t bench_timer_overhead_ns(void);
 
