@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The main job: libzswap over real data, under a memory limit.
 #
 # 1. The store: pages read from files on this machine are compressed into the

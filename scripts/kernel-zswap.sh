@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # kernel-zswap.sh - run a command with the KERNEL's zswap in front of a
 # temporary swapfile, then put the machine back exactly as it was.
 #

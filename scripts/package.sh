@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Build libzswap's Debian packages (debian/: libzswap0, libzswap-dev,
 # zswap-tools) with dpkg-buildpackage, away from the source tree.
 #
@@ -26,7 +27,7 @@ while [ $# -gt 0 ]; do
 	--out=*) out=${1#--out=} ;;
 	--no-install) install=no ;;
 	--lintian) lintian=yes ;;
-	-h|--help) sed -n '2,16s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,/^set -eu/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "usage: $0 [--out DIR] [--no-install] [--lintian]" >&2; exit 2 ;;
 	esac
 	shift

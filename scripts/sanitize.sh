@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The in-process unit tests again under AddressSanitizer and
 # UndefinedBehaviorSanitizer, in a build of their own (./build-san). ThreadSanitizer
 # runs in the main `make check` (the pool's and the store's concurrency

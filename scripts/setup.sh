@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Set libzswap up on a fresh Debian 12 machine and run the main job.
 #
 #   scripts/setup.sh              install what is missing, build, run the demo

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Run libzswap's whole test suite (installs what is missing and builds
 # first): `make check` in ./build, then the unit tests again under
 # AddressSanitizer and UndefinedBehaviorSanitizer (scripts/sanitize.sh).

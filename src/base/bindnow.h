@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bindnow.h - every PLT slot of the code the library runs, bound at start.
  *

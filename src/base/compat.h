@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only WITH Linux-syscall-note */
 /*
  * compat.h - kernel interfaces newer than the installed uapi headers.
  *

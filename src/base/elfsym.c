@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * elfsym.c - symbols of the loaded objects, read from their own tables
  * (see elfsym.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * elfsym.h - symbols of the loaded objects, found without the loader.
  *

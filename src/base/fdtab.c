@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fdtab.c - the library's own file descriptors (fdtab.h says why).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fdtab.h - the library's own file descriptors, kept out of the program's way.
  *

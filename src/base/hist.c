@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hist.c - log2 latency histograms (see hist.h).
  */

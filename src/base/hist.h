@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hist.h - lock-free latency histograms for the statistics dump.
  *

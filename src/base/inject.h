@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * inject.h - the test hooks' counters (ZSWAP_INJECT_*_FAIL): how many more
  * operations of a kind are made to fail. One atomic word each; taking one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * log.c - a tiny printf for diagnostics that must never allocate or lock.
  */

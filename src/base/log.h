@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * log.h - diagnostics written from inside someone else's process.
  *

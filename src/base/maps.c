@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * maps.c - the library's reader of /proc files and parser of
  * /proc/self/maps.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * maps.h - reading /proc/self/maps without malloc or stdio: the library's
  * one parser of it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prim.c - library-owned memory straight from mmap(2).
  *

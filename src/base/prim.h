@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prim.h - everything libzswap asks of the operating system for its OWN memory.
  *

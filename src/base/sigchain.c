@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sigchain.c - sharing signals with the program (see sigchain.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * backing.c - the second tier's file (see backing.h).
  *

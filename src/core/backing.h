@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * backing.h - the second tier: whole pages in a private file on disk, each
  * sealed with an authenticated cipher.

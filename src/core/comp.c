@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * comp.c - LZ4, zstd and LZO over caller-owned workspaces.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * comp.h - the compressors (LZ4, zstd, LZO) behind the store, with workspaces
  * the caller allocates up front.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ctlreq.c - the control requests, parsed (see ctlreq.h). A "set" is
  * checked whole: every NAME=VALUE must name an option that can change at

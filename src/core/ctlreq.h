@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ctlreq.h - the control requests zswapctl sends through the statistics
  * socket, parsed: "set NAME=VALUE ...", "reclaim BYTES", "compact",

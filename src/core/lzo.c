@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * lzo.c - an LZO1X decoder for one page, written for the refault path.
  *

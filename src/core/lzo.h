@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * lzo.h - an LZO1X decoder (version 0 bitstream, the kernel's "lzo") with
  * word copies, for the refault path (src/core/lzo.c says why).

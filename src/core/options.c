@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * options.c - the one option table and the ZSWAP_* environment parser.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * parse.c - numbers and sizes (see parse.h). No locale and no strtoull:
  * strtoull takes a sign and leading space, wraps "-1" to a huge number and

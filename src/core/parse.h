@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * parse.h - the one grammar of numbers and sizes: the option table's values,
  * the control requests, the numbers of cgroup files, zswapctl's arguments

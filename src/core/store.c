@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * store.c - zswap's store, load and invalidate over zs pools.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * store.h - the compressed page store: zswap's store/load/invalidate.
  *

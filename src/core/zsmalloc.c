@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * zsmalloc.c - the pool: size classes, zspages, fullness groups, compaction.
  *

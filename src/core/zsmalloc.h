@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * zsmalloc.h - a zsmalloc-style allocator for compressed pages, in user space.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * calls.c - the engine's side of the program's calls (calls.h): what the
  * interposed calls (src/shim/interpose.c) do after the real system call

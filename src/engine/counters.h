@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * counters.h - the table of counters (engine/counters.def) and what every
  * use of it needs: the selectors that keep a row or drop it by a column, and

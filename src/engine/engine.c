@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * engine.c - the engine's shared state (engine.h): the one struct engine,
  * the signal blocking every thread does around library locks, and the

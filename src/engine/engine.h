@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * engine.h - the engine's shared state: the userfaultfd, the store, the
  * options, the locks that order events against everything else, counters.

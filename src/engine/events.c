@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * events.c - mapping changes applied to the region table (events.h).
  */

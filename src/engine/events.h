@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * events.h - the mapping changes userfaultfd reports (UNMAP, REMAP, REMOVE)
  * applied to the region table. Handlers apply them as they read them; the

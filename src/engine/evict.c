@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * evict.c - batched, race-free eviction through staging areas.
  *

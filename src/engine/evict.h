@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * evict.h - moving pages out of the program and into the store, race-free.
  *

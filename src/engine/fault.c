@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fault.c - serving missing-page faults and processing userfaultfd events.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fault.h - the handler threads: userfaultfd events and missing-page faults.
  *

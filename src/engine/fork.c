@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fork.c - following fork() with UFFD_FEATURE_EVENT_FORK (see fork.h for the
  * three steps and why the state is frozen while the kernel copies it).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fork.h - following fork(): the child keeps every byte and a libzswap of
  * its own, without the pool being decompressed at fork.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * policy.c - the aging and limit policy fault and evict consult (policy.h):
  * the per-page word and refault distance, page selection, the charge and

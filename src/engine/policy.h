@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * policy.h - the aging and limit policy: which pages reclaim takes, and when
  * faults are held at the limit (ZSWAP_MEMORY_LIMIT, ZSWAP_COLD_AGE). Fault

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * policy_reclaim.h - the state the aging and limit policy (policy.c) and the
  * reclaimer thread (src/reclaim/reclaim.c) share, and their tunables. Only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * readahead.c - the adaptive readahead window of refaults (see readahead.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * readahead.h - the readahead window of refaults (ZSWAP_READAHEAD).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * region.h - managed mappings and the state of each of their pages.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * snapshot.c - the counters' snapshot behind zswap_stats() and the dump
  * (snapshot.h), and zswapctl reset's base that it subtracts.

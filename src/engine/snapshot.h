@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * snapshot.h - every counter at once, as zswap_stats() and the dump give
  * them, and zswapctl reset.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * uffd.c - opening, negotiating and driving a userfaultfd.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * uffd.h - the userfaultfd calls the engine makes, and nothing else.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * writeback.c - stored pages written back to the second tier (see
  * writeback.h).

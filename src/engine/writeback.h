@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * writeback.h - stored pages written back to the second tier (zswap's
  * writeback, zram's backing device): what makes a memory limit hold for

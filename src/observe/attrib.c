@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * attrib.c - call sites of mappings and per-region counts (see attrib.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * attrib.h - which code's memory is cold: the dump's attribution section.
  *

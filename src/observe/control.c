@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * control.c - zswapctl's requests that act on a running process (see
  * control.h): set, reclaim, compact, reset.

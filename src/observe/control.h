@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * control.h - zswapctl's requests that act on a running process, through
  * the statistics socket: set NAME=VALUE..., reclaim BYTES, compact, reset

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * coredump.c - stored pages loaded back before a core dump (see coredump.h).
  */

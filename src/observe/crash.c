@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * crash.c - backtraces when the library crashes (see crash.h).
  *

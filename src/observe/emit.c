@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * emit.c - one writer for text and JSON (see emit.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * emit.h - one writer for the statistics dump's two formats, text and JSON.
  *

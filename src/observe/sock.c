@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sock.c - the statistics socket's directory, its listening end and the
  * deadlines of a client (see sock.h).

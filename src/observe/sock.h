@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sock.h - the statistics socket: where it lives and how long a client may
  * hold the statistics thread.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * stats.c - the statistics dump and the thread that writes it (see stats.h).
  *

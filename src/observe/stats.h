@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * stats.h - the statistics dump (ZSWAP_STATS_*) and its thread.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cgroup.c - the memory limit of the cgroup the process runs in (see
  * cgroup.h), for ZSWAP_MEMORY_LIMIT=auto and N%.

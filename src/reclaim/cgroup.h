@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * cgroup.h - the memory limit of the cgroup the process runs in, for
  * ZSWAP_MEMORY_LIMIT=auto and N% (src/reclaim/reclaim.c follows it).

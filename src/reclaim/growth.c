@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * growth.c - memory the C library grows for itself, registered as it grows
  * so that first touches of it fault and are held under ZSWAP_MEMORY_LIMIT

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * growth.h - memory the C library grows for itself, held under
  * ZSWAP_MEMORY_LIMIT.

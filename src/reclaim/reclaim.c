@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * reclaim.c - the reclaimer thread (kswapd's part): the clock sweep under
  * the limit and for the cold age (see src/engine/policy.h for which pages,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * reclaim.h - the reclaimer thread, modelled on kswapd: it reads the charge
  * and, above the high watermark, evicts pages until the charge is below the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * shrinker.c - zswap's shrinker in user space (ZSWAP_SHRINKER_ENABLED): while
  * memory is short around the process, the pool's coldest pages go to the

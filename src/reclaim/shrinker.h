@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * shrinker.h - writeback under memory pressure (ZSWAP_SHRINKER_ENABLED): the
  * pool's coldest pages go to the second tier while the system or the

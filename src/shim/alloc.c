@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * alloc.c - the program's malloc, calloc and realloc, interposed.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * api.c - the public API (include/zswap.h, zswap(3)).
  */

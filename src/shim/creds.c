@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * creds.c - programs that change their credentials (see creds.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * interpose.c - the libc entry points libzswap replaces.
  *

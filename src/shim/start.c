@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * start.c - start-up inside someone else's process, and fork: the one place
  * that starts the subsystems and every library thread (start.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * start.h - start-up (a constructor: nothing to call) and fork: the one
  * place that starts the subsystems and every library thread.

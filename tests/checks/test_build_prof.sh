@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_build_prof.sh - the measuring build (configure --enable-prof: the
 # fault path's phase timing, src/base/hist.h) still compiles: every library
 # source is compiled with ZSWAP_PROF=1 and the warnings made errors, nothing

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_counters_man.sh - man/libzswap.7 describes every counter of the table
 # (src/engine/counters.def), and the build refuses a table that does not
 # match struct zswap_stats.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_hygiene.sh - the preload library calls nothing on its fault, evict,
 # store and interposed paths that could allocate, lock what the program may
 # hold, or depend on stdio, the environment or the dynamic loader.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_layers.sh - the source tree's layers hold (docs/HACKING.md).
 #
 # src/ has one folder per layer, lowest first:

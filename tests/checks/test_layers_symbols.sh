@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_layers_symbols.sh - the layers hold in the compiled objects too.
 #
 # test_layers.sh reads the includes; a call can still run up the layers

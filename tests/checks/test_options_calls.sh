@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_options_calls.sh - src/core/options.c calls nothing that could allocate,
 # lock, or depend on stdio or the locale, and src/core/parse.c, whose numbers
 # and sizes it reads, calls nothing at all.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_options_man.sh - man/libzswap.7 documents exactly the option table;
 # the man pages render cleanly.
 #

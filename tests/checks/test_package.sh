@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The Debian packages (debian/, scripts/package.sh): they build from a copy
 # of the tree, carry what `make install` installs (dh_missing fails the
 # build otherwise) where Debian wants it, and work unpacked into a scratch

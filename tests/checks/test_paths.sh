@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_paths.sh - every path under tools/, tests/ or scripts/ that the
 # documents, the man pages and the scripts name exists: a file or folder of
 # the source tree, or a program mk/*.am builds. A moved or renamed file

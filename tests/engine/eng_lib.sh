@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # eng_lib.sh - shell helpers for the engine tests (tests/engine/test_eng_*.sh).
 #
 # Sourced, not run. The harness exports ZSWAP_LIB (the built libzswap.so),

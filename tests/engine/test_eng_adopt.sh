@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Adoption of a program mapping that the kernel merged with library memory
 # into one VMA (glibc's arenas are MAP_NORESERVE like the library's own
 # memory): the program's part is adopted and evicted, the library's part is

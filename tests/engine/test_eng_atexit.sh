@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Evicted memory read at exit by an atexit handler (which also evicts again),
 # by the program's destructor, and by the destructor of a library finalised
 # after libzswap's own destructor: all read the right data.

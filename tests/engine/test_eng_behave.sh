@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A preloaded program behaves exactly as without the library (libzswap(7)
 # "Transparency"): it ends when its last thread ends, the program's own
 # action for the statistics signal wins, a signal it sends itself takes the

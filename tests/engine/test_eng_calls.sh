@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The engine's calls module (src/engine/calls.c), what the interposed calls
 # do in the engine: the region table follows the program's mmap, munmap,
 # mremap, madvise and mlock (read through zswap_stats: regions,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The pool compacted at rest with no memory limit: 64 MiB of text paged out
 # with MADV_PAGEOUT, a random half read back (holes in the zspages), then the
 # reclaimer's idle check compacts: pages_compacted grows, pool_total_size

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_eng_control.sh - zswapctl set, reclaim, compact and reset on a live
 # program under load, and ZSWAP_MEMORY_LIMIT=auto and N% following the
 # memory cgroup the program runs in.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_eng_coredump.sh - stored pages in a core dump (libzswap(7) SIGNALS):
 # a program whose pages were all paged out dies of abort() (SIGABRT) and of
 # its own null write (SIGSEGV) with core dumps on: every page reads back

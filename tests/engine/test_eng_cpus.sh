@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Handler threads and CPUs: ZSWAP_FAULT_THREADS=0 starts one handler pinned to
 # each CPU the process may use (src/engine/engine.c engine_handler_cpus), and only
 # to those. Checked: the handler threads' affinity (/proc/PID/task/*/status)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The engine's events module (src/engine/events.c): the UNMAP, REMAP and
 # REMOVE events userfaultfd raises for munmap, mremap and madvise, applied to
 # the region table, seen from the program. munmap, mremap (grow in place,

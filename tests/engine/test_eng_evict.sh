@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The engine's evict module (src/engine/evict.c): a page evicted while a
 # thread writes it is never lost. 4 (then 6) threads write version-stamped
 # pages while another thread pages the same ranges out over and over; no

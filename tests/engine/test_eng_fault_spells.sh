@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shared spells (src/engine/fault.c, "one handler, or one per CPU"): with a handler
 # pinned to each CPU, several program threads faulting at once hand every
 # fault to the first handler, unpinned, and the others sleep; one thread

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # ZSWAP_FAULT_THREADS=2 and 4: the same correctness with several handler
 # threads (page-out over every kind, writers racing eviction, threads faulting
 # on one page, faults inside system calls and under signals).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The program's descriptors are the program's (src/base/fdtab.h). The library's
 # own (userfaultfd, pagemap, eventfds, statm) sat at the lowest numbers: a
 # shell's `exec 5>file` put a file where the fork eventfd was, and the next

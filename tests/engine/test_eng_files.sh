@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_eng_files.sh - the files the library opens by name (ZSWAP_STATS_FILE,
 # ZSWAP_LOG_FILE; libzswap(7)) are its own or refused. As root, each is
 # pointed at what another user could plant: a symbolic link to a file of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fork() from a program with evicted memory, followed with
 # UFFD_FEATURE_EVENT_FORK (src/engine/fork.h): parent and child each see every byte
 # and only their own writes, the child is managed (evicts and refaults with

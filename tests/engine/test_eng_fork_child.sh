@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A followed fork child runs a libzswap of its own beyond faults: its
 # statistics dump (its own pid, its own eventfd: the signal does not make the
 # parent dump), its zswapctl socket, and its reclaimer holding

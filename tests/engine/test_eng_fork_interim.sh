@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The fallback: when children cannot be followed (here ZSWAP_POOL_LOCK=pool,
 # whose pool lock the fork thread may not take while the kernel copies the
 # process), fork loads every evicted page back and the child runs as a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Memory glibc grows for itself is held under ZSWAP_MEMORY_LIMIT: a C program
 # (tests/progs/prog_growth.c) allocates four times more than its limit with malloc
 # and calloc at full speed from two threads (small blocks from the brk heap

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Injected failures, each leaving the program correct and counted: the pool
 # without memory for an object (ZSWAP_INJECT_ALLOC_FAIL: reject_alloc_fail),
 # the compressor failing (ZSWAP_INJECT_COMPRESS_FAIL: reject_compress_fail),

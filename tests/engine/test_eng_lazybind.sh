@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # No lazy symbol binding on the library's threads: after a dlopen(RTLD_GLOBAL)
 # the dynamic linker's global search list lives in the program's heap, and a
 # library thread binding a PLT slot there would fault on a page it moved out

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A malloc-heavy program (several threads, so several glibc arenas, small and
 # large allocations, calloc) whose heap is evicted three times between
 # phases of verifying, freeing, trimming and allocating: identical checksums

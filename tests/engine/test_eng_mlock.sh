@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mlock'ed memory (mlock, mlock2 MLOCK_ONFAULT, mlockall) is never evicted;
 # mlock brings evicted pages back; after munlock eviction works again; calls
 # over locked memory answer what they answer without the library; the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Root without CAP_SYS_PTRACE (a container's root, or a user given
 # /dev/userfaultfd): the kernel offers fork events to everyone but grants them
 # only with CAP_SYS_PTRACE. The library goes on without them as on a kernel

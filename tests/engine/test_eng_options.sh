@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Options seen from a real program: ZSWAP_ENABLED=0 is a pure pass-through (no
 # "libzswap:" line, zswap_active() == 0, the same output); every option with a
 # bad value (empty, negative, overflowing, garbage, unknown unit or word, out

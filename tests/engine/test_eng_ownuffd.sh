@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A program that registers memory with its own userfaultfd keeps it: libzswap
 # neither registers nor evicts it, the program's handler sees exactly its own
 # faults, and the data stays right.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Page-out and verify over zero, same-filled, text, binary and random pages,
 # by madvise(MADV_PAGEOUT) and by zswap_pageout(): pages leave the page table,
 # the counters and RSS say where they went, reading back gives the same bytes

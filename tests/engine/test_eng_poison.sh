@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A decompression failure poisons the address: the program gets SIGBUS there
 # (again on every touch), never a wrong or zero page; the other pages are
 # intact; decompress_fail and poisoned_pages count it.

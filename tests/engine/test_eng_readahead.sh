@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Readahead on refault (ZSWAP_READAHEAD, src/engine/readahead.c): with it off and on
 # (two window maxima), refaults by sequential, two-thread sequential,
 # strided, backward, random, gapped and object (two- and three-page objects

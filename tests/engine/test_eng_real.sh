@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Real programs nobody here wrote, under a limit of 60 % of their own peak
 # without the library, print what they print without it, and the library's
 # statistics show real reclaim (pages stored and refaulted):

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Cold pages without accessed bits: under ZSWAP_MEMORY_LIMIT, a hot/cold
 # workload (90% of the accesses, reads and writes, on a tenth of the pages,
 # spread over the whole range) keeps its hot pages resident. Every

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Hot pages stay resident once the policy has learnt them: the hot/cold
 # workload of test_eng_reclaim_hotcold.sh run longer (400,000 accesses,
 # 128 MiB under a 64M limit). In the second half, hot pages found absent

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Proactive reclaim (ZSWAP_COLD_AGE): with no memory limit, an idle program's
 # pages are compressed once they have not been touched for the cold age. The
 # program fills 64 MiB, then waits (at most 40 s: a hang is a failure, not a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A real program nobody here wrote, under a memory limit: Debian's perl (and
 # python3 when installed) build ~85 MiB of live records, go through them
 # three times and print checksums. Under ZSWAP_MEMORY_LIMIT=24M (three and a

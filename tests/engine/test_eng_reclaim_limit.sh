@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # ZSWAP_MEMORY_LIMIT holds: a program with three times more data than its
 # limit writes it all at full speed, reads it back, and then makes random
 # accesses (half rewrites); every byte is checked (same stdout as without the

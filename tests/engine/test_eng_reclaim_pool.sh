@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The pool limit and working sets that do not fit:
 #  - the store's hysteresis (ZSWAP_ACCEPT_THRESHOLD_PERCENT), in process
 #    (prog_reclaim_pool);

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A working set larger than the limit, touched at random (docs/DESIGN.md,
 # "Known bad case"): nearly every page refaults soon after it left, so the
 # refault feedback protects nearly every page. Reclaim must still find its

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Written bits as the clock's referenced bit (UFFD_FEATURE_WP_ASYNC with
 # PAGEMAP_SCAN, docs/DESIGN.md "Which pages"): a program keeps rewriting a
 # small hot set (2 MiB, one random hot page after each cold page) while it

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A real server nobody here wrote, with a fork child of its own, ends with
 # the same data under a limit its data cannot compress into. Debian's
 # redis-server holds about 150 MiB of random values under

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Programs that change credentials under the library. glibc applies each
 # set*id call to every thread and aborts when one thread's result differs
 # from the caller's; the library's threads must take the calling thread's

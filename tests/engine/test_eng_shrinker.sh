@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # ZSWAP_SHRINKER_ENABLED: memory pressure around the process makes the pool
 # write its coldest pages back to the tier. In a cgroup v1 memory group of
 # the test's own (no swap is needed: the kernel has nothing to reclaim there

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The engine's quick end-to-end check: tests/progs/prog_smoke under LD_PRELOAD.
 # Skips (77) when the library was not built or userfaultfd is unavailable.
 prog="${ZSWAP_BUILDDIR:-.}/tests/progs/prog_smoke"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_eng_sock.sh - the statistics socket against another local user and
 # slow clients (src/observe/sock.c, libzswap(7) FILES):
 #  - /tmp/libzswap-UID made by another user first: the process still offers

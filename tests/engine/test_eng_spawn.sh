@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # posix_spawn, system(), vfork+execve and execve from a program with evicted
 # memory: the child runs with its own libzswap instance (it evicts its own
 # memory), the parent's data is intact afterwards. fork(): parent and child

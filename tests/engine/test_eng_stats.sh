@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_eng_stats.sh - the statistics dump (libzswap(7) STATISTICS DUMP) and
 # zswapctl stats/list: a dump by signal and by zswapctl, in text and JSON,
 # whose numbers agree with what tests/progs/prog_stats did (pages stored, zero

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_eng_stats_crash.sh - crash reports (libzswap(7) SIGNALS, DIAGNOSTICS):
 # a program's own SIGSEGV handler still gets the faults of its own code, with
 # or without the library, and a program without one still dies of them; a crash inside the library (ZSWAP_INJECT_CRASH on

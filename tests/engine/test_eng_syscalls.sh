@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Faults taken inside the kernel (read, pread, recv, write FROM evicted memory,
 # futex words, readv/preadv/recvmsg/writev/sendmsg with the iovec array and
 # msghdr evicted too), signals delivered to a thread faulting on evicted memory

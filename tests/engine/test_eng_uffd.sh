@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The engine's uffd module (src/engine/uffd.c): the userfaultfd features the
 # library requires (UFFDIO_MOVE and the UNMAP, REMAP and REMOVE events) are
 # asked of the kernel with every optional one it offers (EVENT_FORK, POISON,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # An unprivileged user, for whom userfaultfd is refused
 # (vm.unprivileged_userfaultfd=0, /dev/userfaultfd root-only): the library
 # prints exactly one "libzswap:" line naming the cause and the fix, then is a

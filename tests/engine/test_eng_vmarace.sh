@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Mappings changing under a running evictor: mremap (move, grow-move,
 # MREMAP_DONTUNMAP), munmap + a new mmap at the same address (also through
 # raw system calls), MADV_DONTNEED racing eviction and refault of the same

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The second tier (ZSWAP_WRITEBACK, on by default under a limit): data whose
 # compressed size does not fit in the limit is written back to a file, and
 # the limit holds. Text 4x the limit and random pages 2x the limit, every

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # zswapctl run: the program runs with the library preloaded and the options
 # set (its /proc/self/maps holds libzswap; its statistics dump shows the
 # configuration given), in zswapctl's own process (the same process ID, no

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # zswapctl trusts no socket for its name. A fake server of user nobody (a
 # python3 script) listens under a victim's PID in a directory zswapctl
 # consults, and answers a dump holding a terminal escape sequence and a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fuzz.sh - build the libFuzzer targets (tests/fuzz) in ./build-fuzz with
 # clang, and run each for SECONDS (default 600) from its seed corpus
 # (tests/fuzz/corpus/TARGET; what a run finds goes to a scratch copy).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_ctlreq.c - libFuzzer target: the control requests as the library
  * parses them (src/core/ctlreq.c, what control_serve acts on). The input is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_decompress.c - libFuzzer target: compressed data that is not what the
  * compressor wrote. The first byte chooses the compressor (lz4, lzo, zstd);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_options.c - libFuzzer target: the option parser. The input is an
  * environment, one NAME=VALUE a line (names drawn from the option table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_reply.c - libFuzzer target: what zswapctl makes of a server's reply
  * (tools/zswapctl/zswapctl_reply.c). The input is the reply. The printable

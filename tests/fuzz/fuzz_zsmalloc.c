@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuzz_zsmalloc.c - libFuzzer target: sequences of pool operations against a
  * model. Each input byte is an operation on a pool of one zspage order and

@@ -1,4 +1,5 @@
 #!/usr/bin/python3.11
+# SPDX-License-Identifier: GPL-2.0-or-later
 """peer_suite.py - CPython's own regression tests, plainly and under libzswap.
 
 Runs `python3.11 -m test` (Debian's libpython3.11-testsuite, written by

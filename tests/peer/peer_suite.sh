@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # peer_suite.sh - a real project's own test suite, plainly and under libzswap,
 # side by side: CPython's regression tests (Debian's libpython3.11-testsuite)
 # in three modes (plain; LD_PRELOAD with the defaults; LD_PRELOAD under a
@@ -43,7 +44,7 @@ while [ $# -gt 0 ]; do
 	--quick) quick=1; shift ;;
 	--modes|--jobs|--timeout|--confirm|--limit|--cold-age|--regrtest-args|--plain-from|--from)
 		pass="$pass $1 '$(printf %s "${2:?}" | sed "s/'/'\\\\''/g")'"; shift 2 ;;
-	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "peer_suite: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_adopt.c - adopting a program mapping the kernel merged with library
  * memory.

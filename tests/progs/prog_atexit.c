@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_atexit.c - evicted memory read at exit: by an atexit handler, by the
  * program's destructor, and by the destructor of a library finalised after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_atexit_lib.c - a library whose destructor reads evicted memory.
  *

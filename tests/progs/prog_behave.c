@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_behave.c - a program that must behave under libzswap exactly as
  * without it: how it ends, what its signals do, which descriptors it sees.

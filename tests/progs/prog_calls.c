@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_calls.c - the engine's side of the interposed calls
  * (src/engine/calls.c) keeps the region table in step with the program's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_common.h - helpers shared by the engine test programs (tests/progs/prog_*.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_compact.c - the pool compacted at rest, with no memory limit.
  *

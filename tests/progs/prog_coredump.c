@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_coredump.c - stored pages in a core dump (tests/engine/test_eng_coredump.sh).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_events.c - munmap, mremap and madvise over partly evicted ranges: the
  * UNMAP, REMAP and REMOVE events (src/engine/events.c) seen from the program.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_evict.c - eviction (src/engine/evict.c) racing writers: no write lost,
  * no stale page.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_fds - a program that does what it likes with file descriptors while
  * some of its memory is evicted (tests/engine/test_eng_fds.sh).

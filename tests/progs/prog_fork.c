@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_fork.c - fork() from a program with evicted memory (src/engine/fork.h).
  *

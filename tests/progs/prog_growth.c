@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_growth - a C program that allocates with malloc at full speed, for
  * tests/engine/test_eng_growth.sh: memory glibc grows for itself (the brk heap,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_lazybind.c - the library's threads never bind a symbol lazily.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_malloc.c - a malloc-heavy program whose heap is evicted under it.
  *

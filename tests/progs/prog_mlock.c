@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_mlock.c - mlock'ed memory is never evicted.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_ownuffd.c - a program that uses userfaultfd itself.
  *

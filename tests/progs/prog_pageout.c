@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_pageout.c - page-out and verify over every kind of page contents.
  *

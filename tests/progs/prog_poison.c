@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_poison.c - a failed decompression must poison the address (SIGBUS),
  * never hand back a wrong or zero page.

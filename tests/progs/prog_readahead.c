@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_readahead.c - refault patterns for readahead on refault
  * (tests/engine/test_eng_readahead.sh).

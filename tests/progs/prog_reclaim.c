@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_reclaim - a program with more data than its memory limit
  * (tests/engine/test_eng_reclaim*.sh run it under ZSWAP_MEMORY_LIMIT).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_reclaim_pool - the pool limit's hysteresis (zswap's
  * accept_threshold_percent), in process, on the store alone

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_reclaim_stats.so - preloaded after libzswap into a program nobody
  * here wrote (tests/engine/test_eng_reclaim_interp.sh runs perl and python3 with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_samepage.c - several threads faulting on the same evicted page at once.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_setid.c - a root daemon that drops to user nobody, with threads of
  * its own paging memory meanwhile.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_shared.c - memory libzswap must never evict: shared anonymous
  * memory, shared and private file mappings, read-only and PROT_NONE

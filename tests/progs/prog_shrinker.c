@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_shrinker.c - a memory cgroup filling up around a process whose pool
  * holds its cold pages (tests/engine/test_eng_shrinker.sh runs it inside a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_smoke.c - the engine's quick end-to-end check, run under
  * LD_PRELOAD=libzswap.so by tests/engine/test_eng_smoke.sh.

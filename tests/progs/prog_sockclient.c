@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_sockclient.c - a client of a process's statistics socket
  * (tests/engine/test_eng_sock.sh), for the sockets zswapctl would not find

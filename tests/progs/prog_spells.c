@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_spells.c - program threads taking turns at faulting: several at once,
  * then one alone, round after round (the handlers' shared spells,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_stats.c - a program whose memory the statistics dump must describe
  * exactly (tests/engine/test_eng_stats.sh).

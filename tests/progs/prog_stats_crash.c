@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_stats_crash.c - crash reports must not take the program's own faults
  * (tests/engine/test_eng_stats_crash.sh).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_syscalls.c - faults taken inside the kernel, signals, thread and
  * process exit with faults in flight.

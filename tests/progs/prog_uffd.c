@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_uffd.so - preloaded before libzswap (tests/engine/test_eng_uffd.sh):
  * a kernel whose userfaultfd offers fewer features, for the library's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_vmarace.c - the program changes its mappings while another thread
  * evicts the same memory over and over.

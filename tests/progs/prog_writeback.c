@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * prog_writeback.c - more data than a memory limit holds even compressed
  * (tests/engine/test_eng_writeback.sh runs it under ZSWAP_MEMORY_LIMIT).

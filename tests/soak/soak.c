@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * soak.c - a long run that must lose nothing: writer threads write and check
  * their pages while other threads fork (each child checks a consistent

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # soak.sh - tests/soak/soak under libzswap and a tight limit: writer threads
 # write and check 128 MiB of pages under 48M (the pool and the second tier
 # both at work) while other threads fork (every child checks every page;

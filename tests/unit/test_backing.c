@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_backing.c - the second tier's file (src/core/backing.c).
  *

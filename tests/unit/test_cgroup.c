@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_cgroup.c - the memory cgroup's limit (src/reclaim/cgroup.c) read from
  * a hierarchy of files this test makes, described by mountinfo and

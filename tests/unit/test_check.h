@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_check.h - CHECK(cond, fmt, ...) for the unit tests that carry on
  * after a failed check: it names the file, the line and the condition,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_comp.c - the compressors over static workspaces: round trips of every
  * kind of page with LZ4, LZO and zstd at several levels, output that does not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_counters_list.c - print libzswap's table of counters
  * (src/engine/counters.def), one counter a line: name, section, source,

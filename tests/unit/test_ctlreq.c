@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_ctlreq.c - the control requests as the library parses them
  * (src/core/ctlreq.c): "reclaim BYTES" takes one number above 0 and

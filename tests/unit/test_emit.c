@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_emit.c - the statistics emitter: one sequence of calls, two formats.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_lzo.c - src/core/lzo.c's LZO1X decoder against liblzo2's: every stream
  * liblzo2 makes (pages of every kind, 64 KiB buffers built to need every

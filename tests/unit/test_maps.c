@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_maps.c - src/base/maps.c's two ways of knowing a mapping agree:
  * maps_find() and maps_range_anon_rw() (the kernel's PROCMAP_QUERY where it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_options.c - the option table, the ZSWAP_* parser and its messages.
  *

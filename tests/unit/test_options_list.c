@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_options_list.c - print libzswap's option table, one option a line:
  * name, default, range, unit, help; with --runtime, the names of those zswapctl

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_parse.c - the one grammar of numbers and sizes (src/core/parse.c)
  * that the options, the control requests, the cgroup files, zswapctl and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_policy.c - the engine's page selection (src/engine/policy.c), in
  * process: the clock's question asked of single slots, as the reclaimer

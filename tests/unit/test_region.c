@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_region.c - the engine's region table (src/engine/region.c), in
  * process: no userfaultfd, no program memory, only addresses.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_store.c - the page store, one thread: round trips of zero, same-filled,
  * text, binary and random pages with lz4 and zstd at orders 2..4; exclusive

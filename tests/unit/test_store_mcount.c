@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_store_mcount.c - count the test binary's own malloc family calls.
  *

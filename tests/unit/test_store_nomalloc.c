@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_store_nomalloc.c - store, load, invalidate and the statistics never
  * call the malloc family after zswap_store_create(), on the first call from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_store_stress.c - several threads storing, loading and invalidating
  * pages of a shared slot table at once, each load checked against the

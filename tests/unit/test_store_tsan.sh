@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_store_tsan.sh - the store stress (tests/unit/test_store_stress.c) built with
 # -fsanitize=thread must report no race. Skips (77) when ThreadSanitizer
 # cannot run here, saying why.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_store_util.c - page contents for the comp/store tests, from real files
  * where the machine has them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_store_util.h - page contents and checks shared by the comp/store tests.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_zs_classes.c - the size-class table against the kernel's.
  *

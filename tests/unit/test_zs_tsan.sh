@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test_zs_tsan.sh - the pool's concurrent test (tests/unit/test_zs_tsan, built with
 # -fsanitize=thread) under the harness. A ThreadSanitizer runtime that cannot
 # start on this machine dies before main(); that is a skip (77) with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_zsmalloc.c - the pool: allocation, mapping, memory given back (and
  * the reserve of committed emptied zspages), metadata accounting,

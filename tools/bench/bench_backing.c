@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_backing.c - what the second tier costs per page: sealing alone
  * (XChaCha20-Poly1305, and the keyed BLAKE2b checksum used with encryption

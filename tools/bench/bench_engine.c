@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_engine.c - the preload engine against the kernel's own zswap.
  *

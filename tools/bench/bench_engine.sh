@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench_engine.sh - libzswap's preload engine and the kernel's own zswap, side
 # by side, in one invocation. A benchmark, not a test: it prints
 # figures and judges none.
@@ -65,7 +66,7 @@ while [ $# -gt 0 ]; do
 	--idle-wait) idle_wait=${2:?}; shift 2 ;;
 	--readahead) ra=${2:?}; shift 2 ;;
 	--random-refault) random_refault=1; shift ;;
-	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench_engine.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
 	esac
 done

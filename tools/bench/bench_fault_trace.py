@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """bench_fault_trace.py - read a trace from tools/bench/bench_fault_trace.sh and say
 where the time of a refault goes (the program's fault to its next fault),
 what a UFFDIO_MOVE call costs and whether it flushes the TLB locally or by

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench_fault_trace.sh - where a refault's time goes, from the kernel's side:
 # run COMMAND with ftrace events on (its threads only) and keep the raw trace
 # for tools/bench/bench_fault_trace.py. A measuring tool, not a test. Root, tracefs.

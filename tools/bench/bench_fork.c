@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_fork.c - what fork() costs a program with evicted memory.
  *

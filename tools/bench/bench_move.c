@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_move.c - what UFFDIO_MOVE costs per page against the length of the
  * run moved in one call, with and without another thread of the process

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_pool.c - the store against raw LZ4, lock modes side by side,
  * and pool memory per zspage order, all in one run on the same pages.

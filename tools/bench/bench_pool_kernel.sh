@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench_pool_kernel.sh - libzswap's compressors against the kernel's on
 # the same pages: the compressed bytes the kernel's lzo, lzo-rle and lz4 give
 # (through a zram device of our own, whose mm_stat counts them exactly:
@@ -24,7 +25,7 @@ while [ $# -gt 0 ]; do
 	--mb) mb=${2:?}; shift 2 ;;
 	--check) check=${2:?}; shift 2 ;;
 	--builddir) builddir=${2:?}; shift 2 ;;
-	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench_pool_kernel.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done

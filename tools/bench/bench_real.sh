@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench_real.sh - real programs (nobody here wrote them) under a memory limit
 # L, libzswap against the kernel's zswap in a memory cgroup, side by side in
 # one invocation. A benchmark, not a test: it prints figures and
@@ -117,7 +118,7 @@ while [ $# -gt 0 ]; do
 	--cmd) cmdline=${2:?}; workloads=cmd; shift 2 ;;
 	--plot) plot=1; shift ;;
 	--lib-charges) charges=${2:?}; shift 2 ;;
-	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench_real.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
 	esac
 done

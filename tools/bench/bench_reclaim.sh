@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench_reclaim.sh - a working set W larger than its memory limit L, libzswap
 # against the kernel's zswap, side by side in one invocation.
 # A benchmark, not a test: it prints figures and judges none.
@@ -116,7 +117,7 @@ while [ $# -gt 0 ]; do
 	--zram-comp) zcomp=${2:?}; shift 2 ;;
 	--kernel-shrinker) kshrink=${2:?}; shift 2 ;;
 	--) shift; break ;;
-	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "bench_reclaim.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
 	esac
 done

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench_reclaim_ab.sh - libzswap builds side by side under a memory limit:
 # tools/bench/bench_reclaim under LD_PRELOAD of each build in turn, run by run
 # (A B C A B C ...), so that load from elsewhere falls on every build alike.
@@ -29,7 +30,7 @@ while [ $# -gt 0 ]; do
 	--bench) bench=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--env) libenv=$2; shift 2 ;;
-	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*=*) break ;;
 	*) echo "bench_reclaim_ab.sh: unknown argument $1" >&2; exit 2 ;;
 	esac

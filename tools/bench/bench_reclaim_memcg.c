@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_reclaim_memcg.c - cgroup v2's charging of zswap's pool, emulated on
  * a cgroup v1 memory controller, for the kernel side of tools/bench/bench_reclaim.sh

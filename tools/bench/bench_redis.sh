@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench_redis.sh - the clients of tools/bench/bench_real.sh's redis workload: a
 # redis-server that someone else started (unlimited, in the kernel side's
 # memory cgroup or under LD_PRELOAD=libzswap.so) is loaded and then served
@@ -169,5 +170,5 @@ gen) [ $# = 2 ] || { sed -n '/^# Usage:/,/^# Needs/p' "$0" >&2; exit 2; }
 	gen "$2" ;;
 clients) [ $# -ge 3 ] || { sed -n '/^# Usage:/,/^# Needs/p' "$0" >&2; exit 2; }
 	clients "$2" "$3" "${4:-}" ;;
-*) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; [ "${1:-}" = -h ] || [ "${1:-}" = --help ] ;;
+*) sed -n '3,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; [ "${1:-}" = -h ] || [ "${1:-}" = --help ] ;;
 esac

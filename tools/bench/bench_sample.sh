@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench_sample.sh - one side of tools/bench/bench_real.sh over time: the measured
 # process's resident memory, the pool beside it and its refaults, sampled
 # every INTERVAL seconds until it exits.

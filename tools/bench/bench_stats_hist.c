@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_stats_hist.c - what the statistics cost on the fault path: two
  * hist_now() (clock_gettime, vDSO) and one hist_record() per refault.

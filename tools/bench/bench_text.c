@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_text.c - a fixed corpus of real text, sliced into pages with a seed.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_tier.c - refaults from the second tier, in address order and at
  * random: what a page costs to come back from the file.

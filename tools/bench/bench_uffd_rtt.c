@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_uffd_rtt.c - the raw userfaultfd round trip on this machine: the floor
  * under any fault the preload engine serves.

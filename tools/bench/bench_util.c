@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_util.c - timing, percentiles and argument helpers for the benchmarks.
  */

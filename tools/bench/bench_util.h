@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_util.h - small helpers shared by the benchmark programs
  * (tools/bench/bench_*.c) and the demo programs.

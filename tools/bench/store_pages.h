@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * store_pages.h - page sets taken from files on this machine, for the pool
  * benchmark and the demo (tools only: these use malloc and stdio freely).

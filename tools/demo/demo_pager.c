@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * demo_pager.c - the main job's demo program: an ordinary in-memory log
  * store with more data than its memory limit.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * zswap_demo.c - the store at work on this machine's own files.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * zswapctl.h - the subcommand table of zswapctl and what subcommands share.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * zswapctl_classes.c - `zswapctl classes`: the size-class table of a pool.
  *

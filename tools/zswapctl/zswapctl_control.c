@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * zswapctl_control.c - `zswapctl set`, `reclaim`, `compact` and `reset`:
  * acting on a running process under libzswap through its statistics socket

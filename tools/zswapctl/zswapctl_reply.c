@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * zswapctl_reply.c - what zswapctl makes of a server's reply: the text it
  * lets reach the terminal, watch's counters and the control answers' kind.

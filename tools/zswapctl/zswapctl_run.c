@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * zswapctl_run.c - `zswapctl run`: start a program under libzswap.
  *

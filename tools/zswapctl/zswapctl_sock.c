@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * zswapctl_sock.c - reaching a process under libzswap through its
  * statistics socket, trusting nothing for its name.

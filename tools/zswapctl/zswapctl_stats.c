@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * zswapctl_stats.c - `zswapctl stats`, `watch` and `list`: talking to
  * running processes under libzswap through their statistics sockets.
