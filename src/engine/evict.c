@@ -34,6 +34,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -72,6 +73,10 @@ struct evict_stage {
 	struct { uintptr_t start, end; } busy[EVICT_BUSY];
 	struct page_region vec[EVICT_BATCH];
 	struct evict_page pages[EVICT_BATCH];
+	/* The staged pages read out with one process_vm_readv (evict_copy_out),
+	 * or NULL: compressed from here when copied says so. */
+	void *copy;
+	bool copied;
 	/* Compressing the batch (evict_finish, evict_help): [63:32] the
 	 * batch's number, [31:16] pages staged, [15:0] the next page to take.
 	 * Only claims advance it within a batch. */
@@ -656,7 +661,8 @@ static void evict_compress(struct evict_stage *st, size_t k)
 {
 	struct evict_page *pg = &st->pages[k];
 	struct slot *s = &pg->arr->slots[pg->idx];
-	void *page = (void *)(st->base + (k << ZS_PAGE_SHIFT));
+	void *page = st->copied ? (char *)st->copy + (k << ZS_PAGE_SHIFT)
+				: (void *)(st->base + (k << ZS_PAGE_SHIFT));
 	int r = 0;
 
 	uint32_t state = atomic_load(&s->state);
@@ -717,6 +723,42 @@ size_t evict_help(void)
 	return done;
 }
 
+/*
+ * Read the staged pages out, all in one process_vm_readv, into the stage's
+ * copy. A staged page's pte is new (the MOVE built it), and on a guest whose
+ * page tables the host shadows the first touch through it traps to the host,
+ * several times what the kernel's copy through its own mapping costs (the
+ * first read of a staged page was the bulk of compressing it:
+ * docs/DESIGN.md, "Eviction"). The copy is the stage's from then on (the
+ * staging pages stay as they are, to be put back or emptied); its pages stay
+ * populated, so the kernel's writes into it take no fault. Where the call is
+ * refused (a seccomp filter, a kernel without it) the pages are read where
+ * they are staged.
+ */
+static void evict_copy_out(struct evict_stage *st)
+{
+	static _Atomic bool refused;
+
+	st->copied = false;
+	if (!st->n || atomic_load_explicit(&refused, memory_order_relaxed))
+		return;
+	if (!st->copy) {
+		st->copy = prim_alloc(EVICT_BATCH * ZS_PAGE_SIZE);
+		if (!st->copy)
+			return;
+	}
+	struct iovec local = { st->copy, st->n << ZS_PAGE_SHIFT };
+	struct iovec remote = { (void *)st->base, st->n << ZS_PAGE_SHIFT };
+	long got = syscall(SYS_process_vm_readv, syscall(SYS_getpid), &local, 1UL, &remote, 1UL, 0UL);
+
+	if (got == (long)(st->n << ZS_PAGE_SHIFT)) {
+		st->copied = true;
+		atomic_fetch_add_explicit(&eng.cnt.evict_copied_pages, st->n, memory_order_relaxed);
+	}
+	else if (got < 0 && errno != EFAULT && errno != ENOMEM)
+		atomic_store_explicit(&refused, true, memory_order_relaxed);
+}
+
 /* Compress and publish what the stage holds, then empty it and wake waiters.
  * Returns the pages stored. */
 static size_t evict_finish(struct evict_stage *st)
@@ -727,6 +769,7 @@ static size_t evict_finish(struct evict_stage *st)
 	size_t mine = 0;
 	long c;
 
+	evict_copy_out(st);
 	/* Open the batch for compression: this thread and, while it is the
 	 * open one, handlers holding faults (evict_help) take pages from it.
 	 * No helper is active on this stage now (the last batch waited for

@@ -56,11 +56,19 @@
  * the run's wall time as "prog_reclaim: run_us=N";
  * random, random-for and hotcold add the refaults, activations and pages scanned and
  * stolen during the accesses alone ("access_...").
+ *
+ * With PROG_DENY_VM_READV=1 in the environment the program first installs a
+ * seccomp filter, on all its threads (the library's too), under which
+ * process_vm_readv fails with EPERM, as a sandboxed program's does.
  */
 #include "prog_common.h"
 
 #include <limits.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <pthread.h>
+#include <stddef.h>
+#include <sys/prctl.h>
 #include <stdatomic.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -496,9 +504,27 @@ static void *boost_sampler(void *arg)
 	return NULL;
 }
 
+/* PROG_DENY_VM_READV: process_vm_readv fails with EPERM on every thread. */
+static void deny_vm_readv(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog) != 0)
+		pc_fail("seccomp");
+}
+
 int main(int argc, char **argv)
 {
 	run_t0 = pc_now_ns();
+	if (getenv("PROG_DENY_VM_READV"))
+		deny_vm_readv();
 	pc_init("prog_reclaim", &argc, argv);
 	if (argc < 3)
 		pc_fail("usage: prog_reclaim fill|random|random-for|hotcold|cycle|idle|hotstream|cold|cold-over|frag|boost|account MB [OPS|SECS|PASSES|CMB]");
