@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * filemap.h - the program's file pages under the limit. A memory cgroup
+ * charges the page cache its processes fault in, and its reclaim takes
+ * clean page cache back as readily as anonymous memory; the charge here
+ * counts the file pages the process maps (src/engine/policy.c), so the
+ * reclaimer gives back the ones it can: the present file pages of private
+ * mappings without write permission (program text, read-only data).
+ */
+#ifndef ZSWAP_FILEMAP_H
+#define ZSWAP_FILEMAP_H
+
+#include <stddef.h>
+
+/* Unmap every present file page of the private read-only file mappings
+ * (MADV_DONTNEED: the page stays in the page cache, and a touch maps it
+ * again with a minor fault). Copied-on-write pages in them are anonymous
+ * and kept. Returns the pages unmapped; 0 without PAGEMAP_SCAN (6.7),
+ * which alone tells a file page from a copied one. The reclaimer's. */
+size_t filemap_drop(void);
+
+#endif
