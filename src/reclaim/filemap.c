@@ -3,12 +3,18 @@
  * filemap.c - the file pages of the program's text and read-only data
  * given back under the limit (filemap.h).
  *
- * Only pages PAGEMAP_SCAN reports as file pages (PAGE_IS_FILE) are
- * unmapped: a private mapping without write permission may still hold
+ * Only pages PAGEMAP_SCAN reports as file pages (PAGE_IS_FILE) are asked
+ * for, and with MADV_PAGEOUT, which reclaims a clean file page (mapped again
+ * from the file on the next touch, unchanged) and never drops a page the
+ * file does not hold: a private mapping without write permission may hold
  * anonymous pages, copied on write before it was made read-only (the
- * dynamic loader's RELRO), and unmapping those would lose the relocations.
- * A file page is the file's content: mapped again on the next touch,
- * unchanged. The mappings come from one reading of /proc/self/maps, under
+ * dynamic loader's RELRO), or copied between the scan and the advice (a
+ * program, or ld.so for an object with text relocations, may make the
+ * mapping writable and write it meanwhile). MADV_DONTNEED would lose those;
+ * MADV_PAGEOUT swaps them out or, with no swap, leaves them. It skips files
+ * the process may not write unless it is their owner or privileged (the
+ * kernel's rule for file pageout) and pages other processes map too: those
+ * stay charged, and anonymous memory makes the room. The mappings come from one reading of /proc/self/maps, under
  * eng.evict_gate's read side as reclaim's own reading (fork's prepare
  * handler takes its write side, so maps_lock is never held across a fork).
  */
@@ -55,7 +61,7 @@ static int filemap_vma(const struct maps_vma *v, void *arg)
 			return errno == ENOMEM ? 0 : -1;	/* gone meanwhile, or no PAGEMAP_SCAN */
 		for (long i = 0; i < nr; i++) {
 			size_t len = (size_t)(vec[i].end - vec[i].start);
-			if (syscall(SYS_madvise, (void *)(uintptr_t)vec[i].start, len, MADV_DONTNEED) == 0)
+			if (syscall(SYS_madvise, (void *)(uintptr_t)vec[i].start, len, MADV_PAGEOUT) == 0)
 				w->pages += len >> ZS_PAGE_SHIFT;
 		}
 		if (a.walk_end <= cur)

@@ -12,11 +12,12 @@
 
 #include <stddef.h>
 
-/* Unmap every present file page of the private read-only file mappings
- * (MADV_DONTNEED: the page stays in the page cache, and a touch maps it
- * again with a minor fault). Copied-on-write pages in them are anonymous
- * and kept. Returns the pages unmapped; 0 without PAGEMAP_SCAN (6.7),
- * which alone tells a file page from a copied one. The reclaimer's. */
+/* Page out every present file page of the private read-only file mappings
+ * (MADV_PAGEOUT: reclaimed from the page cache where the kernel allows it,
+ * read from the file again on the next touch). Copied-on-write pages in
+ * them are anonymous and never lost. Returns the pages advised; 0 without
+ * PAGEMAP_SCAN (6.7), which alone tells a file page from a copied one. The
+ * reclaimer's. */
 size_t filemap_drop(void);
 
 #endif

@@ -8,9 +8,9 @@
 # be the same as without the library and the peak RSS (VmHWM, printed at
 # exit by prog_reclaim_stats.so) within limit x 1.10 + 8 MiB: counting only
 # anonymous memory, the heap filled the limit and the binary's pages came
-# on top (~86 MiB). The file pages the program ran once are unmapped under
-# the limit (src/reclaim/filemap.c); the ones it runs come back with minor
-# faults.
+# on top (~86 MiB). The file pages of its text and read-only data are paged
+# out under the limit (src/reclaim/filemap.c); the ones it runs are read
+# again from the file.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/../..}/tests/engine/eng_lib.sh"
 
 statlib="$ENG_BUILDDIR/tests/progs/prog_reclaim_stats.so"
