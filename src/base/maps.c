@@ -64,16 +64,19 @@ static const char *maps_hex(const char *p, const char *end, uintptr_t *v)
 	return p;
 }
 
-/* What a mapping is, from its permissions (rw and private), whether it has
+/* What a mapping is, from its permissions (perm: "rwxp"), whether it has
  * no file (device and inode zero) and its name (path_len bytes at path). */
-static void maps_classify(struct maps_vma *v, bool rw_private, bool no_file, const char *path, size_t plen)
+static void maps_classify(struct maps_vma *v, const char *perm, bool no_file, const char *path, size_t plen)
 {
+	bool rw_private = perm[0] == 'r' && perm[1] == 'w' && perm[3] == 'p';
+
 	v->path = path;
 	v->path_len = plen;
 	v->heap = plen == 6 && memcmp(path, "[heap]", 6) == 0;
 	bool named_anon = plen > 6 && memcmp(path, "[anon:", 6) == 0;
 	v->special = plen > 2 && path[0] == '[' && path[1] == 'v';
 	v->anon_rw_private = rw_private && no_file && (plen == 0 || v->heap || named_anon);
+	v->file_ro_private = !no_file && perm[1] != 'w' && perm[3] == 'p';
 }
 
 /* Parse one line [p, end). Returns false if it is malformed. */
@@ -106,7 +109,7 @@ static bool maps_parse_line(const char *p, const char *end, struct maps_vma *v)
 		while (q < end && *q == ' ')
 			q++;
 	}
-	maps_classify(v, perm[0] == 'r' && perm[1] == 'w' && perm[3] == 'p', dev_zero && inode_zero, q,
+	maps_classify(v, perm, dev_zero && inode_zero, q,
 		      (size_t)(end - q));
 	return true;
 }
@@ -139,10 +142,13 @@ static int maps_query(int fd, uintptr_t addr, bool next, struct maps_vma *v)
 	size_t plen = q.vma_name_size ? q.vma_name_size - 1 : 0;	/* its NUL counted */
 	if (plen > sizeof(name) - 1)
 		plen = 0;
-	bool rw_private = (q.vma_flags & (PROCMAP_QUERY_VMA_READABLE | PROCMAP_QUERY_VMA_WRITABLE |
-					  PROCMAP_QUERY_VMA_SHARED)) ==
-			  (PROCMAP_QUERY_VMA_READABLE | PROCMAP_QUERY_VMA_WRITABLE);
-	maps_classify(v, rw_private, !q.inode && !q.dev_major && !q.dev_minor, q.vma_name_size ? name : "", plen);
+	char perm[4] = {
+		q.vma_flags & PROCMAP_QUERY_VMA_READABLE ? 'r' : '-',
+		q.vma_flags & PROCMAP_QUERY_VMA_WRITABLE ? 'w' : '-',
+		q.vma_flags & PROCMAP_QUERY_VMA_EXECUTABLE ? 'x' : '-',
+		q.vma_flags & PROCMAP_QUERY_VMA_SHARED ? 's' : 'p',
+	};
+	maps_classify(v, perm, !q.inode && !q.dev_major && !q.dev_minor, q.vma_name_size ? name : "", plen);
 	v->path = "";
 	v->path_len = 0;
 	v->start = (uintptr_t)q.vma_start;

@@ -20,6 +20,7 @@ struct maps_vma {
 	bool anon_rw_private;	/* rw-p, no file, not a stack or special mapping */
 	bool heap;		/* [heap] */
 	bool special;		/* [vvar], [vdso], [vsyscall]...: not the program's memory */
+	bool file_ro_private;	/* r-xp, r--p, ---p of a file: text and read-only data */
 	const char *path;	/* the line's path ("" for none), path_len bytes, not */
 	size_t path_len;	/* NUL-terminated: valid during the callback only */
 };

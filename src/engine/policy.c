@@ -5,11 +5,14 @@
  * the throttle that holds faults at the limit. The reclaimer thread
  * (src/reclaim/reclaim.c) shares its state (policy_reclaim.h).
  *
- * The charge. memcg charges a cgroup's anonymous pages and zswap's pool to
- * the cgroup; here the whole process is the cgroup, and the pool is the
- * library's own anonymous memory, so one number covers both: RssAnon, read
- * from /proc/self/statm (resident minus file-backed and shmem pages; the
- * kernel's counter, exact to its per-CPU batches). It is read by the
+ * The charge. memcg charges a cgroup's anonymous pages, the page cache and
+ * shared memory it faults in, and zswap's pool to the cgroup; here the whole
+ * process is the cgroup, and the pool is the library's own anonymous
+ * memory, so one number covers them: the resident pages, read from
+ * /proc/self/statm (anonymous, file-backed and shmem; the kernel's counter,
+ * exact to its per-CPU batches). The file pages of the program's text and
+ * read-only data are reclaimed as the kernel reclaims page cache
+ * (src/reclaim/filemap.c). It is read by the
  * reclaimer every RECLAIM_POLL_MS, and after every eviction step; between
  * two readings the handlers add the pages they fill or load (pol.filled),
  * so the throttle on the fault path never makes a system call.
@@ -292,10 +295,10 @@ uint64_t policy_pool_page_bytes(void)
 	return pages << ZS_PAGE_SHIFT;
 }
 
-/* The charge in bytes: RssAnon from /proc/self/statm ("size resident
- * shared ..." in pages; shared = file-backed + shmem) with memcg's
- * adjustment above (and, under the v1 charge model, less the pool's
- * pages), or the last value if unreadable. */
+/* The charge in bytes: the resident pages from /proc/self/statm ("size
+ * resident shared ..." in pages; shared = file-backed + shmem, kept in
+ * pol.file) with memcg's adjustment above (and, under the v1 charge model,
+ * less the pool's pages), or the last value if unreadable. */
 uint64_t policy_read_charge(void)
 {
 	char buf[128];
@@ -316,14 +319,15 @@ uint64_t policy_read_charge(void)
 		else if (buf[i] == ' ')
 			k++;
 	}
-	uint64_t anon = f[1] > f[2] ? (f[1] - f[2]) << ZS_PAGE_SHIFT : 0;
+	uint64_t rss = f[1] << ZS_PAGE_SHIFT;
+	atomic_store_explicit(&pol.file, (f[2] < f[1] ? f[2] : f[1]) << ZS_PAGE_SHIFT, memory_order_relaxed);
 	reclaim_account_refresh();
 	int64_t adj = atomic_load_explicit(&pol.adjust, memory_order_relaxed);
 	if (eng.opt.pool_uncharged)
 		adj -= (int64_t)policy_pool_page_bytes();
-	anon = adj >= 0 ? anon + (uint64_t)adj : anon > (uint64_t)-adj ? anon - (uint64_t)-adj : 0;
-	atomic_store_explicit(&pol.charge, anon, memory_order_relaxed);
-	return anon;
+	rss = adj >= 0 ? rss + (uint64_t)adj : rss > (uint64_t)-adj ? rss - (uint64_t)-adj : 0;
+	atomic_store_explicit(&pol.charge, rss, memory_order_relaxed);
+	return rss;
 }
 
 static void reclaim_kick(void)

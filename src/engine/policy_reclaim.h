@@ -29,6 +29,13 @@
  * (prim memory, touched only as far as used). */
 #define RECLAIM_TARGETS		16384
 #define RECLAIM_MAPS_TTL_NS	100000000ull	/* the mappings to adopt, reread at most every 100 ms */
+/* The file pages of text and read-only data (src/reclaim/filemap.c) are
+ * unmapped under the limit once they are 1/RECLAIM_FILE_DIV of it, at most
+ * every RECLAIM_FILE_EVERY_NS: the pages the program still runs come back
+ * with minor faults within that time, what it ran once (start-up, a
+ * runtime's snapshot and tables) stays out until the next drop. */
+#define RECLAIM_FILE_DIV	64
+#define RECLAIM_FILE_EVERY_NS	1000000000ull
 #define RECLAIM_MAX_PASSES	2	/* rotations one step may take before it gives up */
 /* A step looks at most this many resident pages per page it wants before it
  * takes protected pages too (the kernel's scan priority, bounded): without
@@ -126,6 +133,8 @@ struct policy_state {
 	struct timespec t0;
 
 	_Atomic uint64_t charge;	/* bytes, at the last reading */
+	_Atomic uint64_t file;		/* bytes of it file-backed or shmem (statm's shared) */
+	uint64_t file_drop_ns;		/* hist_now() at the last filemap_drop, 0: none yet */
 	_Atomic uint64_t workingset;	/* pages: refault distances below this are quick */
 	_Atomic uint64_t filled;	/* pages handlers zero-filled since */
 	_Atomic uint64_t refaults_seen;	/* eng.cnt.refaults at that reading */

@@ -58,6 +58,7 @@
 #include "engine/writeback.h"
 #include "base/fdtab.h"
 #include "reclaim/cgroup.h"
+#include "reclaim/filemap.h"
 #include "reclaim/growth.h"
 #include "reclaim/shrinker.h"
 #include "base/hist.h"
@@ -531,6 +532,20 @@ static size_t reclaim_step(size_t want)
 	return got;
 }
 
+/* The file pages' turn (RECLAIM_FILE_DIV, RECLAIM_FILE_EVERY_NS): the
+ * kernel's reclaim takes clean page cache before it swaps. */
+static bool reclaim_file_due(void)
+{
+	uint64_t now = hist_now();
+
+	if (atomic_load_explicit(&pol.file, memory_order_relaxed) < pol.limit / RECLAIM_FILE_DIV)
+		return false;
+	if (pol.file_drop_ns && now - pol.file_drop_ns < RECLAIM_FILE_EVERY_NS)
+		return false;
+	pol.file_drop_ns = now;
+	return true;
+}
+
 static void reclaim_to(uint64_t target)
 {
 	for (;;) {
@@ -538,6 +553,8 @@ static void reclaim_to(uint64_t target)
 		policy_progress();
 		if (c <= target)
 			break;
+		if (reclaim_file_due() && filemap_drop())
+			continue;
 		/* The pool alone (it only shrinks as pages come back) leaves
 		 * less than an eighth of the limit for everything else: evicting
 		 * the few pages still resident would only make every access

@@ -40,8 +40,9 @@
  *                                 must be well under the limit
  *   prog_reclaim cold-over MB CMB the same with MB over the limit
  *   prog_reclaim account MB       fill, wait 500 ms, then report the
- *                                 library's memory_current beside RssAnon
- *                                 and VmPTE (/proc/self/status), its pool
+ *                                 library's memory_current beside RssAnon,
+ *                                 RssFile + RssShmem and VmPTE
+ *                                 (/proc/self/status), its pool
  *                                 metadata and the slot arrays' size
  *   prog_reclaim boost MB         fill while a thread samples the library's
  *                                 watermark_boost every millisecond, then
@@ -651,10 +652,11 @@ int main(int argc, char **argv)
 		struct zswap_stats st;
 		pc_sleep_ms(500);
 		long anon = status_kb("RssAnon:"), pte = status_kb("VmPTE:");
+		long file = status_kb("RssFile:") + status_kb("RssShmem:");
 		pc_stats(&st);
 		if (pc_managed())
-			fprintf(stderr, "%s: account rss_anon_kb=%ld vm_pte_kb=%ld memory_current_kb=%llu"
-				" pool_metadata_kb=%llu slots_kb=%zu\n", pc.name, anon, pte,
+			fprintf(stderr, "%s: account rss_anon_kb=%ld rss_file_kb=%ld vm_pte_kb=%ld memory_current_kb=%llu"
+				" pool_metadata_kb=%llu slots_kb=%zu\n", pc.name, anon, file, pte,
 				(unsigned long long)(st.memory_current >> 10),
 				(unsigned long long)(st.pool_metadata_bytes >> 10), npages * 16 / 1024);
 	} else if (strcmp(mode, "fill") != 0) {
