@@ -249,6 +249,21 @@ void backing_close(struct backing *b)
 
 /* --- the allocator ---------------------------------------------------------- */
 
+/* Mark [s, s + n) in use (b->lock held; within one bitmap word). */
+static void backing_take(struct backing *b, uint64_t s, unsigned int n)
+{
+	uint64_t w = s / 64, mask = (n == 64 ? ~0ULL : ((1ULL << n) - 1)) << (s % 64);
+	uint64_t bits = atomic_load_explicit(&b->bitmap[w], memory_order_relaxed);
+
+	atomic_store_explicit(&b->bitmap[w], bits | mask, memory_order_relaxed);
+	if (b->unpunched[w] & mask) {
+		b->nr_unpunched -= (uint64_t)__builtin_popcountll(b->unpunched[w] & mask);
+		b->unpunched[w] &= ~mask;	/* overwritten: no punch needed */
+	}
+	if (s + n > b->end)
+		b->end = s + n;
+}
+
 static int64_t backing_alloc(struct backing *b)
 {
 	int64_t slot = -ENOSPC;
@@ -261,19 +276,46 @@ static int64_t backing_alloc(struct backing *b)
 		uint64_t s = w * 64 + (uint64_t)__builtin_ctzll(~bits);
 		if (s >= b->max_slots)
 			break;
-		atomic_store_explicit(&b->bitmap[w], bits | 1ULL << (s % 64), memory_order_relaxed);
-		if (b->unpunched[w] & 1ULL << (s % 64)) {
-			b->unpunched[w] &= ~(1ULL << (s % 64));	/* overwritten: no punch needed */
-			b->nr_unpunched--;
-		}
+		backing_take(b, s, 1);
 		b->hint = s + 1;
-		if (s + 1 > b->end)
-			b->end = s + 1;
 		slot = (int64_t)s;
 		break;
 	}
 	pthread_mutex_unlock(&b->lock);
 	return slot;
+}
+
+/*
+ * n (2-64) consecutive free slots inside one bitmap word, the lowest such
+ * run from the hint on, into *first; false when there is none. A batch
+ * written to consecutive slots is one write (one request to the disk, where
+ * scattered slots were one each), and pages written back together, in
+ * address order, are read back together by readahead. Words past the
+ * file's end are free, so a run exists until the file nears its cap: the
+ * file grows past holes too small for a batch, as the kernel's swap
+ * allocator takes a free cluster rather than fill scattered slots.
+ */
+static bool backing_alloc_run(struct backing *b, unsigned int n, uint64_t *first)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&b->lock);
+	for (uint64_t w = b->hint / 64; w * 64 + n <= b->max_slots; w++) {
+		uint64_t free = ~atomic_load_explicit(&b->bitmap[w], memory_order_relaxed), m = free;
+		for (unsigned int i = 1; i < n && m; i++)
+			m &= free >> i;
+		if (!m)
+			continue;
+		uint64_t s = w * 64 + (uint64_t)__builtin_ctzll(m);
+		if (s + n > b->max_slots)
+			break;
+		backing_take(b, s, n);
+		*first = s;
+		found = true;
+		break;
+	}
+	pthread_mutex_unlock(&b->lock);
+	return found;
 }
 
 static void backing_release(struct backing *b, uint64_t slot, bool punch_later)
@@ -364,6 +406,11 @@ int backing_write_batch(struct backing *b, void *buf, size_t n, int64_t *slots)
 
 	if (b->read_only)
 		return -EROFS;
+	uint64_t first;
+	if (n > 1 && n <= 64 && backing_alloc_run(b, (unsigned int)n, &first)) {
+		for (; got < n; got++)
+			slots[got] = (int64_t)(first + got);
+	}
 	for (; got < n; got++) {
 		int64_t slot = backing_alloc(b);
 		if (slot < 0)

@@ -9,7 +9,8 @@
  * back as -EIO for that slot only, as does a block copied to another slot,
  * also inside a run of slots read with one read;
  * the lowest free slot is reused first, a trim punches out what is free and
- * not what was reused; the cap and
+ * not what was reused; a batch goes to consecutive slots past holes too
+ * small for it, and to scattered ones only when no run is left; the cap and
  * injected ENOSPC, EIO and short write fail the write without keeping a slot; tmpfs and
  * a missing directory are refused with their reasons. The key is in a page
  * of its own left out of core dumps (VmFlags "dd") and locked (VmFlags "lo")
@@ -260,6 +261,51 @@ static void limits(void)
 	backing_close(b);
 }
 
+/* A batch's slots: consecutive when a run of free slots is left. */
+static void runs(void)
+{
+	struct backing_config cfg = { .dir = disk_dir(), .max_bytes = 24 * ZS_PAGE_SIZE, .encrypt = true };
+	char why[256] = "";
+	int64_t slots[8];
+	struct backing *b = backing_open(&cfg, why, sizeof(why));
+
+	CHECK(b != NULL, "backing_open: %s", why);
+	if (!b)
+		return;
+	fill(page_buf, 1);
+	for (int i = 0; i < 16; i++)
+		CHECK(backing_write(b, page_buf, scratch) == i, "write %d failed", i);
+	for (uint64_t s = 0; s < 16; s += 2)
+		backing_free(b, s);	/* holes of one slot: 0, 2, ..., 14 */
+	for (unsigned int k = 0; k < 4; k++)
+		fill(run_buf + k * ZS_PAGE_SIZE, 100 + k);
+	CHECK(backing_write_batch(b, run_buf, 4, slots) == 4, "a batch of 4 was not written");
+	for (unsigned int k = 0; k < 4; k++)
+		CHECK(slots[k] == 16 + (int64_t)k, "batch page %u in slot %lld, expected %u (past the holes)", k,
+		      (long long)slots[k], 16 + k);
+	CHECK(backing_read_run(b, 16, 4, run_buf) == 0, "the batch did not read back as one run");
+	for (unsigned int k = 0; k < 4; k++) {
+		fill(scratch, 100 + k);
+		CHECK(memcmp(run_buf + k * ZS_PAGE_SIZE, scratch, ZS_PAGE_SIZE) == 0, "batch page %u differs", k);
+	}
+	CHECK(backing_write(b, page_buf, scratch) == 0, "a single page did not take the lowest hole");
+	/* 20 of 24 slots taken, 2..14 every other one free: no run of 8 is
+	 * left, and the batch takes the holes. */
+	for (unsigned int k = 0; k < 8; k++)
+		fill(run_buf + k * ZS_PAGE_SIZE, 200 + k);
+	CHECK(backing_write_batch(b, run_buf, 8, slots) == 8, "a batch with no run left was not written");
+	CHECK(slots[0] == 2 && slots[1] == 4, "no run left: slots %lld, %lld, expected the holes 2, 4",
+	      (long long)slots[0], (long long)slots[1]);
+	for (unsigned int k = 0; k < 8; k++) {
+		/* The batch was sealed in place: compare with the page as made. */
+		CHECK(backing_read(b, (uint64_t)slots[k], run_buf) == 0, "slot %lld did not read back",
+		      (long long)slots[k]);
+		fill(scratch, 200 + k);
+		CHECK(memcmp(run_buf, scratch, ZS_PAGE_SIZE) == 0, "page %u differs", k);
+	}
+	backing_close(b);
+}
+
 static void refusals(void)
 {
 	struct backing_config cfg = { .dir = "/dev/shm", .encrypt = true };
@@ -402,6 +448,7 @@ int main(void)
 	round_trip(true);
 	round_trip(false);
 	limits();
+	runs();
 	refusals();
 	key_page();
 	key_page_unlocked();
