@@ -233,19 +233,30 @@ static void round_trip(bool encrypt)
 	backing_close(b);
 }
 
-static void limits(void)
+/* A sealed tier of cap pages with slots 0-15 written (one page each), or
+ * NULL (a failed check). */
+static struct backing *tier_of_16(size_t cap)
 {
-	struct backing_config cfg = { .dir = disk_dir(), .max_bytes = 16 * ZS_PAGE_SIZE, .encrypt = true };
+	struct backing_config cfg = { .dir = disk_dir(), .max_bytes = cap * ZS_PAGE_SIZE, .encrypt = true };
 	char why[256] = "";
-	struct backing_stats st;
 	struct backing *b = backing_open(&cfg, why, sizeof(why));
 
 	CHECK(b != NULL, "backing_open: %s", why);
 	if (!b)
-		return;
+		return NULL;
 	fill(page_buf, 1);
 	for (int i = 0; i < 16; i++)
 		CHECK(backing_write(b, page_buf, scratch) == i, "write %d under the cap failed", i);
+	return b;
+}
+
+static void limits(void)
+{
+	struct backing_stats st;
+	struct backing *b = tier_of_16(16);
+
+	if (!b)
+		return;
 	CHECK(backing_write(b, page_buf, scratch) == -ENOSPC, "a write past the cap did not fail with ENOSPC");
 	backing_free(b, 7);
 	backing_inject_write_fail(b, 1, BACKING_FAIL_ENOSPC);
@@ -264,17 +275,11 @@ static void limits(void)
 /* A batch's slots: consecutive when a run of free slots is left. */
 static void runs(void)
 {
-	struct backing_config cfg = { .dir = disk_dir(), .max_bytes = 24 * ZS_PAGE_SIZE, .encrypt = true };
-	char why[256] = "";
 	int64_t slots[8];
-	struct backing *b = backing_open(&cfg, why, sizeof(why));
+	struct backing *b = tier_of_16(24);
 
-	CHECK(b != NULL, "backing_open: %s", why);
 	if (!b)
 		return;
-	fill(page_buf, 1);
-	for (int i = 0; i < 16; i++)
-		CHECK(backing_write(b, page_buf, scratch) == i, "write %d failed", i);
 	for (uint64_t s = 0; s < 16; s += 2)
 		backing_free(b, s);	/* holes of one slot: 0, 2, ..., 14 */
 	for (unsigned int k = 0; k < 4; k++)
