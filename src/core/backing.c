@@ -264,29 +264,8 @@ static void backing_take(struct backing *b, uint64_t s, unsigned int n)
 		b->end = s + n;
 }
 
-static int64_t backing_alloc(struct backing *b)
-{
-	int64_t slot = -ENOSPC;
-
-	pthread_mutex_lock(&b->lock);
-	for (uint64_t w = b->hint / 64; w * 64 < b->max_slots; w++) {
-		uint64_t bits = atomic_load_explicit(&b->bitmap[w], memory_order_relaxed);
-		if (bits == ~0ULL)
-			continue;
-		uint64_t s = w * 64 + (uint64_t)__builtin_ctzll(~bits);
-		if (s >= b->max_slots)
-			break;
-		backing_take(b, s, 1);
-		b->hint = s + 1;
-		slot = (int64_t)s;
-		break;
-	}
-	pthread_mutex_unlock(&b->lock);
-	return slot;
-}
-
 /*
- * n (2-64) consecutive free slots inside one bitmap word, the lowest such
+ * n (1-64) consecutive free slots inside one bitmap word, the lowest such
  * run from the hint on, into *first; false when there is none. A batch
  * written to consecutive slots is one write (one request to the disk, where
  * scattered slots were one each), and pages written back together, in
@@ -310,6 +289,8 @@ static bool backing_alloc_run(struct backing *b, unsigned int n, uint64_t *first
 		if (s + n > b->max_slots)
 			break;
 		backing_take(b, s, n);
+		if (n == 1)
+			b->hint = s + 1;	/* the lowest free slot: none below it now */
 		*first = s;
 		found = true;
 		break;
@@ -407,16 +388,12 @@ int backing_write_batch(struct backing *b, void *buf, size_t n, int64_t *slots)
 	if (b->read_only)
 		return -EROFS;
 	uint64_t first;
-	if (n > 1 && n <= 64 && backing_alloc_run(b, (unsigned int)n, &first)) {
+	if (n <= 64 && backing_alloc_run(b, (unsigned int)n, &first)) {
 		for (; got < n; got++)
 			slots[got] = (int64_t)(first + got);
 	}
-	for (; got < n; got++) {
-		int64_t slot = backing_alloc(b);
-		if (slot < 0)
-			break;
-		slots[got] = slot;
-	}
+	for (; got < n && backing_alloc_run(b, 1, &first); got++)
+		slots[got] = (int64_t)first;
 	for (size_t k = 0; k < got; k++) {
 		char *page = (char *)buf + k * ZS_PAGE_SIZE;
 		backing_seal(b, page, page, (uint64_t)slots[k]);

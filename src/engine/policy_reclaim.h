@@ -30,9 +30,9 @@
 #define RECLAIM_TARGETS		16384
 #define RECLAIM_MAPS_TTL_NS	100000000ull	/* the mappings to adopt, reread at most every 100 ms */
 /* The file pages of text and read-only data (src/reclaim/filemap.c) are
- * unmapped under the limit once they are 1/RECLAIM_FILE_DIV of it, at most
- * every RECLAIM_FILE_EVERY_NS: the pages the program still runs come back
- * with minor faults within that time, what it ran once (start-up, a
+ * paged out under the limit once they are 1/RECLAIM_FILE_DIV of it, at most
+ * every RECLAIM_FILE_EVERY_NS: the pages the program still runs are read
+ * back from the file within that time, what it ran once (start-up, a
  * runtime's snapshot and tables) stays out until the next drop. */
 #define RECLAIM_FILE_DIV	64
 #define RECLAIM_FILE_EVERY_NS	1000000000ull

@@ -35,13 +35,9 @@
 
 #define FILEMAP_VEC	64	/* runs of file pages a scan returns at once */
 
-struct filemap_walk {
-	size_t pages;
-};
-
 static int filemap_vma(const struct maps_vma *v, void *arg)
 {
-	struct filemap_walk *w = arg;
+	size_t *pages = arg;
 	struct page_region vec[FILEMAP_VEC];
 
 	if (!v->file_ro_private || v->special)
@@ -62,7 +58,7 @@ static int filemap_vma(const struct maps_vma *v, void *arg)
 		for (long i = 0; i < nr; i++) {
 			size_t len = (size_t)(vec[i].end - vec[i].start);
 			if (syscall(SYS_madvise, (void *)(uintptr_t)vec[i].start, len, MADV_PAGEOUT) == 0)
-				w->pages += len >> ZS_PAGE_SHIFT;
+				*pages += len >> ZS_PAGE_SHIFT;
 		}
 		if (a.walk_end <= cur)
 			break;
@@ -73,10 +69,10 @@ static int filemap_vma(const struct maps_vma *v, void *arg)
 
 size_t filemap_drop(void)
 {
-	struct filemap_walk w = { 0 };
+	size_t pages = 0;
 
 	pthread_rwlock_rdlock(&eng.evict_gate);
-	maps_for_each(filemap_vma, &w);
+	maps_for_each(filemap_vma, &pages);
 	pthread_rwlock_unlock(&eng.evict_gate);
-	return w.pages;
+	return pages;
 }
