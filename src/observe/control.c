@@ -148,7 +148,8 @@ static void control_set(int fd, const struct ctlreq *r, unsigned long uid)
 	sock_send(fd, answer, pos < sizeof(answer) ? pos : sizeof(answer) - 1);
 }
 
-/* "reclaim BYTES": memory.reclaim. */
+/* "reclaim BYTES": memory.reclaim, whose figure is the charge freed; what
+ * was stored for it (more, the pool holding it) is said beside. */
 static void control_reclaim(int fd, uint64_t bytes, unsigned long uid)
 {
 	struct reclaim_order *o = &ctl_order;
@@ -158,15 +159,16 @@ static void control_reclaim(int fd, uint64_t bytes, unsigned long uid)
 	o->bytes = bytes;
 	if (!control_run(fd, o))
 		return;
+	uint64_t freed = o->charge_before > o->charge_after ? o->charge_before - o->charge_after : 0;
 	char what[200];
-	log_snprintf(what, sizeof(what), "reclaim %llu bytes: %llu pages stored",
-		     (unsigned long long)bytes, (unsigned long long)o->pages);
+	log_snprintf(what, sizeof(what), "reclaim %llu bytes: %llu freed, %llu pages stored",
+		     (unsigned long long)bytes, (unsigned long long)freed, (unsigned long long)o->pages);
 	control_record(uid, what);
-	control_say(fd, "%s\nreclaimed %llu bytes (%llu pages stored) of %llu asked\n"
-		    "pool %llu -> %llu bytes\ncharge %llu -> %llu bytes\n",
-		    (o->pages << ZS_PAGE_SHIFT) >= bytes ? "ok" : "partial",
+	control_say(fd, "%s\nreclaimed %llu bytes of the charge, of %llu asked\n"
+		    "stored %llu bytes (%llu pages)\npool %llu -> %llu bytes\ncharge %llu -> %llu bytes\n",
+		    freed >= bytes ? "ok" : "partial", (unsigned long long)freed, (unsigned long long)bytes,
 		    (unsigned long long)(o->pages << ZS_PAGE_SHIFT), (unsigned long long)o->pages,
-		    (unsigned long long)bytes, (unsigned long long)o->pool_before, (unsigned long long)o->pool_after,
+		    (unsigned long long)o->pool_before, (unsigned long long)o->pool_after,
 		    (unsigned long long)o->charge_before, (unsigned long long)o->charge_after);
 }
 

@@ -944,6 +944,30 @@ static uint64_t reclaim_pages(uint64_t pages)
 	return done;
 }
 
+/* memory.reclaim counts what the charge gave back: the pool grows by what
+ * it stores, so the pages stored are more than the charge freed. Storing
+ * goes on, in rounds for what is still missing, until the charge has gone
+ * down by bytes from before or nothing more is resident. Returns the pages
+ * stored. */
+#define RECLAIM_CHARGE_ROUNDS 16
+
+static uint64_t reclaim_charge(uint64_t bytes, uint64_t before)
+{
+	uint64_t done = 0;
+
+	for (int round = 0; round < RECLAIM_CHARGE_ROUNDS; round++) {
+		uint64_t now = policy_read_charge();
+		uint64_t freed = before > now ? before - now : 0;
+		if (freed >= bytes)
+			break;
+		uint64_t got = reclaim_pages((bytes - freed + ZS_PAGE_SIZE - 1) >> ZS_PAGE_SHIFT);
+		if (!got)
+			break;
+		done += got;
+	}
+	return done;
+}
+
 /* The pool's limits (ZSWAP_MAX_POOL_*, the accept threshold) from eng.opt. */
 static void reclaim_pool_limits(void)
 {
@@ -1017,7 +1041,7 @@ static void reclaim_take_order(void)
 				reclaim_apply((enum opt_id)i, o);
 		break;
 	case RECLAIM_ORDER_RECLAIM:
-		o->pages = reclaim_pages((o->bytes + ZS_PAGE_SIZE - 1) >> ZS_PAGE_SHIFT);
+		o->pages = reclaim_charge(o->bytes, o->charge_before);
 		break;
 	case RECLAIM_ORDER_COMPACT:
 		o->pages = reclaim_compact_rounds();	/* zram's compact: all it can */

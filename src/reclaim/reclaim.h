@@ -46,7 +46,7 @@ int reclaim_fork_child(void);
  */
 enum reclaim_order_kind {
 	RECLAIM_ORDER_SET,	/* options changed: nv, the ids in mask */
-	RECLAIM_ORDER_RECLAIM,	/* store this many bytes of cold memory now (memory.reclaim) */
+	RECLAIM_ORDER_RECLAIM,	/* store cold memory until the charge is down by bytes (memory.reclaim) */
 	RECLAIM_ORDER_COMPACT,	/* compact the pool completely (zram's compact) */
 };
 

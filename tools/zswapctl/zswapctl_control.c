@@ -53,9 +53,10 @@ static int ctl_act(const struct zswapctl_cmd *cmd, long pid, const char *req)
 		rc = 0;
 		break;
 	case ZSWAPCTL_ANSWER_PARTIAL:
-		/* reclaim stored less than asked: memory.reclaim's EAGAIN. */
+		/* reclaim freed less than asked: memory.reclaim's EAGAIN. */
 		zswapctl_print(stdout, out + body, len - body);
-		fprintf(stderr, "zswapctl: %s: less than asked: nothing more was resident to store\n", cmd->name);
+		fprintf(stderr, "zswapctl: %s: less than asked was freed: nothing more was resident to store\n",
+			cmd->name);
 		break;
 	default:
 		/* "error: ..." lines, and for set what was applied anyway. */
