@@ -151,6 +151,20 @@ size_t log_snprintf(char *buf, size_t cap, const char *fmt, ...)
 	return n;
 }
 
+size_t log_human(char *buf, size_t cap, uint64_t bytes)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	unsigned int u = 0;
+
+	while (u + 1 < sizeof(unit) / sizeof(unit[0]) && bytes >> (10 * (u + 1)))
+		u++;
+	if (!u)
+		return log_snprintf(buf, cap, "%llu B", (unsigned long long)bytes);
+	uint64_t whole = bytes >> (10 * u), part = bytes & ((1ull << (10 * u)) - 1);
+	return log_snprintf(buf, cap, "%llu.%llu %s", (unsigned long long)whole,
+			    (unsigned long long)((part * 10) >> (10 * u)), unit[u]);
+}
+
 int log_write_all(int fd, const char *buf, size_t len)
 {
 	while (len) {

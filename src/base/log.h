@@ -14,11 +14,16 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Format like snprintf into buf (always NUL-terminated); returns the length written. */
 size_t log_format(char *buf, size_t cap, const char *fmt, va_list ap);
 size_t log_snprintf(char *buf, size_t cap, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* bytes in a unit people read: "512 B", "1.5 KiB", "12.3 MiB", "2.0 GiB"
+ * (powers of 1024, one decimal, cut not rounded). Returns the length. */
+size_t log_human(char *buf, size_t cap, uint64_t bytes);
 
 /* One "libzswap: " line to stderr. Rate-limited: at most LOG_BURST lines per
  * second, the rest counted and reported once. */

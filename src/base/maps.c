@@ -77,6 +77,9 @@ static void maps_classify(struct maps_vma *v, const char *perm, bool no_file, co
 	v->special = plen > 2 && path[0] == '[' && path[1] == 'v';
 	v->anon_rw_private = rw_private && no_file && (plen == 0 || v->heap || named_anon);
 	v->file_ro_private = !no_file && perm[1] != 'w' && perm[3] == 'p';
+	v->shared = perm[3] == 's';
+	v->file = !no_file;
+	v->writable = perm[1] == 'w';
 }
 
 /* Parse one line [p, end). Returns false if it is malformed. */

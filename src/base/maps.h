@@ -21,6 +21,9 @@ struct maps_vma {
 	bool heap;		/* [heap] */
 	bool special;		/* [vvar], [vdso], [vsyscall]...: not the program's memory */
 	bool file_ro_private;	/* r-xp, r--p, ---p of a file: text and read-only data */
+	bool shared;		/* MAP_SHARED (rw-s, r--s...): anonymous or a file */
+	bool file;		/* backed by a file (its device or inode not zero) */
+	bool writable;
 	const char *path;	/* the line's path ("" for none), path_len bytes, not */
 	size_t path_len;	/* NUL-terminated: valid during the callback only */
 };

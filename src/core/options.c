@@ -174,6 +174,9 @@ const struct opt_def opt_table[OPT__COUNT] = {
 	[OPT_STATS_TOP] = {
 		OPT_STATS_TOP, "ZSWAP_STATS_TOP", OPT_UINT, "10", 0, 1000, NULL, "mappings",
 		"mappings listed by the dump's attribution, most evicted bytes first", 0 },
+	[OPT_STATS_FULL] = {
+		OPT_STATS_FULL, "ZSWAP_STATS_FULL", OPT_BOOL, "0", 0, 1, NULL, "",
+		"1 adds empty size classes and test-only knobs to the dump", OPT_F_RUNTIME },
 	[OPT_STATS_SOCKET] = {
 		OPT_STATS_SOCKET, "ZSWAP_STATS_SOCKET", OPT_BOOL, "1", 0, 1, NULL, "",
 		"1 offers dumps to zswapctl through a socket only this user can open", 0 },
@@ -604,6 +607,7 @@ static void opt_set(enum opt_id id, const struct opt_val *val, struct opt_values
 	case OPT_STATS_INTERVAL: v->stats_interval = (unsigned int)val->u; break;
 	case OPT_STATS_AT_EXIT:	v->stats_at_exit = val->u != 0; break;
 	case OPT_STATS_TOP:	v->stats_top = (unsigned int)val->u; break;
+	case OPT_STATS_FULL:	v->stats_full = val->u != 0; break;
 	case OPT_STATS_SOCKET:	v->stats_socket = val->u != 0; break;
 	case OPT_INJECT_CRASH:	v->inject_crash = val->u != 0; break;
 	case OPT__COUNT:	break;
@@ -650,6 +654,7 @@ static void opt_get(enum opt_id id, const struct opt_values *v, struct opt_val *
 	case OPT_STATS_INTERVAL: val->u = v->stats_interval; break;
 	case OPT_STATS_AT_EXIT:	val->u = v->stats_at_exit; break;
 	case OPT_STATS_TOP:	val->u = v->stats_top; break;
+	case OPT_STATS_FULL:	val->u = v->stats_full; break;
 	case OPT_STATS_SOCKET:	val->u = v->stats_socket; break;
 	case OPT_INJECT_CRASH:	val->u = v->inject_crash; break;
 	case OPT__COUNT:	val->u = 0; break;

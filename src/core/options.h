@@ -81,6 +81,7 @@ enum opt_id {
 	OPT_STATS_INTERVAL,	/* ZSWAP_STATS_INTERVAL */
 	OPT_STATS_AT_EXIT,	/* ZSWAP_STATS_AT_EXIT */
 	OPT_STATS_TOP,		/* ZSWAP_STATS_TOP */
+	OPT_STATS_FULL,		/* ZSWAP_STATS_FULL */
 	OPT_STATS_SOCKET,	/* ZSWAP_STATS_SOCKET */
 	OPT_INJECT_CRASH,	/* ZSWAP_INJECT_CRASH (testing) */
 	OPT__COUNT
@@ -143,6 +144,7 @@ struct opt_values {
 	unsigned int stats_interval;	/* seconds; 0 = no periodic dump */
 	bool stats_at_exit;
 	unsigned int stats_top;		/* mappings listed by attribution */
+	bool stats_full;		/* empty size classes and test-only knobs too */
 	bool stats_socket;		/* offer the dump to zswapctl */
 	bool inject_crash;		/* the statistics thread crashes, for tests */
 	/* Not an option: $XDG_RUNTIME_DIR as opt_load found it ("" if unset),

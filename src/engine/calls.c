@@ -174,6 +174,7 @@ void calls_cold(uintptr_t addr, size_t len)
 			policy_cold_hint(a, b);
 		}
 	}
+	evict_count_skipped(addr, end);
 	engine_sigrestore(&old);
 }
 

@@ -271,35 +271,114 @@ static bool evict_run_reaches(const struct maps_vma *v)
 	return len >= need;
 }
 
+/*
+ * Why MADV_PAGEOUT or MADV_COLD left memory alone: the engine counters
+ * advice_skip_* (engine/counters.def), in pages, so that a program whose
+ * advice does nothing (Python's mmap.mmap is MAP_SHARED) can see why.
+ */
+enum evict_skip {
+	EVICT_SKIP_SHARED, EVICT_SKIP_FILE, EVICT_SKIP_READONLY, EVICT_SKIP_SMALL,
+	EVICT_SKIP_EXCLUDED, EVICT_SKIP_UNREGISTERED, EVICT_SKIP_UNMAPPED,
+};
+
+static void evict_skip_add(enum evict_skip why, uintptr_t start, uintptr_t end)
+{
+	_Atomic uint64_t *const cnt[] = {
+		[EVICT_SKIP_SHARED] = &eng.cnt.advice_skip_shared,
+		[EVICT_SKIP_FILE] = &eng.cnt.advice_skip_file,
+		[EVICT_SKIP_READONLY] = &eng.cnt.advice_skip_readonly,
+		[EVICT_SKIP_SMALL] = &eng.cnt.advice_skip_small,
+		[EVICT_SKIP_EXCLUDED] = &eng.cnt.advice_skip_excluded,
+		[EVICT_SKIP_UNREGISTERED] = &eng.cnt.advice_skip_unregistered,
+		[EVICT_SKIP_UNMAPPED] = &eng.cnt.advice_skip_unmapped,
+	};
+
+	if (end > start)
+		atomic_fetch_add_explicit(cnt[why], (end - start) >> ZS_PAGE_SHIFT, memory_order_relaxed);
+}
+
+/* A mapping the library does not manage, by the first reason that holds. */
+static enum evict_skip evict_skip_kind(const struct maps_vma *v)
+{
+	if (v->shared)
+		return EVICT_SKIP_SHARED;
+	if (v->file)
+		return EVICT_SKIP_FILE;
+	if (!v->writable)
+		return EVICT_SKIP_READONLY;
+	return EVICT_SKIP_EXCLUDED;	/* a stack, [vvar]...: not the program's heap memory */
+}
+
 /* No region covers cur: adopt the mapping there if it is one we may manage,
  * without the foreign memory the kernel may have merged into it.
- * Returns true if a region was inserted (look again), else sets *skip_to. */
-static bool evict_adopt(uintptr_t cur, uintptr_t *skip_to)
+ * Returns true if a region was inserted (look again), else sets *skip_to
+ * and *why. */
+static bool evict_adopt(uintptr_t cur, uintptr_t *skip_to, enum evict_skip *why)
 {
 	struct maps_vma v;
 	uintptr_t lo, hi;
 
+	*why = EVICT_SKIP_EXCLUDED;
 	if (atomic_load(&eng.lock_future)) {
 		*skip_to = UINTPTR_MAX;
 		return false;
 	}
 	if (maps_find(cur, &v) < 0) {
 		*skip_to = v.end;
+		*why = EVICT_SKIP_UNMAPPED;
 		return false;
 	}
 	*skip_to = v.end;
-	if (!v.anon_rw_private)
+	if (!v.anon_rw_private) {
+		*why = evict_skip_kind(&v);
 		return false;
+	}
 	if (evict_foreign_page(cur)) {
 		*skip_to = evict_foreign_end(cur, v.end);
 		return false;
 	}
 	evict_clip(cur, v.start, v.end, &lo, &hi);
 	if (evict_is_own(lo, hi) || (hi - lo < eng.opt.min_region && !evict_run_reaches(&v))) {
+		if (!evict_is_own(lo, hi))
+			*why = EVICT_SKIP_SMALL;
 		*skip_to = hi;
 		return false;
 	}
 	return region_insert(lo, hi, REGION_ADOPTED) == 0;
+}
+
+void evict_count_skipped(uintptr_t start, uintptr_t end)
+{
+	uintptr_t cur = start;
+
+	while (cur < end) {
+		struct region_ref ref;
+		struct maps_vma v;
+		uintptr_t next;
+		enum evict_skip why;
+
+		if (region_lookup(cur, &ref, false)) {
+			next = ref.end;
+			if (ref.flags & REGION_UNMANAGEABLE)
+				why = EVICT_SKIP_EXCLUDED;
+			else if (!(ref.flags & REGION_REGISTERED))
+				why = EVICT_SKIP_UNREGISTERED;
+			else {
+				cur = next < end ? next : end;
+				continue;
+			}
+		} else if (maps_find(cur, &v) < 0) {
+			next = v.end < ref.end ? v.end : ref.end;
+			why = EVICT_SKIP_UNMAPPED;
+		} else {
+			next = v.end < ref.end ? v.end : ref.end;
+			why = v.anon_rw_private ? EVICT_SKIP_UNREGISTERED : evict_skip_kind(&v);
+		}
+		if (next <= cur || next > end)
+			next = end;
+		evict_skip_add(why, cur, next);
+		cur = next;
+	}
 }
 
 /* Register a region with userfaultfd and give it a slot array. Returns true
@@ -914,13 +993,22 @@ static size_t evict_range_sel(uintptr_t start, uintptr_t end, bool sel, size_t w
 		p0 = prof_now();
 		if (!region_lookup(cur, &ref, true)) {
 			uintptr_t skip_to;
-			if (!evict_adopt(cur, &skip_to))
+			enum evict_skip why;
+			if (!evict_adopt(cur, &skip_to, &why)) {
 				next = skip_to < ref.end ? skip_to : ref.end;
+				if (!sel)
+					evict_skip_add(why, cur, next < end ? next : end);
+			}
 		} else if (ref.flags & REGION_UNMANAGEABLE) {
 			next = ref.end;
+			if (!sel)
+				evict_skip_add(EVICT_SKIP_EXCLUDED, cur, next < end ? next : end);
 		} else if (!ref.arr) {
-			if (!evict_register(&ref))
+			if (!evict_register(&ref)) {
 				next = ref.end;
+				if (!sel)
+					evict_skip_add(EVICT_SKIP_EXCLUDED, cur, next < end ? next : end);
+			}
 		} else {
 			uintptr_t bend = evict_batch_end(st, &ref, cur, end);
 			if (pre.nr < 0 || pre.end != bend || atomic_load(&eng.ev_gen) != pgen ||

@@ -21,6 +21,10 @@ int evict_init(void);
  * pages are dropped and stored. The caller has blocked signals. */
 void evict_range(uintptr_t start, uintptr_t end);
 
+/* MADV_COLD over [start, end): count the pages the library does not manage
+ * there by reason (the advice_skip_* counters). evict_range counts its own. */
+void evict_count_skipped(uintptr_t start, uintptr_t end);
+
 /* Reclaim (src/reclaim/reclaim.c): evict the pages of [start, end) that
  * policy_select() takes, adopting mappings as evict_range does, until want
  * pages are stored (one batch may overshoot). Returns the pages stored; *stop

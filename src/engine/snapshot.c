@@ -107,6 +107,10 @@ static void snapshot_raw(struct zswap_stats *st)
 #include "engine/counters.def"
 #undef COUNTER
 	full.fault_threads = eng.fault_threads;
+	/* zram's mem_limit is the limit the user set, 0 for none; the bound
+	 * ZSWAP_MAX_POOL_PERCENT gives the store otherwise is zswap's
+	 * max_pool_percent, not zram's. */
+	full.mem_limit = __atomic_load_n(&eng.opt.max_pool_size, __ATOMIC_RELAXED);
 	policy_stats(&full);
 	if (running) {
 		pthread_rwlock_unlock(&eng.ev_lock);

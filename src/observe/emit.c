@@ -142,6 +142,14 @@ void emit_json_u64(struct emitter *e, const char *key, uint64_t v)
 	emit_printf(e->b, "%llu", (unsigned long long)v);
 }
 
+void emit_json_hundredths(struct emitter *e, const char *key, uint64_t v100)
+{
+	if (e->fmt != EMIT_JSON)
+		return;
+	emit_json_key(e, key);
+	emit_printf(e->b, "%llu.%02llu", (unsigned long long)(v100 / 100), (unsigned long long)(v100 % 100));
+}
+
 void emit_json_str(struct emitter *e, const char *key, const char *s)
 {
 	if (e->fmt != EMIT_JSON)

@@ -65,6 +65,8 @@ void emit_text(struct emitter *e, const char *fmt, ...) __attribute__((format(pr
 /* JSON only. key is NULL for an array's element. */
 void emit_json_u64(struct emitter *e, const char *key, uint64_t v);
 void emit_json_str(struct emitter *e, const char *key, const char *s);
+/* A number with two decimals: v100 hundredths (a ratio). */
+void emit_json_hundredths(struct emitter *e, const char *key, uint64_t v100);
 void emit_json_object_begin(struct emitter *e, const char *key);
 void emit_json_object_end(struct emitter *e);
 void emit_json_array_begin(struct emitter *e, const char *key);

@@ -82,7 +82,7 @@ static _Atomic uint64_t stats_answered;		/* written under stats_lock */
 
 /* ---- the counters, by section (engine/counters.def) --------------------- */
 
-enum stats_sect { S_ZSWAP, S_VMSTAT, S_MMSTAT, S_BDSTAT, S_ENGINE, S_RECLAIM };
+enum stats_sect { S_ZSWAP, S_VMSTAT, S_MMSTAT, S_BDSTAT, S_TIER, S_ENGINE, S_RECLAIM };
 
 struct stats_field {
 	enum stats_sect sect;
@@ -118,22 +118,34 @@ static const char *const stats_sect_title[] = {
 	[S_VMSTAT] = "vmstat",
 	[S_MMSTAT] = "mm_stat (zram's columns)",
 	[S_BDSTAT] = "bd_stat (zram's columns: the second tier, in pages)",
-	[S_ENGINE] = "engine",
+	[S_TIER] = "tier (the second tier, libzswap's own counters)",
+	[S_ENGINE] = "engine (libzswap's own counters)",
 	[S_RECLAIM] = "reclaim (memcg's names)",
 };
 static const char *const stats_sect_key[] = {
 	[S_ZSWAP] = "zswap", [S_VMSTAT] = "vmstat", [S_MMSTAT] = "mm_stat", [S_BDSTAT] = "bd_stat",
-	[S_ENGINE] = "engine", [S_RECLAIM] = "reclaim",
+	[S_TIER] = "tier", [S_ENGINE] = "engine", [S_RECLAIM] = "reclaim",
 };
 
-static void stats_config(struct emitter *e)
+/* The test-only knobs (ZSWAP_INJECT_*) clutter an operator's dump: shown
+ * in the full one, or when set (a process failing on purpose says so). */
+static bool stats_config_shown(int i, const char *val, bool full)
+{
+	static const char inject[] = "ZSWAP_INJECT_";
+
+	return full || strncmp(opt_table[i].name, inject, sizeof(inject) - 1) != 0 ||
+	       strcmp(val, opt_table[i].def) != 0;
+}
+
+static void stats_config(struct emitter *e, bool full)
 {
 	char val[OPT_STRING_MAX + 16];
 
 	emit_section_begin(e, "config", "configuration");
 	for (int i = 0; i < OPT__COUNT; i++) {
 		opt_format((enum opt_id)i, &eng.opt, val, sizeof(val));
-		emit_kv_str(e, opt_table[i].name, val);
+		if (stats_config_shown(i, val, full))
+			emit_kv_str(e, opt_table[i].name, val);
 	}
 	control_emit(e);	/* what zswapctl set changed since start-up */
 	emit_section_end(e);
@@ -215,11 +227,21 @@ static bool stats_class_row(unsigned int class, unsigned int npools, uint64_t *v
 	return have;
 }
 
-static void stats_classes(struct emitter *e)
+/* A class no object of the store is in: all its summed columns zero. */
+static bool stats_class_empty(const uint64_t *v)
+{
+	for (unsigned int c = 0; c < CC__N; c++)
+		if (stats_class_summed(c) && v[c])
+			return false;
+	return true;
+}
+
+static void stats_classes(struct emitter *e, bool full)
 {
 	static const struct emit_table table = { 0, stats_class_cols, CC__N };
 	unsigned int npools = eng.store ? zswap_store_nr_pools(eng.store) : 0;
 	uint64_t v[CC__N], total[CC__N] = { 0 };
+	unsigned int hidden = 0;
 	char title[64];
 
 	log_snprintf(title, sizeof(title), "zsmalloc classes (%u pool%s%s)", npools,
@@ -231,12 +253,19 @@ static void stats_classes(struct emitter *e)
 	for (unsigned int i = 0; i < ZS_SIZE_CLASSES && npools; i++) {
 		if (!stats_class_row(i, npools, v))
 			continue;
+		if (!full && stats_class_empty(v)) {
+			hidden++;
+			continue;
+		}
 		for (unsigned int c = 0; c < CC__N; c++)
 			if (stats_class_summed(c))
 				total[c] += v[c];
 		emit_table_row(e, &table, NULL, v);
 	}
 	emit_json_array_end(e);
+	emit_json_u64(e, "empty_classes_hidden", hidden);
+	if (hidden)
+		emit_text(e, "(%u empty classes not shown: zswapctl stats --full, ZSWAP_STATS_FULL=1)\n", hidden);
 	/* The kernel's Total row: the summed columns under their heads. */
 	emit_text(e, "\n %5s %5s ", "Total", "");
 	for (unsigned int c = CC_RATIO; c < CC_ALLOC; c++)
@@ -328,10 +357,123 @@ static void stats_attribution(struct emitter *e)
 	emit_section_end(e);
 }
 
+/* ---- the summary ------------------------------------------------------------ */
+
+/*
+ * Rates "lately": each dump and each counters request leaves a sample
+ * (time, refaults, zswpout) in a small ring; a rate is taken against the
+ * newest sample at least STATS_RATE_MIN_NS old (the start, counting from
+ * zero, when there is none), and says over how long.
+ */
+#define STATS_RATE_SAMPLES	16
+#define STATS_RATE_MIN_NS	2000000000ull
+
+struct stats_sample {
+	uint64_t at, refaults, zswpout;
+};
+
+static struct stats_sample stats_samples[STATS_RATE_SAMPLES];	/* under stats_lock */
+static unsigned int stats_nsamples;
+
+struct stats_rates {
+	uint64_t refaults, stores;	/* per second */
+	uint64_t window_ms;
+};
+
+/* The rates now, against the ring, then this moment added to it. */
+static void stats_rates_take(const struct zswap_stats *st, struct stats_rates *r)
+{
+	uint64_t now = hist_now();
+	struct stats_sample base = { stats_t0, 0, 0 };
+	unsigned int n = stats_nsamples < STATS_RATE_SAMPLES ? stats_nsamples : STATS_RATE_SAMPLES;
+
+	for (unsigned int k = 1; k <= n; k++) {
+		const struct stats_sample *p = &stats_samples[(stats_nsamples - k) % STATS_RATE_SAMPLES];
+		if (now - p->at >= STATS_RATE_MIN_NS) {
+			base = *p;
+			break;
+		}
+	}
+	uint64_t dt = now > base.at ? now - base.at : 1;
+	/* zswapctl reset may have taken a counter below the sample. */
+	uint64_t dref = st->refaults > base.refaults ? st->refaults - base.refaults : 0;
+	uint64_t dout = st->zswpout > base.zswpout ? st->zswpout - base.zswpout : 0;
+	r->refaults = (uint64_t)((unsigned __int128)dref * 1000000000u / dt);
+	r->stores = (uint64_t)((unsigned __int128)dout * 1000000000u / dt);
+	r->window_ms = dt / 1000000;
+	stats_samples[stats_nsamples++ % STATS_RATE_SAMPLES] = (struct stats_sample){ now, st->refaults, st->zswpout };
+}
+
+/* Memory the store saves: what it holds uncompressed less the pool that
+ * holds it, plus the pages in the second tier, which take no memory. */
+static uint64_t stats_saved(const struct zswap_stats *st)
+{
+	uint64_t pool = st->pool_total_size + st->pool_metadata_bytes;
+	uint64_t in_pool = st->orig_data_size > pool ? st->orig_data_size - pool : 0;
+
+	return in_pool + (st->bd_count << ZS_PAGE_SHIFT);
+}
+
+/* orig_data_size / pool_total_size, in hundredths (0 for an empty pool). */
+static uint64_t stats_ratio100(uint64_t orig, uint64_t pool)
+{
+	return pool ? (uint64_t)((unsigned __int128)orig * 100 / pool) : 0;
+}
+
+static void stats_summary(struct emitter *e, const struct zswap_stats *st)
+{
+	struct stats_rates r;
+	char saved[24], orig[24], pool[24], tier[24], file[24], cap[24], limit[24], charge[24];
+	uint64_t ratio = stats_ratio100(st->orig_data_size, st->pool_total_size);
+	uint64_t held = st->memory_pressure_some_us;
+
+	stats_rates_take(st, &r);
+	log_human(saved, sizeof(saved), stats_saved(st));
+	log_human(orig, sizeof(orig), st->orig_data_size);
+	log_human(pool, sizeof(pool), st->pool_total_size);
+	log_human(tier, sizeof(tier), st->bd_count << ZS_PAGE_SHIFT);
+	log_human(file, sizeof(file), st->backing_disk_bytes);
+	log_human(cap, sizeof(cap), st->backing_max_bytes);
+	log_human(limit, sizeof(limit), st->memory_max);
+	log_human(charge, sizeof(charge), st->memory_current);
+	emit_section_begin(e, "summary", "summary (the full sections follow)");
+	emit_text(e, "saved          %s\n", saved);
+	emit_text(e, "stored         %s in a pool of %s, ratio %llu.%02llu\n", orig, pool,
+		  (unsigned long long)(ratio / 100), (unsigned long long)(ratio % 100));
+	if (st->backing_max_bytes || st->bd_count)
+		emit_text(e, "second tier    %s in %llu pages, its file %s of %s\n", tier,
+			  (unsigned long long)st->bd_count, file, cap);
+	else
+		emit_text(e, "second tier    none\n");
+	emit_text(e, "limit          %s, charge %s\n", st->memory_max ? limit : "none", charge);
+	emit_text(e, "lately         %llu refaults/s, %llu stores/s (over %llu.%llu s)\n",
+		  (unsigned long long)r.refaults, (unsigned long long)r.stores,
+		  (unsigned long long)(r.window_ms / 1000), (unsigned long long)(r.window_ms % 1000 / 100));
+	emit_text(e, "at the limit   %llu.%03llu s held in all\n", (unsigned long long)(held / 1000000),
+		  (unsigned long long)(held % 1000000 / 1000));
+	emit_json_u64(e, "saved_bytes", stats_saved(st));
+	emit_json_u64(e, "stored_bytes", st->orig_data_size);
+	emit_json_u64(e, "pool_bytes", st->pool_total_size);
+	emit_json_hundredths(e, "ratio", ratio);
+	emit_json_u64(e, "tier_bytes", st->bd_count << ZS_PAGE_SHIFT);
+	emit_json_u64(e, "tier_file_bytes", st->backing_disk_bytes);
+	emit_json_u64(e, "tier_max_bytes", st->backing_max_bytes);
+	emit_json_u64(e, "limit_bytes", st->memory_max);
+	emit_json_u64(e, "charge_bytes", st->memory_current);
+	emit_json_u64(e, "refaults_per_s", r.refaults);
+	emit_json_u64(e, "stores_per_s", r.stores);
+	emit_json_u64(e, "rate_window_ms", r.window_ms);
+	emit_json_u64(e, "held_at_limit_us", held);
+	emit_section_end(e);
+}
+
 /* The "counters" request: one "name value" line per counter (zswapctl
- * watch), those of struct zswap_stats first, then the dump's own. */
+ * watch, list and top), those of struct zswap_stats first, then the dump's
+ * own, then the summary's rates. */
 static void stats_build_counters(struct emit_buf *b, const struct zswap_stats *st, uint64_t up)
 {
+	struct stats_rates r;
+
 	b->len = 0;
 	b->failed = false;
 	for (int own = 0; own <= 1; own++)
@@ -339,13 +481,17 @@ static void stats_build_counters(struct emit_buf *b, const struct zswap_stats *s
 			if ((stats_fields[i].own != NULL) == own)
 				emit_printf(b, "%s %llu\n", stats_fields[i].name,
 					    (unsigned long long)stats_get(st, &stats_fields[i]));
-	emit_printf(b, "refault_p50_ns %llu\nuptime_ms %llu\n",
+	stats_rates_take(st, &r);
+	emit_printf(b, "refault_p50_ns %llu\nuptime_ms %llu\nrefaults_per_s %llu\nstores_per_s %llu\n",
 		    (unsigned long long)hist_percentile(&hist_refault, 50),
-		    (unsigned long long)(up / 1000000));
+		    (unsigned long long)(up / 1000000), (unsigned long long)r.refaults,
+		    (unsigned long long)r.stores);
 }
 
-/* The whole dump into b (emptied first). stats_lock held. */
-static void stats_build(struct emit_buf *b, enum stats_fmt fmt, enum stats_reason why)
+/* The whole dump into b (emptied first): the summary, then every section;
+ * full adds what only a developer reads (empty size classes, test-only
+ * knobs). stats_lock held. */
+static void stats_build(struct emit_buf *b, enum stats_fmt fmt, enum stats_reason why, bool full)
 {
 	struct zswap_stats st;
 	struct emitter e;
@@ -369,16 +515,18 @@ static void stats_build(struct emit_buf *b, enum stats_fmt fmt, enum stats_reaso
 	emit_json_u64(&e, "dump", stats_seq);
 	emit_json_str(&e, "reason", stats_reason_name[why]);
 	emit_json_u64(&e, "uptime_ms", up / 1000000);
-	stats_config(&e);
+	stats_summary(&e, &st);
+	stats_config(&e, full);
 	stats_counters(&e, &st, S_ZSWAP);
 	stats_counters(&e, &st, S_VMSTAT);
 	stats_columns(&e, &st, S_MMSTAT);
 	stats_columns(&e, &st, S_BDSTAT);
+	stats_counters(&e, &st, S_TIER);
 	/* zs_class_stat takes class locks: under ev_lock (read), as
 	 * zswap_stats does, so no class lock is held across fork (fork's
 	 * prepare handler takes ev_lock for writing). */
 	pthread_rwlock_rdlock(&eng.ev_lock);
-	stats_classes(&e);
+	stats_classes(&e, full);
 	pthread_rwlock_unlock(&eng.ev_lock);
 	stats_counters(&e, &st, S_ENGINE);
 	stats_counters(&e, &st, S_RECLAIM);
@@ -411,7 +559,7 @@ static void stats_write_locked(enum stats_reason why)
 		volatile int *volatile nowhere = NULL;
 		*nowhere = 1;
 	}
-	stats_build(&stats_out, eng.opt.stats_format ? STATS_JSON : STATS_TEXT, why);
+	stats_build(&stats_out, eng.opt.stats_format ? STATS_JSON : STATS_TEXT, why, eng.opt.stats_full);
 	if (strcmp(eng.opt.stats_file, "stderr") != 0) {
 		stats_file_name(path, sizeof(path));
 		fd = fdtab_open_append(path, false, "ZSWAP_STATS_FILE", "statistics dump not written");
@@ -531,6 +679,8 @@ static void stats_serve(int c)
 	if (n <= 0)
 		return;	/* a probe (zswapctl list), a client that gave up or a slow one */
 	enum stats_fmt fmt;
+	/* "text full", "json full": the full dump, whatever ZSWAP_STATS_FULL. */
+	bool full = eng.opt.stats_full || strstr(req, " full") != NULL;
 	if (!strncmp(req, "json", 4))
 		fmt = STATS_JSON;
 	else if (!strncmp(req, "counters", 8))
@@ -546,7 +696,7 @@ static void stats_serve(int c)
 		return;
 	}
 	pthread_mutex_lock(&stats_lock);
-	stats_build(&stats_out, fmt, STATS_REQUEST);
+	stats_build(&stats_out, fmt, STATS_REQUEST, full);
 	sock_send(c, stats_out.p, stats_out.len);
 	pthread_mutex_unlock(&stats_lock);
 }

@@ -2,6 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # test_eng_stats.sh - the statistics dump (libzswap(7) STATISTICS DUMP) and
 # zswapctl stats/list: a dump by signal and by zswapctl, in text and JSON,
+# opening with a summary in human units (the same object in JSON), empty
+# size classes and test-only knobs only in the full dump (--full,
+# ZSWAP_STATS_FULL), the kernel's sections holding the kernel's names only
+# (writeback_failed under libzswap's tier section, mm_stat's mem_limit 0
+# without ZSWAP_MAX_POOL_SIZE),
 # whose numbers agree with what tests/progs/prog_stats did (pages stored, zero
 # pages, refaults); the program's own SIGUSR1 handler (sigaction and
 # signal) still runs; periodic dumps; attribution names the program's own
@@ -59,7 +64,7 @@ check_text() {	# check_text LABEL FILE
 	# Sections in the issue's order.
 	order=$(grep '^== ' "$f" | awk '{ print $2 }' | tr '\n' ' ')
 	case $order in
-	"configuration zswap vmstat mm_stat bd_stat zsmalloc engine reclaim latency attribution end "*) ;;
+	"summary configuration zswap vmstat mm_stat bd_stat tier zsmalloc engine reclaim latency attribution end "*) ;;
 	*) eng_fail "$label: sections out of order: $order" ;;
 	esac
 	grep -q '^ZSWAP_STATS_SIGNAL=SIGUSR1$' "$f" || eng_fail "$label: the configuration misses ZSWAP_STATS_SIGNAL"
@@ -67,6 +72,9 @@ check_text() {	# check_text LABEL FILE
 	mm=$(awk '/^== mm_stat/ { getline; getline; print; exit }' "$f")
 	set -- $mm
 	[ "$#" = 9 ] && [ "$6" = "$ZERO" ] || eng_fail "$label: mm_stat line '$mm'"
+	[ "$4" = 0 ] || eng_fail "$label: mm_stat's mem_limit is $4 with no ZSWAP_MAX_POOL_SIZE (0 for none)"
+	check_summary "$label" "$f"
+	check_layout "$label" "$f"
 	# Attribution: the buffer, named by its call site, with its counts.
 	row=$(grep " $SITE" "$f" | grep "($prog)" | head -n 1)
 	if [ -z "$row" ]; then
@@ -81,6 +89,43 @@ check_text() {	# check_text LABEL FILE
 	set -- $(awk '$1 == "refault" { print $2, $3; exit }' "$f")
 	[ "${1:-0}" -ge 1 ] && [ "${1:-0}" -le "$REF" ] && [ "${2:-0}" -gt 0 ] ||
 		eng_fail "$label: refault latency line: count ${1:-?} p50 ${2:-?}"
+}
+
+# The summary opens the dump, right after its first line: saved, stored and
+# the pool with the ratio, the tier, limit and charge, the rates lately,
+# the time held at the limit.
+check_summary() {	# check_summary LABEL FILE
+	[ "$(sed -n 2p "$2")" = "== summary (the full sections follow)" ] ||
+		eng_fail "$1: the dump does not open with its summary: $(sed -n 2p "$2")"
+	sed -n '/^== summary/,/^== /p' "$2" > "$ENG_TMP/summary"
+	for pat in '^saved  *[0-9.]* [KMGT]*i*B$' \
+		"^stored  *[0-9.]* [KMGT]*i*B in a pool of [0-9.]* [KMGT]*i*B, ratio [0-9]*\\.[0-9][0-9]\$" \
+		'^second tier ' '^limit  *none, charge [0-9.]* [KMGT]*i*B$' \
+		'^lately  *[0-9]* refaults/s, [0-9]* stores/s (over [0-9.]* s)$' '^at the limit  *[0-9.]* s held in all$'; do
+		grep -q "$pat" "$ENG_TMP/summary" || eng_fail "$1: the summary has no line like '$pat': $(cat "$ENG_TMP/summary")"
+	done
+}
+
+# Kernel names in the kernel's sections, libzswap's in its own; no empty
+# size class and no test-only knob unless the dump is full.
+check_layout() {	# check_layout LABEL FILE [full]
+	sect() { sed -n "/^== $1/,/^== /p" "$2"; }
+	sect zswap "$2" | grep -q '^writeback_failed ' && eng_fail "$1: writeback_failed in the zswap (debugfs) section"
+	sect tier "$2" | grep -q '^writeback_failed ' || eng_fail "$1: writeback_failed is not in the tier section"
+	for c in bd_read_fail backing_disk_bytes backing_max_bytes swap_cached_pages; do
+		sect tier "$2" | grep -q "^$c " || eng_fail "$1: $c is not in the tier section"
+	done
+	empty=$(sect zsmalloc "$2" | awk '$1 ~ /^[0-9]+$/ && NF == 19 { s = 0; for (i = 3; i <= NF; i++) if (i != 17 && i != 19) s += $i; if (s == 0) n++ } END { print n + 0 }')
+	inject=$(grep -c '^ZSWAP_INJECT_' "$2")
+	if [ "${3:-}" = full ]; then
+		[ "$empty" -gt 0 ] || eng_fail "$1: the full dump shows no empty size class"
+		[ "$inject" -gt 0 ] || eng_fail "$1: the full dump shows no ZSWAP_INJECT_* knob"
+	else
+		[ "$empty" = 0 ] || eng_fail "$1: $empty empty size classes in the dump"
+		[ "$inject" = 0 ] || eng_fail "$1: $inject ZSWAP_INJECT_* lines in the dump"
+		grep -q '^(.* empty classes not shown: zswapctl stats --full, ZSWAP_STATS_FULL=1)$' "$2" ||
+			eng_fail "$1: the dump does not say how to see the empty classes"
+	fi
 }
 
 # Every field of struct zswap_stats is printed.
@@ -101,7 +146,7 @@ check_fields $label "$ENG_TMP/d.txt"
 man7=$ENG_SRCDIR/man/libzswap.7
 if [ -r "$man7" ]; then
 	awk '/^== / { s = $2; next }
-	     (s == "zswap" || s == "vmstat" || s == "engine" || s == "reclaim") && NF == 2 { print $1 }
+	     (s == "zswap" || s == "vmstat" || s == "tier" || s == "engine" || s == "reclaim") && NF == 2 { print $1 }
 	     s == "mm_stat" && $1 == "#" { for (i = 2; i <= NF; i++) print $i }
 	     s == "latency" && ($1 == "refault" || $1 == "evict") { print $1 }' "$ENG_TMP/d.txt" | sort -u > "$ENG_TMP/counters"
 	[ -s "$ENG_TMP/counters" ] || eng_fail "no counters found in the text dump"
@@ -111,6 +156,12 @@ if [ -r "$man7" ]; then
 			eng_fail "the dump's $c is not documented in man/libzswap.7"
 	done
 fi
+
+# 1a. The full dump: ZSWAP_STATS_FULL=1 adds the empty classes and the
+#     test-only knobs.
+label=full
+run $label ZSWAP_STATS_FULL=1 ZSWAP_STATS_FILE="$ENG_TMP/full.txt" -- signal $DATA $ZERO $REF "$ENG_TMP/full.txt" 1
+check_layout $label "$ENG_TMP/full.txt" full
 
 # 1b. The C library's own memory, named as such: its heap and an arena.
 label=malloc
@@ -144,6 +195,17 @@ elif top[0]["evicted_bytes"] != stored * 4096 or top[0]["refaults"] != ref:
     bad.append(f"attribution counts: {top[0]}")
 if list(d)[:5] != ["libzswap", "pid", "comm", "dump", "reason"] or "classes" not in d:
     bad.append(f"keys: {list(d)}")
+summ = d.get("summary", {})
+keys = ["saved_bytes", "stored_bytes", "pool_bytes", "ratio", "tier_bytes", "limit_bytes",
+        "charge_bytes", "refaults_per_s", "stores_per_s", "held_at_limit_us"]
+if [k for k in d if k not in ("libzswap", "pid", "comm", "dump", "reason", "uptime_ms")][:1] != ["summary"]:
+    bad.append(f"the summary is not the first section: {list(d)}")
+elif [k for k in keys if k not in summ] or summ["stored_bytes"] != d["mm_stat"]["orig_data_size"]:
+    bad.append(f"summary: {summ}")
+elif abs(summ["ratio"] - d["mm_stat"]["orig_data_size"] / max(d["zswap"]["pool_total_size"], 1)) > 0.011:
+    bad.append(f"summary ratio {summ['ratio']}")
+if "writeback_failed" in d["zswap"] or "writeback_failed" not in d["tier"]:
+    bad.append("writeback_failed is not in the tier section alone")
 for b in bad:
     print("test_eng_stats: " + b, file=sys.stderr)
 sys.exit(1 if bad else 0)
@@ -187,6 +249,9 @@ else
 		eng_fail "$label: zswapctl stats failed: $(cat "$ENG_TMP/ctl.err")"
 	check_text $label "$ENG_TMP/ctl.txt"
 	grep -q '(zswapctl)' "$ENG_TMP/ctl.txt" || eng_fail "$label: the dump does not say zswapctl asked"
+	XDG_RUNTIME_DIR=$XDG timeout "$ENG_TIMEOUT" "$ctl" stats --full "$pid" > "$ENG_TMP/ctl-full.txt" 2> "$ENG_TMP/ctl.err" ||
+		eng_fail "$label: zswapctl stats --full failed: $(cat "$ENG_TMP/ctl.err")"
+	check_layout "$label --full" "$ENG_TMP/ctl-full.txt" full
 	XDG_RUNTIME_DIR=$XDG timeout "$ENG_TIMEOUT" "$ctl" stats --json "$pid" > "$ENG_TMP/ctl.json" 2> "$ENG_TMP/ctl.err" ||
 		eng_fail "$label: zswapctl stats --json failed: $(cat "$ENG_TMP/ctl.err")"
 	if [ "$have_py" = 1 ]; then

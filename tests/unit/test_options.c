@@ -259,6 +259,7 @@ static void test_good_values(void)
 		{ "ZSWAP_STATS_INTERVAL=86400", OPT_STATS_INTERVAL, "86400" },
 		{ "ZSWAP_STATS_AT_EXIT=yes", OPT_STATS_AT_EXIT, "1" },
 		{ "ZSWAP_STATS_TOP=0", OPT_STATS_TOP, "0" },
+		{ "ZSWAP_STATS_FULL=on", OPT_STATS_FULL, "1" },
 		{ "ZSWAP_STATS_SOCKET=off", OPT_STATS_SOCKET, "0" },
 	};
 	struct load_result res;

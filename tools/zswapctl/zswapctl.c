@@ -60,17 +60,22 @@ static const struct zswapctl_cmd zswapctl_cmds[] = {
 	},
 	{
 		.name = "stats",
-		.synopsis = "[--json] PID",
+		.synopsis = "[--json] [--full] PID",
 		.summary = "print the statistics dump of a process running under libzswap",
 		.help =
 		"Ask process PID, running under libzswap, for its statistics dump (the\n"
-		"one ZSWAP_STATS_SIGNAL writes; see libzswap(7)) and print it here.\n"
+		"one ZSWAP_STATS_SIGNAL writes; see libzswap(7)) and print it here: a\n"
+		"summary in human units first (memory saved, stored and pool with the\n"
+		"ratio, the second tier, limit and charge, refaults and stores per\n"
+		"second lately, time held at the limit), then the full sections.\n"
 		"The process answers through its statistics socket, so its standard\n"
 		"error does not matter. Only its own user (or root) may ask, and\n"
 		"only a socket the process itself serves is believed (zswapctl(1),\n"
 		"SECURITY).\n"
 		"\n"
 		"  --json      the dump as one JSON object\n"
+		"  --full      with the empty size classes and the test-only knobs\n"
+		"              (ZSWAP_INJECT_*), as ZSWAP_STATS_FULL=1 makes every dump\n"
 		"  -h, --help  this text\n",
 		.run = zswapctl_stats,
 	},
@@ -101,7 +106,7 @@ static const struct zswapctl_cmd zswapctl_cmds[] = {
 		"marks as changeable at run time are accepted: ZSWAP_MEMORY_LIMIT,\n"
 		"ZSWAP_MEMORY_CHARGE, ZSWAP_COLD_AGE, ZSWAP_MAX_POOL_SIZE,\n"
 		"ZSWAP_MAX_POOL_PERCENT, ZSWAP_ACCEPT_THRESHOLD_PERCENT, ZSWAP_WRITEBACK,\n"
-		"ZSWAP_READAHEAD, ZSWAP_VERBOSE and ZSWAP_STATS_{INTERVAL,FORMAT,AT_EXIT}.\n"
+		"ZSWAP_READAHEAD, ZSWAP_VERBOSE and ZSWAP_STATS_{INTERVAL,FORMAT,AT_EXIT,FULL}.\n"
 		"Every value is checked first; one bad value changes nothing. Prints\n"
 		"each change as NAME=NEW (was OLD); the process's dump lists them in its\n"
 		"configuration section. Only its own user (or root) may ask.\n"
@@ -112,13 +117,15 @@ static const struct zswapctl_cmd zswapctl_cmds[] = {
 	{
 		.name = "reclaim",
 		.synopsis = "PID SIZE",
-		.summary = "compress SIZE bytes of a process's coldest memory now (memory.reclaim)",
+		.summary = "free SIZE bytes of a process's charge now, coldest memory first (memory.reclaim)",
 		.help =
-		"Store SIZE bytes (K, M, G, T: powers of 1024) of the process's\n"
-		"resident managed memory in its pool now, coldest first, as writing\n"
-		"to a memory cgroup's memory.reclaim does, whatever its limit. Prints\n"
-		"what was stored and the pool and the charge before and after. Exits 1\n"
-		"when less than SIZE could be stored (nothing more was resident).\n"
+		"Store the process's resident managed memory in its pool now, coldest\n"
+		"first, until its charge has gone down by SIZE bytes (K, M, G, T:\n"
+		"powers of 1024), as writing to a memory cgroup's memory.reclaim does,\n"
+		"whatever its limit. Prints the charge freed, what was stored for it\n"
+		"(more: the pool holding it is charged too), and the pool and the charge\n"
+		"before and after. Exits 1 when less than SIZE was freed (nothing more\n"
+		"was resident to store).\n"
 		"\n"
 		"  -h, --help  this text\n",
 		.run = zswapctl_reclaim,

@@ -36,20 +36,23 @@ int zswapctl_parse_pid(const struct zswapctl_cmd *cmd, const char *s, long *pid)
 
 static const struct option ctl_stats_opts[] = {
 	{ "json", no_argument, NULL, 'j' },
+	{ "full", no_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
 int zswapctl_stats(const struct zswapctl_cmd *cmd, int argc, char **argv)
 {
-	int json = 0, c;
+	int json = 0, full = 0, c;
 	long pid;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+jh", ctl_stats_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+jfh", ctl_stats_opts, NULL)) != -1) {
 		if (c == 'j')
 			json = 1;
+		else if (c == 'f')
+			full = 1;
 		else if (c == 'h')
 			return zswapctl_cmd_help(cmd);
 		else
@@ -63,7 +66,9 @@ int zswapctl_stats(const struct zswapctl_cmd *cmd, int argc, char **argv)
 	if (fd < 0)
 		return 1;
 	size_t len;
-	char *out = zswapctl_request(cmd, pid, fd, json ? "json\n" : "text\n", ZSWAPCTL_STATS_TIMEOUT_S, &len);
+	/* A library without the full form reads "text full" as "text". */
+	const char *req = json ? (full ? "json full\n" : "json\n") : (full ? "text full\n" : "text\n");
+	char *out = zswapctl_request(cmd, pid, fd, req, ZSWAPCTL_STATS_TIMEOUT_S, &len);
 	close(fd);
 	if (!out)
 		return 1;
