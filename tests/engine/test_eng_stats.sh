@@ -270,7 +270,7 @@ else
 		[ "$rc" = 1 ] && grep -q "permission denied" "$ENG_TMP/perm.err" ||
 			eng_fail "$label: zswapctl stats as nobody: exit $rc, '$(cat "$ENG_TMP/perm.err")'"
 	fi
-	sock=$(awk -v p="$pid" '$1 == p { print $3 }' "$ENG_TMP/list.txt")
+	sock=$(awk -v p="$pid" '$1 == p { print $NF }' "$ENG_TMP/list.txt")
 	[ -S "$sock" ] || eng_fail "$label: no socket at '$sock'"
 	[ "$(stat -c %a "$(dirname "$sock")")" = 700 ] || eng_fail "$label: $(dirname "$sock") is not mode 700"
 fi

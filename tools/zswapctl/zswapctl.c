@@ -156,15 +156,34 @@ static const struct zswapctl_cmd zswapctl_cmds[] = {
 	},
 	{
 		.name = "list",
-		.synopsis = "",
-		.summary = "list this user's processes running under libzswap",
+		.synopsis = "[--json]",
+		.summary = "list this user's processes under libzswap in a table, as zramctl",
 		.help =
-		"Print the PID, command name and statistics socket of every process of\n"
-		"this user that runs under libzswap and offers its statistics (a socket\n"
-		"served by another process is skipped with a line on stderr).\n"
+		"Print one row for every process of this user that runs under libzswap\n"
+		"and offers its statistics (a socket served by another process is\n"
+		"skipped with a line on stderr), as zramctl does for zram devices: PID,\n"
+		"COMMAND, LIMIT (ZSWAP_MEMORY_LIMIT, - for none), CHARGE (the memory\n"
+		"charged now), STORED (uncompressed), POOL, RATIO (STORED / POOL), TIER\n"
+		"(in the second tier), REFAULTS/s (lately) and SOCKET. Sizes are in\n"
+		"powers of 1024 (K, M, G).\n"
 		"\n"
+		"  --json      the rows as a JSON array of objects, sizes in bytes\n"
 		"  -h, --help  this text\n",
 		.run = zswapctl_list,
+	},
+	{
+		.name = "top",
+		.synopsis = "[--interval N] [--count N]",
+		.summary = "show the list's table of every process under libzswap, refreshed",
+		.help =
+		"Draw zswapctl list's table in the terminal and draw it again every N\n"
+		"seconds, with processes coming and going, until q is pressed (or an\n"
+		"interrupt). Plain ANSI escapes, no curses.\n"
+		"\n"
+		"  --interval N  seconds between refreshes, 1..3600 (default 2)\n"
+		"  --count N     stop after N tables (default: until q)\n"
+		"  -h, --help    this text\n",
+		.run = zswapctl_top,
 	},
 };
 

@@ -117,6 +117,12 @@ enum zswapctl_answer {
 };
 enum zswapctl_answer zswapctl_answer(const char *buf, size_t len, size_t *body);
 
+/* watch's and top's options, --interval N and --count N (and --help),
+ * into *interval and *count: -1 when the operands follow at argv[optind],
+ * else the exit status (after the help, or a usage error). */
+int zswapctl_interval_count(const struct zswapctl_cmd *cmd, int argc, char **argv, unsigned long *interval,
+			    unsigned long *count);
+
 /* A PID argument: 0, or the usage error's exit status after saying why. */
 int zswapctl_parse_pid(const struct zswapctl_cmd *cmd, const char *s, long *pid);
 
@@ -124,6 +130,7 @@ int zswapctl_classes(const struct zswapctl_cmd *cmd, int argc, char **argv);
 int zswapctl_stats(const struct zswapctl_cmd *cmd, int argc, char **argv);
 int zswapctl_watch(const struct zswapctl_cmd *cmd, int argc, char **argv);
 int zswapctl_list(const struct zswapctl_cmd *cmd, int argc, char **argv);
+int zswapctl_top(const struct zswapctl_cmd *cmd, int argc, char **argv);
 int zswapctl_set(const struct zswapctl_cmd *cmd, int argc, char **argv);
 int zswapctl_reclaim(const struct zswapctl_cmd *cmd, int argc, char **argv);
 int zswapctl_compact(const struct zswapctl_cmd *cmd, int argc, char **argv);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * zswapctl_stats.c - `zswapctl stats`, `watch` and `list`: talking to
- * running processes under libzswap through their statistics sockets.
+ * zswapctl_stats.c - `zswapctl stats` and `watch`: talking to running
+ * processes under libzswap through their statistics sockets.
  *
  * A request is one line ("text", "json" or "counters"); the answer runs
  * until the library closes. zswapctl_sock.c finds the socket and checks
@@ -9,14 +9,10 @@
  */
 #include "config.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "zswapctl.h"
@@ -108,33 +104,43 @@ static int watch_sample(long pid, const struct zswapctl_cmd *cmd, unsigned long 
 	return 0;
 }
 
-static const struct option ctl_watch_opts[] = {
+static const struct option ctl_interval_opts[] = {
 	{ "interval", required_argument, NULL, 'i' },
 	{ "count", required_argument, NULL, 'c' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
-int zswapctl_watch(const struct zswapctl_cmd *cmd, int argc, char **argv)
+int zswapctl_interval_count(const struct zswapctl_cmd *cmd, int argc, char **argv, unsigned long *interval,
+			    unsigned long *count)
 {
-	unsigned long interval = 1, count = 0;
 	const char *cause;
-	long pid;
 	int c;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+i:c:h", ctl_watch_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+i:c:h", ctl_interval_opts, NULL)) != -1) {
 		if (c == 'h')
 			return zswapctl_cmd_help(cmd);
-		if (c == 'i' && !zswapctl_parse_uint(optarg, 1, 3600, &interval, &cause))
+		if (c == 'i' && !zswapctl_parse_uint(optarg, 1, 3600, interval, &cause))
 			return zswapctl_usage_error(cmd, "--interval '%s': %s, expected 1..3600", optarg, cause);
-		if (c == 'c' && !zswapctl_parse_uint(optarg, 1, 1000000, &count, &cause))
+		if (c == 'c' && !zswapctl_parse_uint(optarg, 1, 1000000, count, &cause))
 			return zswapctl_usage_error(cmd, "--count '%s': %s, expected 1..1000000", optarg, cause);
 		if (c == '?' || c == ':')
 			return zswapctl_usage_error(cmd, "unknown option or missing value: '%s'",
 						    argv[optind - 1]);
 	}
+	return -1;
+}
+
+int zswapctl_watch(const struct zswapctl_cmd *cmd, int argc, char **argv)
+{
+	unsigned long interval = 1, count = 0;
+	long pid;
+	int c;
+
+	if ((c = zswapctl_interval_count(cmd, argc, argv, &interval, &count)) >= 0)
+		return c;
 	if (optind + 1 < argc)
 		return zswapctl_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
 	if ((c = zswapctl_parse_pid(cmd, argv[optind], &pid)) != 0)
@@ -159,79 +165,5 @@ int zswapctl_watch(const struct zswapctl_cmd *cmd, int argc, char **argv)
 		fflush(stdout);
 		memcpy(prev, cur, sizeof(prev));
 	}
-	return 0;
-}
-
-/* ---- list ------------------------------------------------------------------- */
-
-/* One socket of a listed directory: printed if its server is the process
- * its name gives, alive and under libzswap. */
-static void list_one(const struct zswapctl_cmd *cmd, const struct zswapctl_dirs *ds, int i,
-		     const char *name)
-{
-	char *end;
-	long pid = strtol(name, &end, 10);
-	struct ucred cr;
-	uid_t uid;
-
-	if (pid <= 0 || strcmp(end, ".sock") != 0)
-		return;
-	if ((kill((pid_t)pid, 0) != 0 && errno == ESRCH) || !zswapctl_proc_euid(pid, &uid))
-		return;	/* a killed process's socket */
-	/* Alive, but perhaps a process that exec'd without the library:
-	 * only a socket that answers counts, and only from that process. */
-	int fd = zswapctl_dial(ds->fd[i], name);
-	if (fd < 0)
-		return;
-	bool ok = zswapctl_peer_ok(fd, pid, uid, &cr);
-	close(fd);
-	if (!ok) {
-		fprintf(stderr, "zswapctl: %s: the socket %s/%s is served by pid %ld of user %lu, not "
-			"process %ld: skipped\n", cmd->name, ds->path[i], name, (long)cr.pid,
-			(unsigned long)cr.uid, pid);
-		return;
-	}
-	char path[64], comm[64] = "?", shown[4 * sizeof(comm) + 1];
-	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
-	FILE *f = fopen(path, "r");
-	if (f) {
-		if (fgets(comm, sizeof(comm), f))
-			comm[strcspn(comm, "\n")] = '\0';
-		fclose(f);
-	}
-	/* The name is the program's to choose: escaped like a reply. */
-	zswapctl_escape(comm, strlen(comm), shown);
-	printf("%8ld %-16s %s/%s\n", pid, shown, ds->path[i], name);
-}
-
-int zswapctl_list(const struct zswapctl_cmd *cmd, int argc, char **argv)
-{
-	struct zswapctl_dirs ds;
-
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
-			return zswapctl_cmd_help(cmd);
-		return zswapctl_usage_error(cmd, argv[i][0] == '-' ? "unknown option '%s'"
-								   : "unexpected argument '%s'", argv[i]);
-	}
-	zswapctl_dirs_open(&ds, geteuid());
-	if (ds.notes[0])	/* "; DIR: why: skipped" */
-		fprintf(stderr, "zswapctl: %s: %s\n", cmd->name, ds.notes + 2);
-	printf("%8s %-16s %s\n", "PID", "COMMAND", "SOCKET");
-	for (int i = 0; i < ds.n; i++) {
-		int dfd = dup(ds.fd[i]);
-		DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
-		struct dirent *e;
-
-		if (!d) {
-			if (dfd >= 0)
-				close(dfd);
-			continue;
-		}
-		while ((e = readdir(d)))
-			list_one(cmd, &ds, i, e->d_name);
-		closedir(d);
-	}
-	zswapctl_dirs_close(&ds);
 	return 0;
 }
