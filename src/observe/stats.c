@@ -394,13 +394,13 @@ static void stats_rates_take(const struct zswap_stats *st, struct stats_rates *r
 			break;
 		}
 	}
-	uint64_t dt = now > base.at ? now - base.at : 1;
+	uint64_t ms = now > base.at + 1000000 ? (now - base.at) / 1000000 : 1;
 	/* zswapctl reset may have taken a counter below the sample. */
 	uint64_t dref = st->refaults > base.refaults ? st->refaults - base.refaults : 0;
 	uint64_t dout = st->zswpout > base.zswpout ? st->zswpout - base.zswpout : 0;
-	r->refaults = (uint64_t)((unsigned __int128)dref * 1000000000u / dt);
-	r->stores = (uint64_t)((unsigned __int128)dout * 1000000000u / dt);
-	r->window_ms = dt / 1000000;
+	r->refaults = dref * 1000 / ms;
+	r->stores = dout * 1000 / ms;
+	r->window_ms = ms;
 	stats_samples[stats_nsamples++ % STATS_RATE_SAMPLES] = (struct stats_sample){ now, st->refaults, st->zswpout };
 }
 
@@ -417,7 +417,7 @@ static uint64_t stats_saved(const struct zswap_stats *st)
 /* orig_data_size / pool_total_size, in hundredths (0 for an empty pool). */
 static uint64_t stats_ratio100(uint64_t orig, uint64_t pool)
 {
-	return pool ? (uint64_t)((unsigned __int128)orig * 100 / pool) : 0;
+	return pool ? orig * 100 / pool : 0;	/* orig: bytes, far below 2^57 */
 }
 
 static void stats_summary(struct emitter *e, const struct zswap_stats *st)
@@ -680,7 +680,7 @@ static void stats_serve(int c)
 		return;	/* a probe (zswapctl list), a client that gave up or a slow one */
 	enum stats_fmt fmt;
 	/* "text full", "json full": the full dump, whatever ZSWAP_STATS_FULL. */
-	bool full = eng.opt.stats_full || strstr(req, " full") != NULL;
+	bool full = eng.opt.stats_full || (n >= 9 && !strncmp(req + 4, " full", 5));
 	if (!strncmp(req, "json", 4))
 		fmt = STATS_JSON;
 	else if (!strncmp(req, "counters", 8))
