@@ -64,6 +64,45 @@ static void ctlreq_set(char *args, struct ctlreq *r)
 		ctlreq_bad(r, "error: nothing to set (NAME=VALUE ...)\n");
 }
 
+#define CTLREQ_IDLE_MAX	(86400u * 365)	/* seconds: an age of a year at most */
+
+bool ctlreq_parse_writeback(const char *s, struct ctlreq_wb *wb)
+{
+	memset(wb, 0, sizeof(*wb));
+	if (!strcmp(s, "idle"))
+		return true;
+	if (!strncmp(s, "idle=", 5)) {
+		wb->mode = CTLREQ_WB_IDLE;
+		return parse_u64(s + 5, 1, CTLREQ_IDLE_MAX, &wb->arg) == PARSE_OK;
+	}
+	if (!strcmp(s, "huge")) {
+		wb->mode = CTLREQ_WB_HUGE;
+		return true;
+	}
+	if (!strcmp(s, "incompressible")) {
+		wb->mode = CTLREQ_WB_INCOMPRESSIBLE;
+		return true;
+	}
+	wb->mode = CTLREQ_WB_PAGES;
+	return parse_u64(s, 1, UINT64_MAX, &wb->arg) == PARSE_OK;
+}
+
+size_t ctlreq_format_writeback(const struct ctlreq_wb *wb, char *buf, size_t len)
+{
+	switch (wb->mode) {
+	case CTLREQ_WB_IDLE:
+		return wb->arg ? log_snprintf(buf, len, "idle=%llu", (unsigned long long)wb->arg)
+			       : log_snprintf(buf, len, "idle");
+	case CTLREQ_WB_HUGE:
+		return log_snprintf(buf, len, "huge");
+	case CTLREQ_WB_INCOMPRESSIBLE:
+		return log_snprintf(buf, len, "incompressible");
+	case CTLREQ_WB_PAGES:
+		break;
+	}
+	return log_snprintf(buf, len, "%llu", (unsigned long long)wb->arg);
+}
+
 void ctlreq_parse(char *req, const struct opt_values *base, struct ctlreq *r)
 {
 	char *nl = strchr(req, '\n');
@@ -83,5 +122,10 @@ void ctlreq_parse(char *req, const struct opt_values *base, struct ctlreq *r)
 		r->kind = CTLREQ_COMPACT;
 	} else if (!strcmp(req, "reset")) {
 		r->kind = CTLREQ_RESET;
+	} else if (!strncmp(req, "writeback ", 10)) {
+		r->kind = CTLREQ_WRITEBACK;
+		if (!ctlreq_parse_writeback(req + 10, &r->wb))
+			ctlreq_bad(r, "error: writeback: expected idle, idle=SECONDS (1..%u), huge, incompressible"
+				   " or a number of pages above 0\n", CTLREQ_IDLE_MAX);
 	}
 }

@@ -128,6 +128,15 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		"1 keeps a page read back from the tier in its slot there while the page stays"
 		" unchanged and the tier is under half its cap, so that evicting it again writes"
 		" nothing (the kernel's swap cache); 0 frees the slot at every read", 0 },
+	[OPT_WRITEBACK_LIMIT] = {
+		OPT_WRITEBACK_LIMIT, "ZSWAP_WRITEBACK_LIMIT", OPT_UINT, "0", 0, 1ull << 40, NULL, "pages",
+		"the writeback budget (zram's writeback_limit): pages the tier may still take while"
+		" ZSWAP_WRITEBACK_LIMIT_ENABLE is 1; each page written spends one; setting it refills it",
+		OPT_F_RUNTIME },
+	[OPT_WRITEBACK_LIMIT_ENABLE] = {
+		OPT_WRITEBACK_LIMIT_ENABLE, "ZSWAP_WRITEBACK_LIMIT_ENABLE", OPT_BOOL, "0", 0, 1, NULL, "",
+		"1 stops every writeback, on demand or by the reclaimer, once ZSWAP_WRITEBACK_LIMIT"
+		" is spent (zram's writeback_limit_enable)", OPT_F_RUNTIME },
 	[OPT_VERBOSE] = {
 		OPT_VERBOSE, "ZSWAP_VERBOSE", OPT_UINT, "0", 0, 2, NULL, "",
 		"0: problems only; 1: also start-up and limits; 2: also every region", OPT_F_RUNTIME },
@@ -589,6 +598,8 @@ static void opt_set(enum opt_id id, const struct opt_val *val, struct opt_values
 	case OPT_BACKING_MAX:	v->backing_max = val->u; break;
 	case OPT_BACKING_ENCRYPT: v->backing_encrypt = val->u != 0; break;
 	case OPT_SWAP_CACHE:	v->swap_cache = val->u != 0; break;
+	case OPT_WRITEBACK_LIMIT: v->writeback_limit = val->u; break;
+	case OPT_WRITEBACK_LIMIT_ENABLE: v->writeback_limit_enable = val->u != 0; break;
 	case OPT_VERBOSE:	v->verbose = (unsigned int)val->u; break;
 	case OPT_INJECT_DECOMPRESS_FAIL: v->inject_decompress_fail = (unsigned int)val->u; break;
 	case OPT_INJECT_WRITEBACK_FAIL: v->inject_writeback_fail = (unsigned int)val->u; break;
@@ -640,6 +651,8 @@ static void opt_get(enum opt_id id, const struct opt_values *v, struct opt_val *
 	case OPT_BACKING_MAX:	val->u = v->backing_max; break;
 	case OPT_BACKING_ENCRYPT: val->u = v->backing_encrypt; break;
 	case OPT_SWAP_CACHE:	val->u = v->swap_cache; break;
+	case OPT_WRITEBACK_LIMIT: val->u = v->writeback_limit; break;
+	case OPT_WRITEBACK_LIMIT_ENABLE: val->u = v->writeback_limit_enable; break;
 	case OPT_VERBOSE:	val->u = v->verbose; break;
 	case OPT_INJECT_DECOMPRESS_FAIL: val->u = v->inject_decompress_fail; break;
 	case OPT_INJECT_WRITEBACK_FAIL: val->u = v->inject_writeback_fail; break;

@@ -67,6 +67,8 @@ enum opt_id {
 	OPT_BACKING_MAX,	/* ZSWAP_BACKING_MAX */
 	OPT_BACKING_ENCRYPT,	/* ZSWAP_BACKING_ENCRYPT */
 	OPT_SWAP_CACHE,		/* ZSWAP_SWAP_CACHE */
+	OPT_WRITEBACK_LIMIT,	/* ZSWAP_WRITEBACK_LIMIT */
+	OPT_WRITEBACK_LIMIT_ENABLE,	/* ZSWAP_WRITEBACK_LIMIT_ENABLE */
 	OPT_VERBOSE,		/* ZSWAP_VERBOSE */
 	OPT_INJECT_DECOMPRESS_FAIL,	/* ZSWAP_INJECT_DECOMPRESS_FAIL (testing) */
 	OPT_INJECT_WRITEBACK_FAIL,	/* ZSWAP_INJECT_WRITEBACK_FAIL (testing) */
@@ -130,6 +132,8 @@ struct opt_values {
 	uint64_t backing_max;		/* bytes; 0 = half the free space at start */
 	bool backing_encrypt;
 	bool swap_cache;
+	uint64_t writeback_limit;	/* pages the tier may still take (zram's writeback_limit) */
+	bool writeback_limit_enable;	/* whether that budget applies */
 	unsigned int verbose;
 	unsigned int inject_decompress_fail;	/* loads made to fail, for tests */
 	unsigned int inject_writeback_fail;	/* writes to the tier made to fail, for tests */

@@ -432,6 +432,15 @@ out:
 	return ret;
 }
 
+bool zswap_store_page_shrinks(struct zswap_store *s, const void *page)
+{
+	struct store_ws *w = store_ws_get(s);
+	bool poor = store_poor(w, page);
+
+	store_ws_put(w);
+	return !poor;
+}
+
 int zswap_store_page(struct zswap_store *s, const void *page, struct zswap_entry *e)
 {
 	return store_page(s, page, e, false);

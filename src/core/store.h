@@ -253,6 +253,11 @@ void zswap_store_stats(struct zswap_store *s, struct zswap_stats *st);
  * would refuse. */
 bool zswap_store_accepting(struct zswap_store *s);
 
+/* Whether page compresses below PAGE_SIZE at all with the store's
+ * compressor (zram's incompressible pages do not): writeback's
+ * "incompressible" asks it of pages held whole. */
+bool zswap_store_page_shrinks(struct zswap_store *s, const void *page);
+
 /* Pages in the pool now that save less than a quarter of a page
  * (zswap_entry_poor: those held as-is included), without a whole snapshot:
  * the reclaimer asks at every step. */

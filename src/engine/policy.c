@@ -71,6 +71,68 @@ uint32_t policy_aux_evicted(uint32_t resident_aux, uint32_t clock)
 	return (clock << 3) | (level << 1);
 }
 
+/* Samples of the eviction clock (policy_clock_sample). When the table is
+ * full every other sample goes and the spacing doubles: the history always
+ * reaches back to start-up, recent ages to the second for the first hour
+ * and more coarsely after; a coarse sample only makes an age read longer,
+ * never shorter. */
+#define POLICY_CLOCK_SAMPLES	4096
+
+static struct {
+	uint32_t sec[POLICY_CLOCK_SAMPLES];	/* seconds since start-up */
+	uint32_t clock[POLICY_CLOCK_SAMPLES];	/* policy_evict_stamp() then */
+	unsigned int n;
+	uint32_t spacing;			/* seconds between two samples kept */
+} pclk;
+
+/* Seconds since start-up, unmasked (policy_now wraps with the aux field). */
+static uint32_t policy_secs(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+	return (uint32_t)(t.tv_sec - pol.t0.tv_sec);
+}
+
+void policy_clock_sample(void)
+{
+	uint32_t now = policy_secs();
+
+	if (!pclk.spacing)
+		pclk.spacing = 1;
+	if (pclk.n && now - pclk.sec[pclk.n - 1] < pclk.spacing)
+		return;
+	if (pclk.n == POLICY_CLOCK_SAMPLES) {
+		for (unsigned int i = 0; i < POLICY_CLOCK_SAMPLES / 2; i++) {
+			pclk.sec[i] = pclk.sec[2 * i];
+			pclk.clock[i] = pclk.clock[2 * i];
+		}
+		pclk.n = POLICY_CLOCK_SAMPLES / 2;
+		pclk.spacing *= 2;
+	}
+	pclk.sec[pclk.n] = now;
+	pclk.clock[pclk.n] = policy_evict_stamp() & AUX_CLOCK_MASK;
+	pclk.n++;
+}
+
+bool policy_idle_min_age(uint32_t seconds, uint32_t *min_age)
+{
+	uint32_t now = policy_secs();
+
+	/* A sample taken during second s was taken up to a second after s
+	 * began: one second more keeps every page it counts old enough. */
+	if ((uint64_t)seconds + 1 > now)
+		return false;
+	for (unsigned int i = pclk.n; i-- > 0;) {
+		if (pclk.sec[i] > now - seconds - 1)
+			continue;
+		/* Pages stamped before the sample's clock left before it. */
+		*min_age = ((policy_evict_stamp() & AUX_CLOCK_MASK) - pclk.clock[i] + 1) & AUX_CLOCK_MASK;
+		return true;
+	}
+	return false;
+}
+
 /*
  * Refault feedback (fault_load, the slot LOADING): the kernel's workingset
  * test. The page left when the eviction clock read `then`; if fewer pages

@@ -99,6 +99,16 @@ uint32_t policy_stored_age(uint32_t stored_aux);
 /* evict: the stored word of a page evicted at clock (its level kept). */
 uint32_t policy_aux_evicted(uint32_t resident_aux, uint32_t clock);
 
+/* The eviction clock against time: a stored page's word holds the clock
+ * when it left, not the second, so the reclaimer samples the clock as time
+ * goes by (policy_clock_sample, at every turn of its loop) and an age in
+ * seconds reads as an age in evictions. policy_idle_min_age: the least
+ * policy_stored_age of a page stored at least seconds ago (every page so
+ * aged has it); false when no sample is that old (nothing stored is). The
+ * reclaimer's thread only. */
+void policy_clock_sample(void);
+bool policy_idle_min_age(uint32_t seconds, uint32_t *min_age);
+
 /* Eviction's question in reclaim mode: take this resident page now?
  * written: it was written since the last scan (its referenced bit).
  * follows: the page just before it was taken, in a run shorter than

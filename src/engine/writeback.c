@@ -54,6 +54,8 @@ static struct {
 	int pend_r, pend_w;	/* the pipe of the fork under way */
 } wbc = { .lock = PTHREAD_MUTEX_INITIALIZER, .pend_r = -1, .pend_w = -1 };
 
+static bool writeback_open(void);
+
 /* ZSWAP_WRITEBACK as it reads now: 1, or auto under a limit or with the
  * shrinker. */
 static bool writeback_wanted(const struct opt_values *o)
@@ -64,11 +66,16 @@ static bool writeback_wanted(const struct opt_values *o)
 
 bool writeback_init(void)
 {
+	writeback_budget_reset();
+	return writeback_wanted(&eng.opt) && writeback_open();
+}
+
+/* Open the tier now, or say in one line why not. */
+static bool writeback_open(void)
+{
 	const struct opt_values *o = &eng.opt;
 	char why[320];
 
-	if (!writeback_wanted(o))
-		return false;
 	const char *dir = o->backing_dir;
 	if (strcmp(dir, "auto") == 0)
 		dir = o->tmpdir[0] && backing_dir_on_disk(o->tmpdir) ? o->tmpdir : "/var/tmp";
@@ -107,7 +114,7 @@ bool writeback_follow(void)
 	bool want = writeback_wanted(&eng.opt);
 
 	if (want && !wb.b && !wb.child)
-		writeback_init();	/* says in one line why not, if it cannot */
+		writeback_open();	/* says in one line why not, if it cannot */
 	__atomic_store_n(&wb.off, !want, __ATOMIC_RELAXED);
 	return !want || wb.b;
 }
@@ -142,18 +149,38 @@ static void writeback_publish(struct slot_array *arr, size_t idx)
 		uf_wake(eng.uffd, at, ZS_PAGE_SIZE);
 }
 
-/* What one pass takes: poorly compressed entries only, or any pool entry
- * stored at least min_age evictions ago (0: any age). */
+/* What one pass takes: any pool entry, poorly compressed ones only, those
+ * held whole (huge), or those held whole that do not shrink at all
+ * (incompressible); stored at least min_age evictions ago (0: any age).
+ * An operator's pass (demand) gives no second chance. */
+enum wb_only { WB_ANY, WB_POOR, WB_HUGE, WB_INCOMPRESSIBLE };
+
 struct wb_pick {
-	bool poor_only;
+	enum wb_only only;
 	uint32_t min_age;
+	bool demand;
 };
+
+static bool writeback_takes(const struct wb_pick *pick, const struct zswap_entry *e)
+{
+	enum zswap_entry_type t = zswap_entry_type(e);
+
+	switch (pick->only) {
+	case WB_POOR:
+		return zswap_entry_poor(e);
+	case WB_HUGE:
+	case WB_INCOMPRESSIBLE:
+		return t == ZE_RAW;
+	case WB_ANY:
+		break;
+	}
+	return t == ZE_RAW || t == ZE_COMPRESSED;
+}
 
 /* Take slot idx of arr into the batch, its page restored into the batch's
  * buffer, if it is a pool entry this pass takes. */
 static bool writeback_claim(struct slot_array *arr, size_t idx, const struct wb_pick *pick)
 {
-	const bool poor_only = pick->poor_only;
 	struct slot *s = &arr->slots[idx];
 	uint32_t old = atomic_load(&s->state);
 
@@ -161,12 +188,11 @@ static bool writeback_claim(struct slot_array *arr, size_t idx, const struct wb_
 		return false;
 	/* A hint until the slot is ours: re-read below. */
 	struct zswap_entry e = s->e;
-	enum zswap_entry_type t = zswap_entry_type(&e);
-	if (poor_only ? !zswap_entry_poor(&e) : t != ZE_RAW && t != ZE_COMPRESSED)
+	if (!writeback_takes(pick, &e))
 		return false;
 	if (pick->min_age && policy_stored_age(atomic_load_explicit(&s->aux, memory_order_relaxed)) < pick->min_age)
 		return false;	/* young: the program may still come back for it */
-	if (!poor_only) {
+	if (pick->only == WB_ANY && !pick->demand) {
 		/* The second chance: a page that came back quickly before
 		 * loses a level and stays this time. */
 		uint32_t aux = atomic_load_explicit(&s->aux, memory_order_relaxed);
@@ -178,7 +204,9 @@ static bool writeback_claim(struct slot_array *arr, size_t idx, const struct wb_
 	}
 	if (!atomic_compare_exchange_strong(&s->state, &old, SLOT_EVICTING | (old & (SLOT_WAITER | SLOT_COLD))))
 		return false;
-	if (zswap_writeback_restore(eng.store, &s->e, (char *)wb.buf + wb.n * ZS_PAGE_SIZE) != 0) {
+	void *page = (char *)wb.buf + wb.n * ZS_PAGE_SIZE;
+	if (zswap_writeback_restore(eng.store, &s->e, page) != 0 ||
+	    (pick->only == WB_INCOMPRESSIBLE && zswap_store_page_shrinks(eng.store, page))) {
 		writeback_publish(arr, idx);
 		return false;
 	}
@@ -219,6 +247,32 @@ static int writeback_flush(void)
 	return -1;
 }
 
+/* The writeback budget (zram's writeback_limit): eng.cnt.writeback_limit
+ * holds what is left, so that the dump shows it; only the reclaimer's
+ * thread writes back, sets it and spends it. */
+void writeback_budget_reset(void)
+{
+	atomic_store(&eng.cnt.writeback_limit, eng.opt.writeback_limit);
+}
+
+bool writeback_budget_spent(void)
+{
+	return eng.opt.writeback_limit_enable && !atomic_load(&eng.cnt.writeback_limit);
+}
+
+static size_t writeback_budget_cap(size_t want)
+{
+	uint64_t left = atomic_load(&eng.cnt.writeback_limit);
+
+	return eng.opt.writeback_limit_enable && left < want ? (size_t)left : want;
+}
+
+static void writeback_budget_spend(size_t done)
+{
+	if (eng.opt.writeback_limit_enable)
+		atomic_fetch_sub(&eng.cnt.writeback_limit, done);
+}
+
 /* One pass of the hand over every region, from where it stopped round to
  * where it started. */
 static size_t writeback_pass(size_t want, const struct wb_pick *pick)
@@ -229,6 +283,9 @@ static size_t writeback_pass(size_t want, const struct wb_pick *pick)
 	uintptr_t lo = start, hi = UINTPTR_MAX, cursor = 0;
 	bool wrapped = false, failed = false;
 
+	want = writeback_budget_cap(want);
+	if (!want)
+		return 0;
 	pthread_rwlock_rdlock(&eng.evict_gate);
 	pthread_rwlock_rdlock(&eng.ev_lock);
 	while (claimed < want && !failed) {
@@ -269,6 +326,7 @@ static size_t writeback_pass(size_t want, const struct wb_pick *pick)
 	done += w > 0 ? (size_t)w : 0;
 	pthread_rwlock_unlock(&eng.ev_lock);
 	pthread_rwlock_unlock(&eng.evict_gate);
+	writeback_budget_spend(done);
 	return done;
 }
 
@@ -281,7 +339,7 @@ static bool writeback_may(size_t want)
 
 size_t writeback_run_poor(size_t want)
 {
-	const struct wb_pick pick = { .poor_only = true };
+	const struct wb_pick pick = { .only = WB_POOR };
 
 	return writeback_may(want) ? writeback_pass(want, &pick) : 0;
 }
@@ -304,6 +362,43 @@ size_t writeback_run(size_t want)
 	if (!done && writeback_may(want))
 		done = writeback_pass(want, &any);
 	return done;
+}
+
+int writeback_demand(const struct ctlreq_wb *req, uint64_t *written)
+{
+	struct wb_pick pick = { .demand = true };
+	size_t want = SIZE_MAX;
+
+	*written = 0;
+	if (eng.opt.writeback == OPT_WB_OFF || wb.child)
+		return -EPERM;
+	/* Without a limit ZSWAP_WRITEBACK=auto leaves the tier closed until
+	 * something is to be written to it: this. */
+	if (!wb.b && !writeback_open())
+		return -EIO;
+	switch (req->mode) {
+	case CTLREQ_WB_IDLE:
+		if (req->arg && !policy_idle_min_age((uint32_t)req->arg, &pick.min_age))
+			return 0;	/* nothing was stored that long ago */
+		break;
+	case CTLREQ_WB_HUGE:
+		pick.only = WB_HUGE;
+		break;
+	case CTLREQ_WB_INCOMPRESSIBLE:
+		pick.only = WB_INCOMPRESSIBLE;
+		break;
+	case CTLREQ_WB_PAGES:
+		want = req->arg < SIZE_MAX ? (size_t)req->arg : SIZE_MAX;
+		/* The reclaimer's order: what saves least in the pool first. */
+		pick.only = WB_POOR;
+		*written = writeback_pass(want, &pick);
+		pick.only = WB_ANY;
+		want -= *written;
+		break;
+	}
+	if (want)
+		*written += writeback_pass(want, &pick);
+	return 0;
 }
 
 /* Children gone (their pipe hung up): forget them; when none is left,

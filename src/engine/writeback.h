@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/ctlreq.h"
+
 /* Start-up: open the tier when ZSWAP_WRITEBACK asks for it (auto: under a
  * memory limit), or say in one line why it stays off. Returns whether it is
  * on. */
@@ -57,6 +59,22 @@ size_t writeback_run_poor(size_t want);
  * (the reclaimer's balance, docs/DESIGN.md "The second tier"). Returns how
  * many went; none when every entry is younger. */
 size_t writeback_run_old(size_t want, uint32_t min_age);
+
+/* zswapctl writeback (zram's writeback; the reclaimer's thread): write
+ * back the pool entries req picks (any of them with no second chance;
+ * idle=SECONDS: those stored at least that long ago), all of them or
+ * req's number of pages, within the budget. The tier is opened if it is
+ * not yet (ZSWAP_WRITEBACK=auto without a limit). *written: the pages that
+ * went. 0; -EPERM (ZSWAP_WRITEBACK=0, or a fork child without a file of
+ * its own); -EIO (the tier could not be opened). */
+int writeback_demand(const struct ctlreq_wb *req, uint64_t *written);
+
+/* The writeback budget (ZSWAP_WRITEBACK_LIMIT, zram's writeback_limit):
+ * reset refills it from the option (start-up, zswapctl set); spent says
+ * whether ZSWAP_WRITEBACK_LIMIT_ENABLE is on and nothing is left. Every
+ * pass of the writer spends it, on demand or the reclaimer's. */
+void writeback_budget_reset(void);
+bool writeback_budget_spent(void);
 
 /* Punch freed slots out of the file once enough have gathered; and once
  * every child forked with pages in the tier is gone, free the slots kept

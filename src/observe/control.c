@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * control.c - zswapctl's requests that act on a running process (see
- * control.h): set, reclaim, compact, reset.
+ * control.h): set, reclaim, compact, reset, writeback.
  *
  * They come through the statistics socket (stats.c accepts the connection
  * and checks the peer: the process's own user or root). Each is validated
@@ -188,6 +188,37 @@ static void control_compact(int fd, unsigned long uid)
 		    (unsigned long long)o->pool_before, (unsigned long long)o->pool_after);
 }
 
+/* "writeback MODE": zram's writeback. The answer is "partial" when the
+ * budget ran out (zram's writeback returns an error then). */
+static void control_writeback(int fd, const struct ctlreq_wb *wb, unsigned long uid)
+{
+	struct reclaim_order *o = &ctl_order;
+	char mode[48], what[200];
+
+	memset(o, 0, sizeof(*o));
+	o->kind = RECLAIM_ORDER_WRITEBACK;
+	o->wb = *wb;
+	if (!control_run(fd, o))
+		return;
+	ctlreq_format_writeback(wb, mode, sizeof(mode));
+	if (o->err) {
+		control_say(fd, "error: writeback %s: %s: nothing written\n", mode,
+			    o->err == -EPERM ? "this process writes nothing back (ZSWAP_WRITEBACK=0, or a fork child"
+					       " without a file of its own)"
+					     : "the second tier could not be opened (see the log)");
+		return;
+	}
+	log_snprintf(what, sizeof(what), "writeback %s: %llu pages written", mode, (unsigned long long)o->pages);
+	control_record(uid, what);
+	char left[64] = "";
+	if (eng.opt.writeback_limit_enable)
+		log_snprintf(left, sizeof(left), "writeback_limit %llu pages left\n",
+			     (unsigned long long)atomic_load(&eng.cnt.writeback_limit));
+	control_say(fd, "%s\nwrote back %llu pages (%s)\npool %llu -> %llu bytes\n%s",
+		    o->budget_spent ? "partial" : "ok", (unsigned long long)o->pages, mode,
+		    (unsigned long long)o->pool_before, (unsigned long long)o->pool_after, left);
+}
+
 /* "reset": the counters since start and mem_used_max start again. */
 static void control_reset(int fd, unsigned long uid)
 {
@@ -211,6 +242,8 @@ bool control_serve(int fd, char *req, unsigned long uid)
 		control_reclaim(fd, r->bytes, uid);
 	else if (r->kind == CTLREQ_COMPACT)
 		control_compact(fd, uid);
+	else if (r->kind == CTLREQ_WRITEBACK)
+		control_writeback(fd, &r->wb, uid);
 	else
 		control_reset(fd, uid);
 	return true;

@@ -1008,6 +1008,9 @@ static void reclaim_apply(enum opt_id id, struct reclaim_order *o)
 	case OPT_ACCEPT_THRESHOLD_PERCENT:
 		reclaim_pool_limits();
 		break;
+	case OPT_WRITEBACK_LIMIT:
+		writeback_budget_reset();	/* as writing zram's writeback_limit */
+		break;
 	case OPT_WRITEBACK:
 		if (!writeback_follow() && v->writeback == OPT_WB_ON) {
 			o->err = -EIO;
@@ -1046,6 +1049,10 @@ static void reclaim_take_order(void)
 	case RECLAIM_ORDER_COMPACT:
 		o->pages = reclaim_compact_rounds();	/* zram's compact: all it can */
 		break;
+	case RECLAIM_ORDER_WRITEBACK:
+		o->err = writeback_demand(&o->wb, &o->pages);
+		o->budget_spent = writeback_budget_spent();
+		break;
 	}
 	o->pool_after = reclaim_pool_bytes();
 	o->charge_after = policy_read_charge();
@@ -1076,6 +1083,7 @@ void *reclaim_thread(void *arg)
 	/* No page can be idle for the cold age before that much time went by. */
 	uint32_t last_pass = policy_now(), started = last_pass;
 	for (;;) {
+		policy_clock_sample();	/* idle ages in seconds (policy_idle_min_age) */
 		reclaim_take_order();
 		reclaim_follow_cgroup();
 		/* A pass every quarter of the age: a page is stored between one
@@ -1166,6 +1174,7 @@ int reclaim_init(void)
 	reclaim_set_limit(eng.opt.memory_limit);
 	reclaim_set_workingset(policy_read_charge(), reclaim_pool_bytes());
 	pol.pid = syscall(SYS_getpid);
+	policy_clock_sample();	/* start-up: the clock at 0 s */
 	if (eng.opt.verbose)
 		zlog("reclaim: memory limit %llu MiB (reclaim from %llu to %llu MiB), cold age %u s",
 		     (unsigned long long)(pol.limit >> 20), (unsigned long long)(pol.high >> 20),

@@ -15,6 +15,7 @@
 #include "engine/policy.h"
 #include "core/store.h"
 #include "core/options.h"
+#include "core/ctlreq.h"
 #include "zswap.h"
 
 /* The store's pool limit from the options: ZSWAP_MAX_POOL_SIZE, else
@@ -48,6 +49,7 @@ enum reclaim_order_kind {
 	RECLAIM_ORDER_SET,	/* options changed: nv, the ids in mask */
 	RECLAIM_ORDER_RECLAIM,	/* store cold memory until the charge is down by bytes (memory.reclaim) */
 	RECLAIM_ORDER_COMPACT,	/* compact the pool completely (zram's compact) */
+	RECLAIM_ORDER_WRITEBACK,	/* write pool entries back to the tier now (zram's writeback) */
 };
 
 struct reclaim_order {
@@ -55,8 +57,10 @@ struct reclaim_order {
 	struct opt_values nv;	/* SET: every option, the changed ones new */
 	uint64_t mask;		/* SET: bit i set: option i changes */
 	uint64_t bytes;		/* RECLAIM: how much */
+	struct ctlreq_wb wb;	/* WRITEBACK: which */
 	/* The answer. */
-	uint64_t pages;		/* RECLAIM: pages stored; COMPACT: pool pages freed */
+	uint64_t pages;		/* RECLAIM: pages stored; COMPACT: pool pages freed; WRITEBACK: written */
+	bool budget_spent;	/* WRITEBACK: the budget (ZSWAP_WRITEBACK_LIMIT) is spent */
 	uint64_t pool_before, pool_after;	/* bytes: pool pages and metadata */
 	uint64_t charge_before, charge_after;	/* bytes: the charge read */
 	int err;		/* SET: -errno of an option that could not change */

@@ -3,7 +3,8 @@
  * test_ctlreq.c - the control requests as the library parses them
  * (src/core/ctlreq.c): "reclaim BYTES" takes one number above 0 and
  * nothing after it, "set" checks every NAME=VALUE against the option
- * table, and a refusal is one "error: ..." line.
+ * table, "writeback" takes one of zram's modes or a page count, and a
+ * refusal is one "error: ..." line.
  */
 #include "config.h"
 
@@ -58,10 +59,45 @@ static void check_set(void)
 	CHECK(r.kind == CTLREQ_NONE, "not a control request");
 }
 
+static void check_writeback(void)
+{
+	static const struct {
+		const char *req;
+		enum ctlreq_wb_mode mode;
+		uint64_t arg;
+	} good[] = {
+		{ "writeback idle", CTLREQ_WB_IDLE, 0 },
+		{ "writeback idle=30\n", CTLREQ_WB_IDLE, 30 },
+		{ "writeback huge", CTLREQ_WB_HUGE, 0 },
+		{ "writeback incompressible", CTLREQ_WB_INCOMPRESSIBLE, 0 },
+		{ "writeback 256", CTLREQ_WB_PAGES, 256 },
+	};
+	static const char *const bad[] = {
+		"writeback ", "writeback 0", "writeback idle=", "writeback idle=0", "writeback idle=5x",
+		"writeback idle=31536001", "writeback Huge", "writeback huge_idle", "writeback 12 ",
+	};
+	char back[64];
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		parse(good[i].req);
+		CHECK(r.kind == CTLREQ_WRITEBACK && !r.bad && r.wb.mode == good[i].mode && r.wb.arg == good[i].arg,
+		      "'%s': %s", good[i].req, r.why);
+		/* What zswapctl sends is what the library reads. */
+		ctlreq_format_writeback(&r.wb, back, sizeof(back));
+		CHECK(!strncmp(good[i].req + 10, back, strlen(back)), "'%s' formats as '%s'", good[i].req, back);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		parse(bad[i]);
+		CHECK(r.kind == CTLREQ_WRITEBACK && r.bad && !strncmp(r.why, "error: writeback: expected idle", 31) &&
+		      strchr(r.why, '\n') == r.why + strlen(r.why) - 1, "'%s' taken: %s", bad[i], r.why);
+	}
+}
+
 int main(void)
 {
 	check_reclaim();
 	check_set();
+	check_writeback();
 	printf("test_ctlreq: %d failures\n", failures);
 	return failures ? 1 : 0;
 }

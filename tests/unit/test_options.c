@@ -244,6 +244,9 @@ static void test_good_values(void)
 		{ "ZSWAP_FAULT_AROUND=512", OPT_FAULT_AROUND, "512" },
 		{ "ZSWAP_READAHEAD=0", OPT_READAHEAD, "0" },
 		{ "ZSWAP_READAHEAD=64", OPT_READAHEAD, "64" },
+		{ "ZSWAP_WRITEBACK_LIMIT=0", OPT_WRITEBACK_LIMIT, "0" },
+		{ "ZSWAP_WRITEBACK_LIMIT=102400", OPT_WRITEBACK_LIMIT, "102400" },
+		{ "ZSWAP_WRITEBACK_LIMIT_ENABLE=1", OPT_WRITEBACK_LIMIT_ENABLE, "1" },
 		{ "ZSWAP_VERBOSE=0", OPT_VERBOSE, "0" },
 		{ "ZSWAP_VERBOSE=1", OPT_VERBOSE, "1" },
 		{ "ZSWAP_VERBOSE=2", OPT_VERBOSE, "2" },
@@ -407,6 +410,9 @@ static void test_bad_values(void)
 		{ "ZSWAP_FAULT_AROUND", "0", "from 1 to 512 (pages)" },
 		{ "ZSWAP_FAULT_AROUND", "513", "from 1 to 512" },
 		{ "ZSWAP_READAHEAD", "65", "from 0 to 64" },
+		{ "ZSWAP_WRITEBACK_LIMIT", "1099511627777", "from 0 to 1099511627776 (pages)" },
+		{ "ZSWAP_WRITEBACK_LIMIT", "100M", "an integer" },
+		{ "ZSWAP_WRITEBACK_LIMIT_ENABLE", "2", "1 or 0" },
 		{ "ZSWAP_VERBOSE", "3", "from 0 to 2" },
 		{ "ZSWAP_ENABLED", "2", "1 or 0" },
 		{ "ZSWAP_MIN_REGION", "1K", "a size from 4K to 1T" },
@@ -621,7 +627,7 @@ static void test_format_and_config(void)
 {
 	struct opt_values v;
 	struct zswap_store_config cfg;
-	char buf[512], why[128];
+	char buf[1024], why[128];
 
 	opt_defaults(&v);
 	CHECK(opt_parse_one(OPT_COMPRESSOR, "zstd:7", &v, why, sizeof(why)), "%s", why);

@@ -106,6 +106,7 @@ static const struct zswapctl_cmd zswapctl_cmds[] = {
 		"marks as changeable at run time are accepted: ZSWAP_MEMORY_LIMIT,\n"
 		"ZSWAP_MEMORY_CHARGE, ZSWAP_COLD_AGE, ZSWAP_MAX_POOL_SIZE,\n"
 		"ZSWAP_MAX_POOL_PERCENT, ZSWAP_ACCEPT_THRESHOLD_PERCENT, ZSWAP_WRITEBACK,\n"
+		"ZSWAP_WRITEBACK_LIMIT, ZSWAP_WRITEBACK_LIMIT_ENABLE,\n"
 		"ZSWAP_READAHEAD, ZSWAP_VERBOSE and ZSWAP_STATS_{INTERVAL,FORMAT,AT_EXIT,FULL}.\n"
 		"Every value is checked first; one bad value changes nothing. Prints\n"
 		"each change as NAME=NEW (was OLD); the process's dump lists them in its\n"
@@ -141,6 +142,28 @@ static const struct zswapctl_cmd zswapctl_cmds[] = {
 		"\n"
 		"  -h, --help  this text\n",
 		.run = zswapctl_compact,
+	},
+	{
+		.name = "writeback",
+		.synopsis = "PID idle[=SECONDS]|huge|incompressible|PAGES",
+		.summary = "write pages of a process's pool to its second tier now (zram's writeback)",
+		.help =
+		"Write pages held in the pool of process PID to its second tier now,\n"
+		"with or without a memory limit, as writing to zram's writeback does:\n"
+		"\n"
+		"  idle            every page in the pool\n"
+		"  idle=SECONDS    the pages stored at least SECONDS ago\n"
+		"  huge            the pages held whole (the huge size class)\n"
+		"  incompressible  the pages held whole that do not shrink at all\n"
+		"  PAGES           that many pages, those saving least in the pool first\n"
+		"\n"
+		"With ZSWAP_WRITEBACK_LIMIT_ENABLE=1 at most ZSWAP_WRITEBACK_LIMIT pages\n"
+		"are written, each spending the budget. Prints the pages written, the\n"
+		"pool before and after and the budget left. Exits 1 when the budget is\n"
+		"spent or the process writes nothing back (ZSWAP_WRITEBACK=0).\n"
+		"\n"
+		"  -h, --help  this text\n",
+		.run = zswapctl_writeback,
 	},
 	{
 		.name = "reset",

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * zswapctl_control.c - `zswapctl set`, `reclaim`, `compact` and `reset`:
+ * zswapctl_control.c - `zswapctl set`, `reclaim`, `compact`, `reset` and
+ * `writeback`:
  * acting on a running process under libzswap through its statistics socket
  * (src/observe/control.c carries them out).
  *
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "zswapctl.h"
+#include "core/ctlreq.h"
 #include "core/options.h"
 #include "core/parse.h"
 
@@ -53,10 +55,12 @@ static int ctl_act(const struct zswapctl_cmd *cmd, long pid, const char *req)
 		rc = 0;
 		break;
 	case ZSWAPCTL_ANSWER_PARTIAL:
-		/* reclaim freed less than asked: memory.reclaim's EAGAIN. */
+		/* reclaim freed less than asked: memory.reclaim's EAGAIN;
+		 * writeback spent its budget: zram's writeback's EIO. */
 		zswapctl_print(stdout, out + body, len - body);
-		fprintf(stderr, "zswapctl: %s: less than asked was freed: nothing more was resident to store\n",
-			cmd->name);
+		fprintf(stderr, "zswapctl: %s: %s\n", cmd->name,
+			strcmp(cmd->name, "writeback") ? "less than asked was freed: nothing more was resident to store"
+						       : "the writeback budget (ZSWAP_WRITEBACK_LIMIT) is spent");
 		break;
 	default:
 		/* "error: ..." lines, and for set what was applied anyway. */
@@ -167,4 +171,27 @@ int zswapctl_compact(const struct zswapctl_cmd *cmd, int argc, char **argv)
 int zswapctl_reset(const struct zswapctl_cmd *cmd, int argc, char **argv)
 {
 	return ctl_pid_only(cmd, argc, argv, "reset\n");
+}
+
+int zswapctl_writeback(const struct zswapctl_cmd *cmd, int argc, char **argv)
+{
+	struct ctlreq_wb wb;
+	long pid;
+	int c;
+
+	if (ctl_wants_help(argc, argv))
+		return zswapctl_cmd_help(cmd);
+	if (argc != 3)
+		return zswapctl_usage_error(cmd, "a PID and what to write back are needed");
+	if ((c = zswapctl_parse_pid(cmd, argv[1], &pid)) != 0)
+		return c;
+	if (!ctlreq_parse_writeback(argv[2], &wb))
+		return zswapctl_usage_error(cmd, "'%s': expected idle, idle=SECONDS, huge, incompressible or"
+					    " a number of pages above 0", argv[2]);
+	char req[64] = "writeback ";
+	size_t pos = strlen(req);
+	pos += ctlreq_format_writeback(&wb, req + pos, sizeof(req) - pos - 1);
+	req[pos++] = '\n';
+	req[pos] = '\0';
+	return ctl_act(cmd, pid, req);
 }
