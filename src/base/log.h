@@ -49,7 +49,8 @@ int log_write_all(int fd, const char *buf, size_t len);
 void log_check_failed(const char *file, int line, const char *cond) __attribute__((noreturn));
 
 /* Lines per second before zlog() starts counting instead of writing: room
- * for one line per option at start-up (every option set wrong at once). */
-#define LOG_BURST 40
+ * for one line per option at start-up (every option set wrong at once; the
+ * table holds at most 64, the width of a control request's mask). */
+#define LOG_BURST 64
 
 #endif

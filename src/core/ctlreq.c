@@ -64,6 +64,8 @@ static void ctlreq_set(char *args, struct ctlreq *r)
 		ctlreq_bad(r, "error: nothing to set (NAME=VALUE ...)\n");
 }
 
+_Static_assert(OPT__COUNT <= 64, "a set's mask has a bit per option");
+
 #define CTLREQ_IDLE_MAX	(86400u * 365)	/* seconds: an age of a year at most */
 
 bool ctlreq_parse_writeback(const char *s, struct ctlreq_wb *wb)
@@ -103,6 +105,55 @@ size_t ctlreq_format_writeback(const struct ctlreq_wb *wb, char *buf, size_t len
 	return log_snprintf(buf, len, "%llu", (unsigned long long)wb->arg);
 }
 
+bool ctlreq_parse_recompress(const char *s, struct ctlreq_rc *rc)
+{
+	if (!strcmp(s, "idle")) {
+		rc->idle = true;
+		return true;
+	}
+	if (!strncmp(s, "idle=", 5)) {
+		rc->idle = true;
+		return parse_u64(s + 5, 1, CTLREQ_IDLE_MAX, &rc->idle_s) == PARSE_OK;
+	}
+	if (!strcmp(s, "huge")) {
+		rc->huge = true;
+		return true;
+	}
+	if (!strncmp(s, "threshold=", 10))
+		return parse_u64(s + 10, 1, 4096, &rc->threshold) == PARSE_OK;
+	return false;
+}
+
+size_t ctlreq_format_recompress(const struct ctlreq_rc *rc, char *buf, size_t len)
+{
+	size_t pos = log_snprintf(buf, len, "%s", "");
+
+	if (rc->idle && rc->idle_s)
+		pos += log_snprintf(buf + pos, len - pos, " idle=%llu", (unsigned long long)rc->idle_s);
+	else if (rc->idle)
+		pos += log_snprintf(buf + pos, len - pos, " idle");
+	if (rc->huge && pos < len)
+		pos += log_snprintf(buf + pos, len - pos, " huge");
+	if (rc->threshold && pos < len)
+		pos += log_snprintf(buf + pos, len - pos, " threshold=%llu", (unsigned long long)rc->threshold);
+	return pos;
+}
+
+/* "recompress ARG ...": every word checked into r->rc. */
+static void ctlreq_recompress(char *args, struct ctlreq *r)
+{
+	for (char *tok = args, *end; *tok; tok = end) {
+		end = tok + strcspn(tok, " ");
+		if (*end)
+			*end++ = '\0';
+		if (!*tok || !ctlreq_parse_recompress(tok, &r->rc)) {
+			ctlreq_bad(r, "error: recompress: expected idle, idle=SECONDS (1..%u), huge or"
+				   " threshold=BYTES (1..4096)\n", CTLREQ_IDLE_MAX);
+			return;
+		}
+	}
+}
+
 void ctlreq_parse(char *req, const struct opt_values *base, struct ctlreq *r)
 {
 	char *nl = strchr(req, '\n');
@@ -122,6 +173,9 @@ void ctlreq_parse(char *req, const struct opt_values *base, struct ctlreq *r)
 		r->kind = CTLREQ_COMPACT;
 	} else if (!strcmp(req, "reset")) {
 		r->kind = CTLREQ_RESET;
+	} else if (!strcmp(req, "recompress") || !strncmp(req, "recompress ", 11)) {
+		r->kind = CTLREQ_RECOMPRESS;
+		ctlreq_recompress(req + 10 + (req[10] == ' '), r);
 	} else if (!strncmp(req, "writeback ", 10)) {
 		r->kind = CTLREQ_WRITEBACK;
 		if (!ctlreq_parse_writeback(req + 10, &r->wb))

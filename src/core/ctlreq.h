@@ -22,6 +22,17 @@ enum ctlreq_kind {
 	CTLREQ_COMPACT,
 	CTLREQ_RESET,
 	CTLREQ_WRITEBACK,
+	CTLREQ_RECOMPRESS,
+};
+
+/* "recompress [idle[=SECONDS]] [huge] [threshold=BYTES]" (zram's
+ * recompress): which pool entries are compressed again; every condition
+ * given must hold. */
+struct ctlreq_rc {
+	bool idle;		/* stored at least idle_s seconds ago (0: any) */
+	uint64_t idle_s;
+	bool huge;		/* held whole */
+	uint64_t threshold;	/* at least this many bytes in the pool */
 };
 
 /* "writeback MODE" (zram's writeback): which pool entries go to the tier. */
@@ -43,6 +54,7 @@ struct ctlreq {
 	uint64_t mask;		/* SET: bit i set: option i is given */
 	uint64_t bytes;		/* RECLAIM: how much, above 0 */
 	struct ctlreq_wb wb;	/* WRITEBACK */
+	struct ctlreq_rc rc;	/* RECOMPRESS */
 	bool bad;		/* a request of its kind that is not valid */
 	char why[1400];		/* then the answer's "error: ..." line: a request line fits */
 };
@@ -59,6 +71,11 @@ void ctlreq_parse(char *req, const struct opt_values *base, struct ctlreq *r);
  * of pages above 0 (zswapctl checks its argument with it too). False when
  * s is none of these. */
 bool ctlreq_parse_writeback(const char *s, struct ctlreq_wb *wb);
+
+/* One word of recompress's arguments into rc: idle, idle=SECONDS, huge,
+ * threshold=BYTES (1..4096). False when it is none of these. */
+bool ctlreq_parse_recompress(const char *s, struct ctlreq_rc *rc);
+size_t ctlreq_format_recompress(const struct ctlreq_rc *rc, char *buf, size_t len);
 
 /* MODE as ctlreq_parse_writeback reads it, for a request or an answer. */
 size_t ctlreq_format_writeback(const struct ctlreq_wb *wb, char *buf, size_t len);

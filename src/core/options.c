@@ -137,6 +137,14 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		OPT_WRITEBACK_LIMIT_ENABLE, "ZSWAP_WRITEBACK_LIMIT_ENABLE", OPT_BOOL, "0", 0, 1, NULL, "",
 		"1 stops every writeback, on demand or by the reclaimer, once ZSWAP_WRITEBACK_LIMIT"
 		" is spent (zram's writeback_limit_enable)", OPT_F_RUNTIME },
+	[OPT_RECOMP_ALGORITHM] = {
+		OPT_RECOMP_ALGORITHM, "ZSWAP_RECOMP_ALGORITHM", OPT_COMP, "zstd:3", 1, 19, NULL, "",
+		"the second compressor (zram's recomp_algorithm): zswapctl recompress and"
+		" ZSWAP_RECOMP_IDLE_AGE compress pages again with it", 0 },
+	[OPT_RECOMP_IDLE_AGE] = {
+		OPT_RECOMP_IDLE_AGE, "ZSWAP_RECOMP_IDLE_AGE", OPT_UINT, "0", 0, 86400, NULL, "seconds",
+		"pages stored this long are recompressed by the reclaimer with ZSWAP_RECOMP_ALGORITHM;"
+		" 0 = never", OPT_F_RUNTIME },
 	[OPT_VERBOSE] = {
 		OPT_VERBOSE, "ZSWAP_VERBOSE", OPT_UINT, "0", 0, 2, NULL, "",
 		"0: problems only; 1: also start-up and limits; 2: also every region", OPT_F_RUNTIME },
@@ -600,6 +608,8 @@ static void opt_set(enum opt_id id, const struct opt_val *val, struct opt_values
 	case OPT_SWAP_CACHE:	v->swap_cache = val->u != 0; break;
 	case OPT_WRITEBACK_LIMIT: v->writeback_limit = val->u; break;
 	case OPT_WRITEBACK_LIMIT_ENABLE: v->writeback_limit_enable = val->u != 0; break;
+	case OPT_RECOMP_ALGORITHM: v->recomp = (enum zswap_comp)val->u; v->recomp_level = val->level; break;
+	case OPT_RECOMP_IDLE_AGE: v->recomp_idle_age = (unsigned int)val->u; break;
 	case OPT_VERBOSE:	v->verbose = (unsigned int)val->u; break;
 	case OPT_INJECT_DECOMPRESS_FAIL: v->inject_decompress_fail = (unsigned int)val->u; break;
 	case OPT_INJECT_WRITEBACK_FAIL: v->inject_writeback_fail = (unsigned int)val->u; break;
@@ -653,6 +663,8 @@ static void opt_get(enum opt_id id, const struct opt_values *v, struct opt_val *
 	case OPT_SWAP_CACHE:	val->u = v->swap_cache; break;
 	case OPT_WRITEBACK_LIMIT: val->u = v->writeback_limit; break;
 	case OPT_WRITEBACK_LIMIT_ENABLE: val->u = v->writeback_limit_enable; break;
+	case OPT_RECOMP_ALGORITHM: val->u = v->recomp; val->level = v->recomp_level; break;
+	case OPT_RECOMP_IDLE_AGE: val->u = v->recomp_idle_age; break;
 	case OPT_VERBOSE:	val->u = v->verbose; break;
 	case OPT_INJECT_DECOMPRESS_FAIL: val->u = v->inject_decompress_fail; break;
 	case OPT_INJECT_WRITEBACK_FAIL: val->u = v->inject_writeback_fail; break;
@@ -799,6 +811,8 @@ void opt_store_config(const struct opt_values *v, struct zswap_store_config *cfg
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->comp = v->comp;
 	cfg->level = v->comp == ZSWAP_COMP_ZSTD ? v->comp_level : 0;
+	cfg->recomp = v->recomp;
+	cfg->recomp_level = v->recomp == ZSWAP_COMP_ZSTD ? v->recomp_level : 0;
 	cfg->order = v->zspage_order;
 	cfg->lock = v->pool_lock;
 	cfg->nr_pools = v->nr_pools;

@@ -69,6 +69,8 @@ enum opt_id {
 	OPT_SWAP_CACHE,		/* ZSWAP_SWAP_CACHE */
 	OPT_WRITEBACK_LIMIT,	/* ZSWAP_WRITEBACK_LIMIT */
 	OPT_WRITEBACK_LIMIT_ENABLE,	/* ZSWAP_WRITEBACK_LIMIT_ENABLE */
+	OPT_RECOMP_ALGORITHM,	/* ZSWAP_RECOMP_ALGORITHM */
+	OPT_RECOMP_IDLE_AGE,	/* ZSWAP_RECOMP_IDLE_AGE */
 	OPT_VERBOSE,		/* ZSWAP_VERBOSE */
 	OPT_INJECT_DECOMPRESS_FAIL,	/* ZSWAP_INJECT_DECOMPRESS_FAIL (testing) */
 	OPT_INJECT_WRITEBACK_FAIL,	/* ZSWAP_INJECT_WRITEBACK_FAIL (testing) */
@@ -134,6 +136,9 @@ struct opt_values {
 	bool swap_cache;
 	uint64_t writeback_limit;	/* pages the tier may still take (zram's writeback_limit) */
 	bool writeback_limit_enable;	/* whether that budget applies */
+	enum zswap_comp recomp;		/* the recompression algorithm (zram's recomp_algorithm) */
+	int recomp_level;
+	unsigned int recomp_idle_age;	/* seconds; 0 = the reclaimer does not recompress */
 	unsigned int verbose;
 	unsigned int inject_decompress_fail;	/* loads made to fail, for tests */
 	unsigned int inject_writeback_fail;	/* writes to the tier made to fail, for tests */

@@ -83,6 +83,7 @@ struct store_counters {
 struct store_ws {
 	pthread_mutex_t lock;
 	struct comp_ws comp;
+	struct comp_ws recomp;		/* ZSWAP_RECOMP_ALGORITHM's: loads of recompressed entries */
 	uint8_t *buf;			/* COMP_BUF_SIZE bytes of compressed output */
 	struct store_counters c;
 } __attribute__((aligned(64)));
@@ -328,7 +329,7 @@ static unsigned int store_pick_pool(const struct zswap_store *s, const struct st
 	return (unsigned int)(w - s->ws) % s->nr_pools;
 }
 
-_Static_assert(ZE_HANDLE_SHIFT + ZS_HANDLE_BITS - 1 <= 64, "a zs handle does not fit the entry");
+_Static_assert(ZE_HANDLE_SHIFT + ZS_HANDLE_BITS - 1 <= 62, "a zs handle does not fit below ZE_TRIED_BIT");
 _Static_assert(ZS_PAGE_SIZE <= ZE_LEN_MASK, "a page's length does not fit the entry");
 _Static_assert(sizeof(struct zswap_entry) == 8, "the entry is paid on every managed page");
 
@@ -481,8 +482,68 @@ static int store_restore(struct zswap_store *s, struct store_ws *w, const struct
 	if (zswap_entry_type(e) == ZE_RAW)
 		memcpy(dst, obj, ZS_PAGE_SIZE);
 	else
-		ret = comp_decompress(&w->comp, obj, zswap_entry_length(e), dst);
+		ret = comp_decompress(zswap_entry_recompressed(e) ? &w->recomp : &w->comp, obj,
+				      zswap_entry_length(e), dst);
 	zs_unmap_object(pool, handle);
+	return ret;
+}
+
+/* The recompressed object of n bytes at w->buf + PAGE_SIZE replaces e's in
+ * its pool (w held). */
+static int store_recomp_replace(struct zswap_store *s, struct store_ws *w, struct zswap_entry *e, int n)
+{
+	unsigned int idx = zswap_entry_pool(e);
+	struct zs_pool *pool = s->pools[idx];
+	unsigned long handle = zs_malloc(pool, (size_t)n);
+
+	if (!handle)
+		return -ENOMEM;
+	void *obj = zs_map_object(pool, handle);
+	memcpy(obj, w->buf + ZS_PAGE_SIZE, (size_t)n);
+	zs_unmap_object(pool, handle);
+	bool was_raw = zswap_entry_type(e) == ZE_RAW, was_poor = zswap_entry_poor(e);
+	int64_t was_len = zswap_entry_length(e);
+	zs_free(pool, zswap_entry_handle(e));
+	store_pool_sync(s, idx);
+	e->w = (uint64_t)(handle >> 1) << ZE_HANDLE_SHIFT | (uint64_t)n << ZE_LEN_SHIFT |
+	       (uint64_t)idx << ZE_POOL_SHIFT | ZE_COMPRESSED | ZE_TRIED_BIT | ZE_RECOMP_BIT;
+	cnt_add(&w->c.compr_bytes, n - was_len);
+	if (was_raw)
+		cnt_add(&w->c.raw, -1);
+	cnt_add(&w->c.poor, (int64_t)zswap_entry_poor(e) - (int64_t)was_poor);
+	return ZSWAP_RECOMP_DONE;
+}
+
+int zswap_recompress_entry(struct zswap_store *s, struct zswap_entry *e, size_t threshold, bool huge_only)
+{
+	enum zswap_entry_type t = zswap_entry_type(e);
+
+	if ((t != ZE_COMPRESSED && t != ZE_RAW) || (e->w & ZE_TRIED_BIT) || zswap_entry_length(e) < threshold ||
+	    (huge_only && t != ZE_RAW) || zswap_entry_pool(e) >= s->nr_pools)
+		return ZSWAP_RECOMP_SKIP;
+
+	struct store_ws *w = store_ws_get(s);
+	struct zs_pool *pool = s->pools[zswap_entry_pool(e)];
+	unsigned int was = zs_class_of(pool, zswap_entry_length(e));
+	int n = store_restore(s, w, e, w->buf);
+	/* A result of the same class frees nothing: ask for less. */
+	if (n == 0)
+		n = comp_compress(&w->recomp, w->buf, w->buf + ZS_PAGE_SIZE,
+				  t == ZE_RAW ? s->huge_size - 1 : zswap_entry_length(e) - 1);
+	int ret;
+	if (n < 0) {
+		ret = -EIO;
+	} else if (n == 0 || zs_class_of(pool, (size_t)n) >= was) {
+		ret = ZSWAP_RECOMP_KEPT;
+	} else {
+		ret = store_recomp_replace(s, w, e, n);
+		if (ret == -ENOMEM)
+			goto out;
+	}
+	if (ret != ZSWAP_RECOMP_DONE)
+		e->w |= ZE_TRIED_BIT;
+out:
+	store_ws_put(w);
 	return ret;
 }
 
@@ -856,7 +917,7 @@ static unsigned int store_default_workspaces(void)
 
 static bool store_config_ok(const struct zswap_store_config *cfg)
 {
-	return cfg && comp_ws_size(cfg->comp, cfg->level) &&
+	return cfg && comp_ws_size(cfg->comp, cfg->level) && comp_ws_size(cfg->recomp, cfg->recomp_level) &&
 	       cfg->order >= ZS_MIN_PAGE_ORDER && cfg->order <= ZS_MAX_PAGE_ORDER &&
 	       (cfg->lock == ZS_LOCK_CLASS || cfg->lock == ZS_LOCK_POOL) &&
 	       cfg->nr_pools <= STORE_MAX_POOLS && cfg->nr_workspaces <= STORE_MAX_WORKSPACES;
@@ -866,7 +927,7 @@ struct zswap_store *zswap_store_create(const struct zswap_store_config *cfg)
 {
 	struct zswap_store *s;
 	unsigned int nr_ws;
-	size_t comp_len, per_ws, head, len;
+	size_t comp_len, recomp_len, per_ws, head, len;
 	uint8_t *mem;
 
 	if (!store_config_ok(cfg)) {
@@ -875,7 +936,8 @@ struct zswap_store *zswap_store_create(const struct zswap_store_config *cfg)
 	}
 	nr_ws = cfg->nr_workspaces ? cfg->nr_workspaces : store_default_workspaces();
 	comp_len = comp_ws_size(cfg->comp, cfg->level);
-	per_ws = comp_len + COMP_BUF_SIZE;
+	recomp_len = comp_ws_size(cfg->recomp, cfg->recomp_level);
+	per_ws = comp_len + recomp_len + COMP_BUF_SIZE;
 	head = store_round64(sizeof(*s)) + (size_t)nr_ws * sizeof(struct store_ws);
 	len = store_round64(head) + (size_t)nr_ws * per_ws;
 
@@ -897,8 +959,9 @@ struct zswap_store *zswap_store_create(const struct zswap_store_config *cfg)
 		uint8_t *m = mem + store_round64(head) + (size_t)i * per_ws;
 
 		pthread_mutex_init(&w->lock, NULL);
-		w->buf = m + comp_len;
-		if (comp_ws_init(&w->comp, cfg->comp, cfg->level, m, comp_len)) {
+		w->buf = m + comp_len + recomp_len;
+		if (comp_ws_init(&w->comp, cfg->comp, cfg->level, m, comp_len) ||
+		    comp_ws_init(&w->recomp, cfg->recomp, cfg->recomp_level, m + comp_len, recomp_len)) {
 			zlog("%s workspace of %zu bytes could not be set up", comp_name(cfg->comp), comp_len);
 			s->nr_ws = i + 1;
 			goto fail;

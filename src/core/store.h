@@ -58,6 +58,13 @@ struct zswap_entry {
 #define ZE_SAME_SHIFT		32
 #define ZE_BACKED_BIT		4ull
 #define ZE_SLOT_SHIFT		3
+/* Pool entries only: the handle takes bits 21..60; bit 62 says
+ * recompression was tried (it is not tried again: the page must change,
+ * which stores it anew), bit 63 that the object is the recompression
+ * algorithm's. */
+#define ZE_HANDLE_MASK		((1ull << (ZS_HANDLE_BITS - 1)) - 1)
+#define ZE_TRIED_BIT		(1ull << 62)
+#define ZE_RECOMP_BIT		(1ull << 63)
 
 static inline enum zswap_entry_type zswap_entry_type(const struct zswap_entry *e)
 {
@@ -106,7 +113,21 @@ static inline unsigned int zswap_entry_pool(const struct zswap_entry *e)
 
 static inline unsigned long zswap_entry_handle(const struct zswap_entry *e)
 {
-	return (unsigned long)(e->w >> ZE_HANDLE_SHIFT) << 1 | 1ul;
+	return (unsigned long)((e->w >> ZE_HANDLE_SHIFT) & ZE_HANDLE_MASK) << 1 | 1ul;
+}
+
+/* A pool entry recompression has seen (zswap_recompress_entry). */
+static inline bool zswap_entry_tried(const struct zswap_entry *e)
+{
+	enum zswap_entry_type t = zswap_entry_type(e);
+
+	return (t == ZE_COMPRESSED || t == ZE_RAW) && (e->w & ZE_TRIED_BIT);
+}
+
+/* A pool entry compressed with the recompression algorithm. */
+static inline bool zswap_entry_recompressed(const struct zswap_entry *e)
+{
+	return zswap_entry_type(e) == ZE_COMPRESSED && (e->w & ZE_RECOMP_BIT);
 }
 
 /* The 8-byte word a ZE_SAME page repeats. */
@@ -128,6 +149,8 @@ struct zswap_store_config {
 					 * pools are below this (zswap's accept_threshold_percent
 					 * hysteresis); 0 = accept again as soon as below mem_limit */
 	unsigned int nr_workspaces;	/* compressor workspaces made up front; 0 = a default */
+	enum zswap_comp recomp;		/* ZSWAP_RECOMP_ALGORITHM: the second compressor */
+	int recomp_level;
 	bool refuse_poor;		/* ZSWAP_WRITEBACK=0 (memory.zswap.writeback 0): eviction's
 					 * stores refuse a page that does not compress */
 };
@@ -252,6 +275,20 @@ void zswap_store_stats(struct zswap_store *s, struct zswap_stats *st);
  * as a store would. For reclaim, so it does not compress pages the store
  * would refuse. */
 bool zswap_store_accepting(struct zswap_store *s);
+
+/*
+ * Recompression (zram's recompress): compress pool entry *e again with the
+ * second algorithm and keep the result only when it lands in a smaller size
+ * class. The caller owns the entry (no load or invalidate meanwhile).
+ * Entries of fewer than threshold bytes, huge_only and not held whole, or
+ * tried before, are skipped. Returns ZSWAP_RECOMP_DONE (*e names the new
+ * object), ZSWAP_RECOMP_KEPT (no smaller class: *e is as it was, marked
+ * tried), ZSWAP_RECOMP_SKIP, or -EIO (the page could not be restored or the
+ * compressor failed: *e as it was, marked tried) / -ENOMEM (no room for the
+ * new object: *e as it was, not marked).
+ */
+enum { ZSWAP_RECOMP_SKIP, ZSWAP_RECOMP_DONE, ZSWAP_RECOMP_KEPT };
+int zswap_recompress_entry(struct zswap_store *s, struct zswap_entry *e, size_t threshold, bool huge_only);
 
 /* Whether page compresses below PAGE_SIZE at all with the store's
  * compressor (zram's incompressible pages do not): writeback's

@@ -1037,6 +1037,13 @@ size_t zs_huge_class_size(const struct zs_pool *pool)
 	return pool->huge_class_size;
 }
 
+unsigned int zs_class_of(const struct zs_pool *pool, size_t size)
+{
+	if (size > ZS_MAX_ALLOC_SIZE)
+		size = ZS_MAX_ALLOC_SIZE;
+	return pool->size_class[zs_class_index(size + ZS_HANDLE_SIZE)]->index;
+}
+
 size_t zs_huge_class_watermark(const struct zs_pool *pool)
 {
 	return pool->huge_watermark;

@@ -73,6 +73,11 @@ void zs_unmap_object(struct zs_pool *pool, unsigned long handle);
  * the huge class, one object per page: the kernel's zs_huge_class_size(). */
 size_t zs_huge_class_size(const struct zs_pool *pool);
 
+/* The index of the class an object of size bytes lands in (merged classes
+ * share one): recompression keeps a smaller object only when its class is
+ * smaller, since within one class it frees nothing. */
+unsigned int zs_class_of(const struct zs_pool *pool, size_t size);
+
 /* The size of the largest class that still shares pages (3264/3632/3840). */
 size_t zs_huge_class_watermark(const struct zs_pool *pool);
 

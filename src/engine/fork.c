@@ -242,6 +242,8 @@ static int fork_peek(const struct zswap_entry *e, void *dst)
 		return zswap_read_backed(eng.store, e, dst);
 	if (t == ZE_NONE || zswap_entry_pool(e) >= zswap_store_nr_pools(eng.store))
 		return -EIO;
+	if (zswap_entry_recompressed(e))
+		return -EIO;	/* follow.ws has the first compressor only: the handlers load it */
 	struct zs_pool *pool = zswap_store_pool(eng.store, zswap_entry_pool(e));
 	unsigned long handle = zswap_entry_handle(e);
 	const void *obj = zs_map_object(pool, handle);

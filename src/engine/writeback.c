@@ -159,6 +159,8 @@ struct wb_pick {
 	enum wb_only only;
 	uint32_t min_age;
 	bool demand;
+	bool recomp;		/* recompress (writeback_recompress), not write */
+	size_t threshold;	/* recompression: entries of at least this many bytes */
 };
 
 static bool writeback_takes(const struct wb_pick *pick, const struct zswap_entry *e)
@@ -177,6 +179,23 @@ static bool writeback_takes(const struct wb_pick *pick, const struct zswap_entry
 	return t == ZE_RAW || t == ZE_COMPRESSED;
 }
 
+/* Recompress the entry of slot idx of arr, claimed (EVICTING): a fault on
+ * it waits, and is woken once it is published again. Counted in the
+ * engine's counters. */
+static bool writeback_recomp_one(struct slot_array *arr, size_t idx, const struct wb_pick *pick)
+{
+	int rc = zswap_recompress_entry(eng.store, &arr->slots[idx].e, pick->threshold, pick->only == WB_HUGE);
+
+	writeback_publish(arr, idx);
+	if (rc == ZSWAP_RECOMP_DONE)
+		atomic_fetch_add(&eng.cnt.num_recompressed, 1);
+	else if (rc == ZSWAP_RECOMP_KEPT)
+		atomic_fetch_add(&eng.cnt.recompress_kept, 1);
+	else if (rc < 0)
+		atomic_fetch_add(&eng.cnt.recompress_failed, 1);
+	return rc != ZSWAP_RECOMP_SKIP;
+}
+
 /* Take slot idx of arr into the batch, its page restored into the batch's
  * buffer, if it is a pool entry this pass takes. */
 static bool writeback_claim(struct slot_array *arr, size_t idx, const struct wb_pick *pick)
@@ -188,7 +207,7 @@ static bool writeback_claim(struct slot_array *arr, size_t idx, const struct wb_
 		return false;
 	/* A hint until the slot is ours: re-read below. */
 	struct zswap_entry e = s->e;
-	if (!writeback_takes(pick, &e))
+	if (!writeback_takes(pick, &e) || (pick->recomp && zswap_entry_tried(&e)))
 		return false;
 	if (pick->min_age && policy_stored_age(atomic_load_explicit(&s->aux, memory_order_relaxed)) < pick->min_age)
 		return false;	/* young: the program may still come back for it */
@@ -204,6 +223,8 @@ static bool writeback_claim(struct slot_array *arr, size_t idx, const struct wb_
 	}
 	if (!atomic_compare_exchange_strong(&s->state, &old, SLOT_EVICTING | (old & (SLOT_WAITER | SLOT_COLD))))
 		return false;
+	if (pick->recomp)
+		return writeback_recomp_one(arr, idx, pick);
 	void *page = (char *)wb.buf + wb.n * ZS_PAGE_SIZE;
 	if (zswap_writeback_restore(eng.store, &s->e, page) != 0 ||
 	    (pick->only == WB_INCOMPRESSIBLE && zswap_store_page_shrinks(eng.store, page))) {
@@ -283,7 +304,8 @@ static size_t writeback_pass(size_t want, const struct wb_pick *pick)
 	uintptr_t lo = start, hi = UINTPTR_MAX, cursor = 0;
 	bool wrapped = false, failed = false;
 
-	want = writeback_budget_cap(want);
+	if (!pick->recomp)
+		want = writeback_budget_cap(want);
 	if (!want)
 		return 0;
 	pthread_rwlock_rdlock(&eng.evict_gate);
@@ -298,7 +320,9 @@ static size_t writeback_pass(size_t want, const struct wb_pick *pick)
 				if (!writeback_claim(r->arr, r->first + ((a - r->start) >> ZS_PAGE_SHIFT), pick))
 					continue;
 				claimed++;
-				if (wb.n < WB_BATCH)
+				/* Recompression holds no batch: the lock is let
+				 * go as often. */
+				if (pick->recomp ? claimed % WB_BATCH : wb.n < WB_BATCH)
 					continue;
 				int w = writeback_flush();
 				failed = w < 0;
@@ -326,8 +350,9 @@ static size_t writeback_pass(size_t want, const struct wb_pick *pick)
 	done += w > 0 ? (size_t)w : 0;
 	pthread_rwlock_unlock(&eng.ev_lock);
 	pthread_rwlock_unlock(&eng.evict_gate);
-	writeback_budget_spend(done);
-	return done;
+	if (!pick->recomp)
+		writeback_budget_spend(done);
+	return pick->recomp ? claimed : done;
 }
 
 /* Whether a pass may write now: the tier is this process's to write, and
@@ -399,6 +424,20 @@ int writeback_demand(const struct ctlreq_wb *req, uint64_t *written)
 	if (want)
 		*written += writeback_pass(want, &pick);
 	return 0;
+}
+
+size_t writeback_recompress(const struct ctlreq_rc *req)
+{
+	struct wb_pick pick = { .demand = true, .recomp = true, .threshold = req->threshold };
+	uintptr_t hand = wb.hand;
+
+	if (req->huge)
+		pick.only = WB_HUGE;
+	if (req->idle && req->idle_s && !policy_idle_min_age((uint32_t)req->idle_s, &pick.min_age))
+		return 0;	/* nothing was stored that long ago */
+	size_t n = writeback_pass(SIZE_MAX, &pick);
+	wb.hand = hand;	/* the writer's clock is not recompression's */
+	return n;
 }
 
 /* Children gone (their pipe hung up): forget them; when none is left,

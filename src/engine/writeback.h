@@ -69,6 +69,14 @@ size_t writeback_run_old(size_t want, uint32_t min_age);
  * its own); -EIO (the tier could not be opened). */
 int writeback_demand(const struct ctlreq_wb *req, uint64_t *written);
 
+/* zswapctl recompress and ZSWAP_RECOMP_IDLE_AGE (zram's recompress; the
+ * reclaimer's thread): compress the pool entries req picks again with
+ * ZSWAP_RECOMP_ALGORITHM, in one pass of the writer's walk, keeping each
+ * result only where it lands in a smaller size class; an entry is tried
+ * once until its page changes. Counted in num_recompressed,
+ * recompress_kept and recompress_failed. Returns the entries tried. */
+size_t writeback_recompress(const struct ctlreq_rc *req);
+
 /* The writeback budget (ZSWAP_WRITEBACK_LIMIT, zram's writeback_limit):
  * reset refills it from the option (start-up, zswapctl set); spent says
  * whether ZSWAP_WRITEBACK_LIMIT_ENABLE is on and nothing is left. Every

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * control.c - zswapctl's requests that act on a running process (see
- * control.h): set, reclaim, compact, reset, writeback.
+ * control.h): set, reclaim, compact, reset, writeback, recompress.
  *
  * They come through the statistics socket (stats.c accepts the connection
  * and checks the peer: the process's own user or root). Each is validated
@@ -219,6 +219,31 @@ static void control_writeback(int fd, const struct ctlreq_wb *wb, unsigned long 
 		    (unsigned long long)o->pool_before, (unsigned long long)o->pool_after, left);
 }
 
+/* "recompress [idle[=SECONDS]] [huge] [threshold=BYTES]": zram's recompress. */
+static void control_recompress(int fd, const struct ctlreq_rc *rc, unsigned long uid)
+{
+	struct reclaim_order *o = &ctl_order;
+	uint64_t done = atomic_load(&eng.cnt.num_recompressed), kept = atomic_load(&eng.cnt.recompress_kept);
+	uint64_t failed = atomic_load(&eng.cnt.recompress_failed);
+	char args[96], what[200];
+
+	memset(o, 0, sizeof(*o));
+	o->kind = RECLAIM_ORDER_RECOMPRESS;
+	o->rc = *rc;
+	if (!control_run(fd, o))
+		return;
+	ctlreq_format_recompress(rc, args, sizeof(args));
+	done = atomic_load(&eng.cnt.num_recompressed) - done;
+	log_snprintf(what, sizeof(what), "recompress%s: %llu pages recompressed", args, (unsigned long long)done);
+	control_record(uid, what);
+	control_say(fd, "ok\nrecompressed %llu pages of %llu tried (%s:%d)\nkept as they were %llu\nfailed %llu\n"
+		    "pool %llu -> %llu bytes\n", (unsigned long long)done, (unsigned long long)o->pages,
+		    comp_name(eng.opt.recomp), comp_effective_level(eng.opt.recomp, eng.opt.recomp_level),
+		    (unsigned long long)(atomic_load(&eng.cnt.recompress_kept) - kept),
+		    (unsigned long long)(atomic_load(&eng.cnt.recompress_failed) - failed),
+		    (unsigned long long)o->pool_before, (unsigned long long)o->pool_after);
+}
+
 /* "reset": the counters since start and mem_used_max start again. */
 static void control_reset(int fd, unsigned long uid)
 {
@@ -244,6 +269,8 @@ bool control_serve(int fd, char *req, unsigned long uid)
 		control_compact(fd, uid);
 	else if (r->kind == CTLREQ_WRITEBACK)
 		control_writeback(fd, &r->wb, uid);
+	else if (r->kind == CTLREQ_RECOMPRESS)
+		control_recompress(fd, &r->rc, uid);
 	else
 		control_reset(fd, uid);
 	return true;

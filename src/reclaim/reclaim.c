@@ -968,6 +968,21 @@ static uint64_t reclaim_charge(uint64_t bytes, uint64_t before)
 	return done;
 }
 
+/* ZSWAP_RECOMP_IDLE_AGE: at rest, every quarter of the age, the entries
+ * stored that long are recompressed (each once until its page changes, so
+ * a pass over those already tried only reads their entries). */
+static void reclaim_recompress_idle(void)
+{
+	static uint32_t last;
+	unsigned int age = eng.opt.recomp_idle_age, period = age >= 4 ? age / 4 : 1;
+	const struct ctlreq_rc rc = { .idle = true, .idle_s = age };
+
+	if (!age || (int32_t)(policy_now() - last) < (int32_t)period)
+		return;
+	last = policy_now();
+	writeback_recompress(&rc);
+}
+
 /* The pool's limits (ZSWAP_MAX_POOL_*, the accept threshold) from eng.opt. */
 static void reclaim_pool_limits(void)
 {
@@ -1053,6 +1068,9 @@ static void reclaim_take_order(void)
 		o->err = writeback_demand(&o->wb, &o->pages);
 		o->budget_spent = writeback_budget_spent();
 		break;
+	case RECLAIM_ORDER_RECOMPRESS:
+		o->pages = writeback_recompress(&o->rc);
+		break;
 	}
 	o->pool_after = reclaim_pool_bytes();
 	o->charge_after = policy_read_charge();
@@ -1118,6 +1136,7 @@ void *reclaim_thread(void *arg)
 		if (shrinker_tick())
 			reclaim_compact(reclaim_pool_bytes());
 		writeback_trim();
+		reclaim_recompress_idle();
 		reclaim_compact_idle();
 		uint64_t p0 = prof_now();	/* an instrumented build only (hist.h) */
 		reclaim_idle(pol.limit ? RECLAIM_POLL_MS : 1000);

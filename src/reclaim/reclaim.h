@@ -50,6 +50,7 @@ enum reclaim_order_kind {
 	RECLAIM_ORDER_RECLAIM,	/* store cold memory until the charge is down by bytes (memory.reclaim) */
 	RECLAIM_ORDER_COMPACT,	/* compact the pool completely (zram's compact) */
 	RECLAIM_ORDER_WRITEBACK,	/* write pool entries back to the tier now (zram's writeback) */
+	RECLAIM_ORDER_RECOMPRESS,	/* compress pool entries again (zram's recompress) */
 };
 
 struct reclaim_order {
@@ -58,6 +59,7 @@ struct reclaim_order {
 	uint64_t mask;		/* SET: bit i set: option i changes */
 	uint64_t bytes;		/* RECLAIM: how much */
 	struct ctlreq_wb wb;	/* WRITEBACK: which */
+	struct ctlreq_rc rc;	/* RECOMPRESS: which */
 	/* The answer. */
 	uint64_t pages;		/* RECLAIM: pages stored; COMPACT: pool pages freed; WRITEBACK: written */
 	bool budget_spent;	/* WRITEBACK: the budget (ZSWAP_WRITEBACK_LIMIT) is spent */

@@ -14,31 +14,10 @@
 
 eng_name=test_eng_wb_demand
 . "$(dirname "$0")/eng_lib.sh"
-
-command -v python3 >/dev/null 2>&1 || eng_skip "python3 is not installed"
-ctl=$ENG_BUILDDIR/tools/zswapctl/zswapctl
-[ -x "$ctl" ] || { eng_say "ERROR: $ctl is not built"; exit 99; }
-prog=$(eng_prog prog_ondemand)
-XDG=$ENG_TMP/xdg
-mkdir -m 700 "$XDG"
-export XDG_RUNTIME_DIR=$XDG
+. "$(dirname "$0")/eng_ondemand.sh"
 tierdir=${TMPDIR:-/var/tmp}
 
 TEXT=600 HUGE=200 NRAND=100
-
-# snap: the dump's counters now, one "NAME VALUE" line each, for stat_of.
-snap() {
-	"$ctl" stats --json --full "$PID" | python3 -c '
-import json, sys
-for v in json.load(sys.stdin).values():
-    if isinstance(v, dict):
-        for k, x in v.items():
-            if isinstance(x, int):
-                print(k, x)' > "$ENG_TMP/snap"
-}
-stat_of() {	# stat_of NAME: one counter of the last snap
-	awk -v n="$1" '$1 == n { print $2; exit }' "$ENG_TMP/snap"
-}
 
 # wb WANT_RC ARGS...: zswapctl writeback PID ARGS, its exit status checked.
 wb() {
@@ -49,23 +28,7 @@ wb() {
 		eng_fail "writeback $*: exit $rc, want $want: $(cat "$ENG_TMP/wb.out" "$ENG_TMP/wb.err")"
 }
 
-expect() {	# expect NAME VALUE WHAT
-	got=$(stat_of "$1")
-	[ "$got" = "$2" ] || eng_fail "$3: $1 is $got, want $2"
-}
-
-dir=$ENG_TMP/run
-mkdir "$dir"
-timeout -k 5 $((ENG_TIMEOUT * 3)) env LD_PRELOAD="$ENG_PRELOAD" ZSWAP_MIN_REGION=64K ZSWAP_COLD_AGE=0 ZSWAP_SWAP_CACHE=0 \
-	ZSWAP_BACKING_DIR="$tierdir" "$prog" "$dir" $TEXT $HUGE $NRAND > "$dir/out" 2> "$dir/err" &
-BG=$!
-for _ in $(seq 600); do
-	[ -e "$dir/ready" ] && break
-	sleep 0.1
-done
-[ -e "$dir/ready" ] || { eng_fail "the program did not get ready: $(cat "$dir/err")"; eng_finish; }
-PID=$(awk '$1 == "ready" { print $2 }' "$dir/out")
-
+od_start $TEXT $HUGE $NRAND ZSWAP_SWAP_CACHE=0 ZSWAP_BACKING_DIR="$tierdir"
 ALL=$((TEXT + HUGE + NRAND))
 snap
 expect stored_pages $ALL "paged out"
@@ -122,9 +85,5 @@ expect written_back_pages $ALL "idle=1"
 expect compr_data_size 0 "everything written back"
 expect stored_pages 0 "everything written back"
 
-touch "$dir/go" "$dir/go2"
-wait "$BG"
-rc=$?
-[ "$rc" = 0 ] || eng_fail "the program exited $rc: $(cat "$dir/err")"
-grep -q "^sum " "$dir/out" || eng_fail "the program printed no checksum"
+od_finish
 eng_finish

@@ -93,11 +93,36 @@ static void check_writeback(void)
 	}
 }
 
+static void check_recompress(void)
+{
+	static const char *const bad[] = {
+		"recompress idle=0", "recompress threshold=0", "recompress threshold=4097", "recompress Huge",
+		"recompress  idle", "recompress type=idle", "recompress idle=3x",
+	};
+	char back[96];
+
+	parse("recompress");
+	CHECK(r.kind == CTLREQ_RECOMPRESS && !r.bad && !r.rc.idle && !r.rc.huge && !r.rc.threshold, "%s", r.why);
+	parse("recompress idle=60 huge threshold=1024\n");
+	CHECK(r.kind == CTLREQ_RECOMPRESS && !r.bad && r.rc.idle && r.rc.idle_s == 60 && r.rc.huge &&
+	      r.rc.threshold == 1024, "%s", r.why);
+	ctlreq_format_recompress(&r.rc, back, sizeof(back));
+	CHECK(!strcmp(back, " idle=60 huge threshold=1024"), "formats as '%s'", back);
+	parse("recompress idle");
+	CHECK(r.kind == CTLREQ_RECOMPRESS && !r.bad && r.rc.idle && !r.rc.idle_s, "%s", r.why);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		parse(bad[i]);
+		CHECK(r.kind == CTLREQ_RECOMPRESS && r.bad && !strncmp(r.why, "error: recompress: expected", 27),
+		      "'%s' taken: %s", bad[i], r.why);
+	}
+}
+
 int main(void)
 {
 	check_reclaim();
 	check_set();
 	check_writeback();
+	check_recompress();
 	printf("test_ctlreq: %d failures\n", failures);
 	return failures ? 1 : 0;
 }

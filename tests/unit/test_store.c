@@ -224,6 +224,63 @@ static void test_incompressible(unsigned int order)
 }
 
 /*
+ * Recompression (zram's recompress): text stored by lz4 and recompressed
+ * by zstd:19 goes to a smaller class (its bytes and the entry change) and
+ * loads exactly; an entry is tried once; a page that only the huge class
+ * takes stays as it was; huge_only and the threshold skip what they leave
+ * out.
+ */
+static void test_recompress(void)
+{
+	struct zswap_store_config cfg = {
+		.comp = ZSWAP_COMP_LZ4, .order = 3, .lock = ZS_LOCK_CLASS, .nr_pools = 1,
+		.recomp = ZSWAP_COMP_ZSTD, .recomp_level = 19,
+	};
+	struct zswap_store *s = zswap_store_create(&cfg);
+	static struct zswap_entry e[NPAGES];
+	static uint8_t out[TP_PAGE];
+	size_t done = 0;
+
+	TP_CHECK(s);
+	for (size_t i = 0; i < NPAGES; i++)
+		TP_CHECK_EQ(zswap_store_page(s, pages[TP_TEXT] + i * TP_PAGE, &e[i]), 0);
+	uint64_t before = stats(s).compr_data_size;
+	for (size_t i = 0; i < NPAGES; i++) {
+		struct zswap_entry was = e[i];
+		if (zswap_entry_type(&e[i]) != ZE_COMPRESSED)
+			continue;
+		TP_CHECK_EQ(zswap_recompress_entry(s, &e[i], 0, true), ZSWAP_RECOMP_SKIP);
+		TP_CHECK_EQ(zswap_recompress_entry(s, &e[i], TP_PAGE, false), ZSWAP_RECOMP_SKIP);
+		int rc = zswap_recompress_entry(s, &e[i], 0, false);
+		TP_CHECK(rc == ZSWAP_RECOMP_DONE || rc == ZSWAP_RECOMP_KEPT);
+		TP_CHECK(zswap_entry_tried(&e[i]));
+		if (rc == ZSWAP_RECOMP_DONE) {
+			done++;
+			TP_CHECK(zswap_entry_recompressed(&e[i]));
+			TP_CHECK(zswap_entry_length(&e[i]) < zswap_entry_length(&was));
+		} else {
+			TP_CHECK_EQ(e[i].w, was.w | ZE_TRIED_BIT);
+		}
+		TP_CHECK_EQ(zswap_recompress_entry(s, &e[i], 0, false), ZSWAP_RECOMP_SKIP);
+	}
+	TP_CHECK(done > NPAGES / 2);
+	TP_CHECK(stats(s).compr_data_size < before);
+	for (size_t i = 0; i < NPAGES; i++) {
+		TP_CHECK_EQ(zswap_load_page(s, &e[i], out), 0);
+		TP_CHECK(memcmp(out, pages[TP_TEXT] + i * TP_PAGE, TP_PAGE) == 0);
+	}
+	/* Random bytes: held whole, no class below for zstd either. */
+	TP_CHECK_EQ(zswap_store_page(s, pages[TP_RANDOM], &e[0]), 0);
+	TP_CHECK_EQ(zswap_entry_type(&e[0]), ZE_RAW);
+	TP_CHECK_EQ(zswap_recompress_entry(s, &e[0], 0, true), ZSWAP_RECOMP_KEPT);
+	TP_CHECK_EQ(stats(s).huge_pages, 1);
+	TP_CHECK_EQ(zswap_load_page(s, &e[0], out), 0);
+	TP_CHECK(memcmp(out, pages[TP_RANDOM], TP_PAGE) == 0);
+	check_empty(s);
+	zswap_store_destroy(s);
+}
+
+/*
  * ZSWAP_WRITEBACK=0 (refuse_poor): eviction's stores refuse a page that
  * does not compress below PAGE_SIZE, counted in reject_compress_poor, as
  * zswap_compress() refuses it for a memory cgroup that does not write back;
@@ -549,6 +606,7 @@ int main(void)
 	test_mem_limit(8);
 	test_nr_pools();
 	test_bad_config();
+	test_recompress();
 	for (int k = 0; k < TP__COUNT; k++)
 		free(pages[k]);
 	return 0;

@@ -106,7 +106,7 @@ static const struct zswapctl_cmd zswapctl_cmds[] = {
 		"marks as changeable at run time are accepted: ZSWAP_MEMORY_LIMIT,\n"
 		"ZSWAP_MEMORY_CHARGE, ZSWAP_COLD_AGE, ZSWAP_MAX_POOL_SIZE,\n"
 		"ZSWAP_MAX_POOL_PERCENT, ZSWAP_ACCEPT_THRESHOLD_PERCENT, ZSWAP_WRITEBACK,\n"
-		"ZSWAP_WRITEBACK_LIMIT, ZSWAP_WRITEBACK_LIMIT_ENABLE,\n"
+		"ZSWAP_WRITEBACK_LIMIT, ZSWAP_WRITEBACK_LIMIT_ENABLE, ZSWAP_RECOMP_IDLE_AGE,\n"
 		"ZSWAP_READAHEAD, ZSWAP_VERBOSE and ZSWAP_STATS_{INTERVAL,FORMAT,AT_EXIT,FULL}.\n"
 		"Every value is checked first; one bad value changes nothing. Prints\n"
 		"each change as NAME=NEW (was OLD); the process's dump lists them in its\n"
@@ -164,6 +164,28 @@ static const struct zswapctl_cmd zswapctl_cmds[] = {
 		"\n"
 		"  -h, --help  this text\n",
 		.run = zswapctl_writeback,
+	},
+	{
+		.name = "recompress",
+		.synopsis = "PID [idle[=SECONDS]] [huge] [threshold=BYTES]",
+		.summary = "compress a process's pool pages again with ZSWAP_RECOMP_ALGORITHM (zram's recompress)",
+		.help =
+		"Compress pages held in the pool of process PID again with its second\n"
+		"algorithm (ZSWAP_RECOMP_ALGORITHM, zstd unless set), as writing to\n"
+		"zram's recompress does; a page is kept so only when it lands in a\n"
+		"smaller size class, and is not tried again until it changes. Every\n"
+		"condition given must hold:\n"
+		"\n"
+		"  idle            (no more than every page in the pool)\n"
+		"  idle=SECONDS    pages stored at least SECONDS ago\n"
+		"  huge            pages held whole (the huge size class)\n"
+		"  threshold=BYTES pages taking at least BYTES (1..4096) in the pool\n"
+		"\n"
+		"Prints the pages recompressed (num_recompressed), kept as they were,\n"
+		"failed, and the pool before and after.\n"
+		"\n"
+		"  -h, --help  this text\n",
+		.run = zswapctl_recompress,
 	},
 	{
 		.name = "reset",

@@ -136,6 +136,7 @@ int zswapctl_reclaim(const struct zswapctl_cmd *cmd, int argc, char **argv);
 int zswapctl_compact(const struct zswapctl_cmd *cmd, int argc, char **argv);
 int zswapctl_reset(const struct zswapctl_cmd *cmd, int argc, char **argv);
 int zswapctl_writeback(const struct zswapctl_cmd *cmd, int argc, char **argv);
+int zswapctl_recompress(const struct zswapctl_cmd *cmd, int argc, char **argv);
 int zswapctl_run(const struct zswapctl_cmd *cmd, int argc, char **argv);
 
 #endif

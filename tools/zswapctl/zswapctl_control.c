@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * zswapctl_control.c - `zswapctl set`, `reclaim`, `compact`, `reset` and
- * `writeback`:
+ * zswapctl_control.c - `zswapctl set`, `reclaim`, `compact`, `reset`,
+ * `writeback` and `recompress`:
  * acting on a running process under libzswap through its statistics socket
  * (src/observe/control.c carries them out).
  *
@@ -146,20 +146,35 @@ int zswapctl_reclaim(const struct zswapctl_cmd *cmd, int argc, char **argv)
 	return ctl_act(cmd, pid, req);
 }
 
-/* compact and reset: a PID alone. */
-static int ctl_pid_only(const struct zswapctl_cmd *cmd, int argc, char **argv, const char *req)
+/* -h/--help, then the PID into *pid: -1 to go on, else the exit status. */
+static int ctl_pid(const struct zswapctl_cmd *cmd, int argc, char **argv, long *pid)
 {
-	long pid;
-	int c;
-
 	if (ctl_wants_help(argc, argv))
 		return zswapctl_cmd_help(cmd);
 	if (argc < 2)
 		return zswapctl_usage_error(cmd, "a PID is needed");
+	int c = zswapctl_parse_pid(cmd, argv[1], pid);
+	return c ? c : -1;
+}
+
+/* compact and reset: a PID alone. */
+static int ctl_pid_only(const struct zswapctl_cmd *cmd, int argc, char **argv, const char *req)
+{
+	long pid;
+	int c = ctl_pid(cmd, argc, argv, &pid);
+
+	if (c >= 0)
+		return c;
 	if (argc > 2)
 		return zswapctl_usage_error(cmd, "unexpected argument '%s'", argv[2]);
-	if ((c = zswapctl_parse_pid(cmd, argv[1], &pid)) != 0)
-		return c;
+	return ctl_act(cmd, pid, req);
+}
+
+/* req, pos bytes long, ended with a newline and sent. */
+static int ctl_act_line(const struct zswapctl_cmd *cmd, long pid, char *req, size_t pos)
+{
+	req[pos++] = '\n';
+	req[pos] = '\0';
 	return ctl_act(cmd, pid, req);
 }
 
@@ -177,21 +192,35 @@ int zswapctl_writeback(const struct zswapctl_cmd *cmd, int argc, char **argv)
 {
 	struct ctlreq_wb wb;
 	long pid;
-	int c;
+	int c = ctl_pid(cmd, argc, argv, &pid);
 
-	if (ctl_wants_help(argc, argv))
-		return zswapctl_cmd_help(cmd);
+	if (c >= 0)
+		return c;
 	if (argc != 3)
 		return zswapctl_usage_error(cmd, "a PID and what to write back are needed");
-	if ((c = zswapctl_parse_pid(cmd, argv[1], &pid)) != 0)
-		return c;
 	if (!ctlreq_parse_writeback(argv[2], &wb))
 		return zswapctl_usage_error(cmd, "'%s': expected idle, idle=SECONDS, huge, incompressible or"
 					    " a number of pages above 0", argv[2]);
 	char req[64] = "writeback ";
 	size_t pos = strlen(req);
 	pos += ctlreq_format_writeback(&wb, req + pos, sizeof(req) - pos - 1);
-	req[pos++] = '\n';
-	req[pos] = '\0';
-	return ctl_act(cmd, pid, req);
+	return ctl_act_line(cmd, pid, req, pos);
+}
+
+int zswapctl_recompress(const struct zswapctl_cmd *cmd, int argc, char **argv)
+{
+	struct ctlreq_rc rc = { 0 };
+	long pid;
+	int c = ctl_pid(cmd, argc, argv, &pid);
+
+	if (c >= 0)
+		return c;
+	for (int i = 2; i < argc; i++)
+		if (!ctlreq_parse_recompress(argv[i], &rc))
+			return zswapctl_usage_error(cmd, "'%s': expected idle, idle=SECONDS, huge or threshold=BYTES"
+						    " (1..4096)", argv[i]);
+	char req[128] = "recompress";
+	size_t pos = strlen(req);
+	pos += ctlreq_format_recompress(&rc, req + pos, sizeof(req) - pos - 1);
+	return ctl_act_line(cmd, pid, req, pos);
 }
