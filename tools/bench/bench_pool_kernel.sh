@@ -38,25 +38,10 @@ pool=$builddir/tools/bench/bench_pool
 
 tmp=$(mktemp -d) || exit 1
 dev=
-cleanup() {
-	if [ -n "$dev" ]; then
-		echo 1 > "/sys/block/zram$dev/reset" 2>/dev/null
-		echo "$dev" > /sys/class/zram-control/hot_remove 2>/dev/null
-	fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/bench_zram_lib.sh"
+trap zl_cleanup EXIT
 trap 'exit 1' INT TERM
-
-if [ -z "$pages" ]; then
-	bench=$builddir/tools/bench/bench_reclaim
-	[ -x "$bench" ] || die "$bench not built (make tools/bench/bench_reclaim), or give --pages FILE"
-	pages=$tmp/pages.bin
-	"$bench" --size "${mb}M" --dump $((mb * 256)) > "$pages" || die "bench_reclaim --dump failed"
-fi
-bytes=$(stat -c %s "$pages")
-npages=$((bytes / 4096))
-[ "$npages" -gt 0 ] || die "$pages: no whole page"
+zl_pages
 [ "$check" -le "$npages" ] || check=$npages
 
 dev=$(cat /sys/class/zram-control/hot_add) || die "zram hot_add failed"
