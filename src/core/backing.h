@@ -104,13 +104,17 @@ bool backing_room_to_keep(const struct backing *b);
  * the fault path). */
 void backing_free(struct backing *b, uint64_t slot);
 
+/* Slots holding a page now (bd_stat's bd_count). */
+uint64_t backing_in_use(const struct backing *b);
+
 /* Slots freed and not yet punched out: the file's slack. */
 uint64_t backing_unpunched(struct backing *b);
 
-/* Punch every freed block out of the file, runs of slots in one call each
- * (FALLOC_FL_PUNCH_HOLE); returns the slots punched. For a background
- * thread: it takes the allocator's lock for an instant per 64 slots. */
-uint64_t backing_trim(struct backing *b);
+/* Punch freed blocks out of the file (FALLOC_FL_PUNCH_HOLE, runs of slots in
+ * one call each), the highest first, until at most keep freed slots are left
+ * on disk; returns the slots punched. For a background thread: it takes the
+ * allocator's lock for an instant per 64 slots. */
+uint64_t backing_trim(struct backing *b, uint64_t keep);
 
 void backing_stats(struct backing *b, struct backing_stats *st);
 

@@ -26,7 +26,8 @@
 #include "engine/uffd.h"
 
 #define WB_REGIONS	16		/* regions looked at per table lookup */
-#define WB_TRIM_MIN	1024		/* freed slots (4 MiB) before a trim */
+#define WB_TRIM_MIN	1024		/* freed slots (4 MiB) a trim punches at least */
+#define WB_TRIM_KEEP	4		/* freed slots left on disk: 1/WB_TRIM_KEEP of those in use */
 #define WB_BATCH	16		/* pages written in one go (and per hold of ev_lock) */
 #define WB_RETRY_NS	1000000000ull	/* after a failed write, no other for this long */
 #define WB_CHILDREN	8		/* fork children whose end is watched (writeback.h) */
@@ -340,9 +341,14 @@ void writeback_trim(void)
 		return;
 	if (wbc.n)
 		writeback_reap_children();
-	/* Never in a fork child: the parent may have reused those slots. */
-	if (backing_unpunched(wb.b) >= WB_TRIM_MIN)
-		backing_trim(wb.b);
+	/* Freed slots are left on disk up to a quarter of those in use: a slot
+	 * reused where its block still is costs one write, where a punched
+	 * one costs the punch (a discard on a filesystem mounted with it) and
+	 * the block's allocation again. Never in a fork child: the parent may
+	 * have reused those slots (backing_trim). */
+	uint64_t keep = backing_in_use(wb.b) / WB_TRIM_KEEP;
+	if (backing_unpunched(wb.b) >= keep + WB_TRIM_MIN)
+		backing_trim(wb.b, keep);
 }
 
 void writeback_fork_prepare(void)
