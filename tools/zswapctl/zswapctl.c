@@ -42,6 +42,8 @@ static const struct zswapctl_cmd zswapctl_cmds[] = {
 		"                   Switches take 1/0, yes/no, on/off, true/false (and auto\n"
 		"                   where libzswap(7) says so)\n"
 		"  --lib PATH       the library to preload (default: $ZSWAPCTL_LIBRARY, else\n"
+		"                   .libs/libzswap.so of the build tree zswapctl runs from,\n"
+		"                   else the installed library,\n"
 		"                   " ZSWAPCTL_DEFAULT_LIBRARY ")\n"
 		"  -h, --help       this text\n"
 		"\n"

@@ -92,6 +92,35 @@ static bool run_preloaded(const char *list, const char *lib)
 }
 
 /*
+ * The library of the build tree zswapctl was built in, when it runs from
+ * one (build/tools/zswapctl/zswapctl beside build/.libs/libzswap.so, the
+ * tree's libzswap.la saying it is libtool's output), so that a build tree's
+ * zswapctl runs its own library, not an installed one of another version.
+ */
+static bool run_build_tree_library(char *out, size_t out_len)
+{
+	char exe[PATH_MAX], la[PATH_MAX + 32];
+	struct stat st;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	/* build/tools/zswapctl/zswapctl -> build */
+	for (int up = 0; up < 3; up++) {
+		slash = strrchr(exe, '/');
+		if (!slash || slash == exe)
+			return false;
+		*slash = '\0';
+	}
+	if ((size_t)snprintf(la, sizeof(la), "%s/libzswap.la", exe) >= sizeof(la) ||
+	    (size_t)snprintf(out, out_len, "%s/.libs/libzswap.so", exe) >= out_len)
+		return false;
+	return stat(la, &st) == 0 && S_ISREG(st.st_mode) && stat(out, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/*
  * Which library to preload, as an absolute path when it is a path at all: a
  * program that changes directory before it starts others passes LD_PRELOAD
  * on. A bare name (no '/') is a soname the loader looks up itself. Returns
@@ -107,6 +136,8 @@ static bool run_library(const char *opt_lib, char *out, size_t out_len)
 		lib = getenv("ZSWAPCTL_LIBRARY");
 		from = "ZSWAPCTL_LIBRARY";
 	}
+	if ((!lib || !*lib) && run_build_tree_library(out, out_len))
+		return true;
 	if (!lib || !*lib) {
 		lib = ZSWAPCTL_DEFAULT_LIBRARY;
 		from = NULL;
