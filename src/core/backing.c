@@ -108,14 +108,15 @@ bool backing_dir_on_disk(const char *dir)
 	return statfs(dir, &sfs) == 0 && sfs.f_type != TMPFS_MAGIC && sfs.f_type != RAMFS_MAGIC;
 }
 
-/* Check the directory; 0, or -1 with errno and why. */
-static int backing_check_dir(const char *dir, char *why, size_t len)
+int backing_check_dir(const char *dir, char *why, size_t len)
 {
 	struct stat st;
 	struct statvfs svfs;
 
-	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-		return backing_reason(why, len, ENOENT, "%s is not a directory", dir);
+	if (stat(dir, &st) != 0)
+		return backing_reason(why, len, ENOENT, "%s does not exist", dir);
+	if (!S_ISDIR(st.st_mode))
+		return backing_reason(why, len, ENOTDIR, "%s is not a directory", dir);
 	if (!backing_dir_on_disk(dir))
 		return backing_reason(why, len, EXDEV, "%s is on tmpfs or ramfs: a tier there would live in RAM",
 				      dir);

@@ -57,6 +57,12 @@ struct backing;
  * ramfs, where the tier would live in RAM). */
 bool backing_dir_on_disk(const char *dir);
 
+/* Whether dir can hold the tier, as backing_open checks it before it opens:
+ * 0, or -1 with errno and a one-line reason in why: ENOENT (it does not
+ * exist), ENOTDIR, EXDEV (tmpfs or ramfs), EROFS or EACCES. zswapctl run
+ * asks it before the program starts. */
+int backing_check_dir(const char *dir, char *why, size_t len);
+
 /* Open the tier. NULL on failure, with errno and a one-line reason in why:
  * ENOENT (no such directory), EROFS (read-only), EXDEV (tmpfs or ramfs: the
  * tier would live in RAM), or the error of the file's creation. The default

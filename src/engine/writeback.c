@@ -63,6 +63,23 @@ static bool writeback_wanted(const struct opt_values *o)
 	       (o->writeback == OPT_WB_AUTO && (o->memory_limit || o->shrinker_enabled));
 }
 
+/* The tier's directory: ZSWAP_BACKING_DIR, or for auto $TMPDIR when it is
+ * on a disk, else /var/tmp. Passing over a TMPDIR the user set is said, once
+ * a tier is wanted: they may expect it there. */
+static const char *writeback_dir(const struct opt_values *o)
+{
+	char why[320];
+
+	if (strcmp(o->backing_dir, "auto") != 0)
+		return o->backing_dir;
+	if (!o->tmpdir[0])
+		return "/var/tmp";
+	if (backing_check_dir(o->tmpdir, why, sizeof(why)) == 0)
+		return o->tmpdir;
+	zlog("ZSWAP_BACKING_DIR=auto: TMPDIR: %s; the second tier goes to /var/tmp", why);
+	return "/var/tmp";
+}
+
 bool writeback_init(void)
 {
 	const struct opt_values *o = &eng.opt;
@@ -70,9 +87,7 @@ bool writeback_init(void)
 
 	if (!writeback_wanted(o))
 		return false;
-	const char *dir = o->backing_dir;
-	if (strcmp(dir, "auto") == 0)
-		dir = o->tmpdir[0] && backing_dir_on_disk(o->tmpdir) ? o->tmpdir : "/var/tmp";
+	const char *dir = writeback_dir(o);
 	log_snprintf(wb.dir, sizeof(wb.dir), "%s", dir);
 	wb.cfg = (struct backing_config){ .dir = wb.dir, .max_bytes = o->backing_max, .encrypt = o->backing_encrypt };
 	if (!wb.buf)	/* a second try, when turned on at run time, reuses it */
@@ -81,8 +96,8 @@ bool writeback_init(void)
 	if (!wb.b) {
 		if (!wb.buf)
 			log_snprintf(why, sizeof(why), "no memory");
-		zlog("ZSWAP_WRITEBACK: %s: the second tier is off, so a limit holds only while the compressed"
-		     " data fits in it", why);
+		zlog("ZSWAP_BACKING_DIR=%s: %s: the second tier is off, so a limit holds only while the"
+		     " compressed data fits in it", o->backing_dir, why);
 		return false;
 	}
 	zswap_store_set_backing(eng.store, wb.b);

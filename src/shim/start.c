@@ -572,6 +572,8 @@ static void start_init(void)
 		goto off;	/* set-user-ID: no file the environment names is opened */
 	start_log_init();
 	opt_load(&eng.opt, NULL);
+	if (eng.opt.verbose)
+		opt_log_in_force(&eng.opt);
 	if (!eng.opt.enabled)
 		goto off;
 	atomic_store(&eng.inject_thread_fail, eng.opt.inject_thread_fail);
@@ -580,7 +582,7 @@ static void start_init(void)
 	sigchain_on_tkill(start_on_tkill);
 	/* Before any thread of ours runs or any page is managed. */
 	int bound = bindnow_closure();
-	if (eng.opt.verbose)
+	if (eng.opt.verbose >= 2)
 		zlog("bound %d lazy PLT slot(s) of the objects the library calls into", bound);
 
 	/* Kept high, out of the program's way (src/base/fdtab.h). */

@@ -21,6 +21,12 @@
 # eng_fail MESSAGE     record a failure (the test goes on, exits 1 at the end)
 # eng_skip MESSAGE     exit 77 with the reason on stderr
 # eng_finish           exit 0, or 1 if anything failed
+# eng_live [VAR=VALUE...]  start an idle python3 under the library in the
+#                      background, serving its statistics socket in
+#                      $XDG_RUNTIME_DIR (the caller's private directory):
+#                      ENG_LIVE its process ID, its stderr in
+#                      $ENG_TMP/live.err, stopped at exit; skips when
+#                      userfaultfd is unavailable, returns 1 without a socket
 
 set -u
 
@@ -255,4 +261,21 @@ eng_compare_run() {
 	cp "$ENG_OUT" "$ENG_TMP/$eng_c_label.ref"
 	eng_ok_run "$eng_c_label" lib "$@" || return 1
 	eng_expect_same_stdout "$ENG_TMP/$eng_c_label.ref"
+}
+
+eng_live() {
+	env LD_PRELOAD="$ENG_PRELOAD" "$@" python3 -c 'import os, time
+print(os.getpid(), flush=True)
+time.sleep(300)' >"$ENG_TMP/live.out" 2>"$ENG_TMP/live.err" &
+	eng_live_bg=$!
+	trap 'kill $eng_live_bg 2>/dev/null; rm -rf "$ENG_TMP"' EXIT
+	ENG_LIVE=
+	for _ in $(seq 300); do
+		ENG_LIVE=$(head -n 1 "$ENG_TMP/live.out")
+		[ -n "$ENG_LIVE" ] && [ -S "$XDG_RUNTIME_DIR/libzswap/$ENG_LIVE.sock" ] && return 0
+		sleep 0.1
+	done
+	grep -q 'userfaultfd unavailable' "$ENG_TMP/live.err" && eng_skip "$(grep -m1 '^libzswap:' "$ENG_TMP/live.err")"
+	eng_fail "the live process offers no statistics socket: $(cat "$ENG_TMP/live.err")"
+	return 1
 }
