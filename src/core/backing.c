@@ -589,6 +589,7 @@ void backing_stats(struct backing *b, struct backing_stats *st)
 	st->max_bytes = b->max_slots * ZS_PAGE_SIZE;
 	pthread_mutex_lock(&b->lock);
 	st->pinned_free = b->nr_pinned_free;
+	st->free_bytes = b->nr_unpunched * ZS_PAGE_SIZE;
 	pthread_mutex_unlock(&b->lock);
 }
 

@@ -49,6 +49,7 @@ struct backing_stats {
 	uint64_t disk_bytes;	/* the file's blocks on disk (holes excluded) */
 	uint64_t max_bytes;	/* the cap in force */
 	uint64_t pinned_free;	/* slots freed here but kept for a forked process */
+	uint64_t free_bytes;	/* freed slots whose blocks are still on disk */
 };
 
 struct backing;

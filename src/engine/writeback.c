@@ -27,7 +27,7 @@
 
 #define WB_REGIONS	16		/* regions looked at per table lookup */
 #define WB_TRIM_MIN	1024		/* freed slots (4 MiB) a trim punches at least */
-#define WB_TRIM_KEEP	4		/* freed slots left on disk: 1/WB_TRIM_KEEP of those in use */
+#define WB_TRIM_KEEP	1		/* freed slots left on disk: 1/WB_TRIM_KEEP of those in use */
 #define WB_BATCH	16		/* pages written in one go (and per hold of ev_lock) */
 #define WB_RETRY_NS	1000000000ull	/* after a failed write, no other for this long */
 #define WB_CHILDREN	8		/* fork children whose end is watched (writeback.h) */
@@ -324,8 +324,11 @@ size_t writeback_run(size_t want)
 
 /* Children gone (their pipe hung up): forget them; when none is left,
  * the kept slots are free. */
-static void writeback_reap_children(void)
+/* Returns how many slots kept for the children were freed. */
+static uint64_t writeback_reap_children(void)
 {
+	uint64_t freed = 0;
+
 	struct pollfd pf[WB_CHILDREN];
 	int n = 0, left = 0;
 
@@ -341,26 +344,30 @@ static void writeback_reap_children(void)
 		}
 		wbc.n = left;
 		if (!left && !wbc.untracked) {
-			uint64_t freed = backing_fork_release(wb.b);
+			freed = backing_fork_release(wb.b);
 			if (eng.opt.verbose && freed)
 				zlog("writeback: the forked processes are gone: %llu slots kept for them are free",
 				     (unsigned long long)freed);
 		}
 	}
 	pthread_mutex_unlock(&wbc.lock);
+	return freed;
 }
 
 void writeback_trim(void)
 {
 	if (!writeback_on())
 		return;
-	if (wbc.n)
-		writeback_reap_children();
-	/* Freed slots are left on disk up to a quarter of those in use: a slot
-	 * reused where its block still is costs one write, where a punched
-	 * one costs the punch (a discard on a filesystem mounted with it) and
-	 * the block's allocation again. Never in a fork child: the parent may
-	 * have reused those slots (backing_trim). */
+	/* The forked processes gone, what they kept is a release, not churn:
+	 * the file goes back to what it holds and WB_TRIM_MIN freed slots. */
+	if (wbc.n && writeback_reap_children())
+		backing_trim(wb.b, WB_TRIM_MIN);
+	/* Freed slots are left on disk up to as many as those in use (the
+	 * file at most twice what it holds): a slot reused where its block
+	 * still is costs one write, where a punched one costs the punch (a
+	 * discard on a filesystem mounted with it) and the block's allocation
+	 * again. Never in a fork child: the parent may have reused those
+	 * slots (backing_trim). */
 	uint64_t keep = backing_in_use(wb.b) / WB_TRIM_KEEP;
 	if (backing_unpunched(wb.b) >= keep + WB_TRIM_MIN)
 		backing_trim(wb.b, keep);
