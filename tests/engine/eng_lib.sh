@@ -158,6 +158,22 @@ eng_need_nobody() {
 		eng_skip "user nobody cannot run $1 or read $ENG_LIB (build directory not world-readable)"
 }
 
+# eng_need_noptrace: skip unless this test can run a program as root
+# without CAP_SYS_PTRACE (no fork events) with userfaultfd still open to it;
+# sets ENG_NOPTRACE to the command prefix that drops the capability.
+eng_need_noptrace() {
+	[ "$(id -u)" = 0 ] || eng_skip "needs root (to drop CAP_SYS_PTRACE alone)"
+	command -v setpriv >/dev/null 2>&1 || eng_skip "setpriv(1) is missing (util-linux)"
+	ENG_NOPTRACE="setpriv --bounding-set=-sys_ptrace --inh-caps=-sys_ptrace"
+	eng_eff=$($ENG_NOPTRACE sh -c 'sed -n "s/^CapEff:[[:space:]]*//p" /proc/self/status')
+	[ -n "$eng_eff" ] && [ $(((0x$eng_eff >> 19) & 1)) = 0 ] ||
+		eng_skip "setpriv cannot drop CAP_SYS_PTRACE here (CapEff ${eng_eff:-unknown})"
+	# userfaultfd must still open without the capability: /dev/userfaultfd
+	# (root's own) or the sysctl.
+	[ -c /dev/userfaultfd ] || [ "$(cat /proc/sys/vm/unprivileged_userfaultfd 2>/dev/null)" = 1 ] ||
+		eng_skip "no /dev/userfaultfd and vm.unprivileged_userfaultfd=0: nothing opens without CAP_SYS_PTRACE"
+}
+
 # Describe an exit status: "0", "1", "signal 7 (SIGBUS)".
 eng_status() {
 	if [ "$1" -gt 128 ] && [ "$1" -lt 160 ]; then
