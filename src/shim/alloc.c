@@ -5,10 +5,10 @@
  * Each is the call passed on by growth (src/reclaim/growth.h): to the
  * allocator that would have served the program without libzswap, with what
  * glibc's malloc grew for itself held or registered under a memory limit.
- * A fork child that waits to start its own libzswap starts it at its
- * first allocation (src/shim/start.h). The entry points are here, with every other interposed one, so that no
- * layer below the shim defines a libc name the program binds to
- * (tests/checks/test_layers_symbols.sh).
+ * A fork child that waits to start its own libzswap starts it at its first
+ * allocation (src/shim/start.h). The entry points are here, with every
+ * other interposed one, so that no layer below the shim defines a libc name
+ * the program binds to (tests/checks/test_layers_symbols.sh).
  */
 #include "config.h"
 
