@@ -106,6 +106,7 @@ struct zswap_stats {
 	uint64_t huge_pages_since;		/* pages stored whole (huge class), since start (zram's mm_stat) */
 	uint64_t install_failed;		/* installs of a page read back refused (EAGAIN: retried; ENOMEM twice: stored again) */
 	uint64_t fault_threads;			/* fault handler threads serving */
+	uint64_t backing_free_bytes;		/* bytes: freed slots whose blocks the tier's file keeps for reuse */
 };
 
 /* Compress the managed pages of [addr, addr + len) into the pool and drop

@@ -99,11 +99,14 @@ static bool maps_parse_line(const char *p, const char *end, struct maps_vma *v)
 		return false;
 	/* Skip perms, offset, dev, inode: the path (if any) follows. */
 	bool inode_zero = true, dev_zero = true;
+	uintptr_t off = 0;
 	q = p;
 	while (q < end && field < 4) {
 		const char *f = q;
 		while (q < end && *q != ' ')
 			q++;
+		if (field == 1)
+			maps_hex(f, q, &off);
 		if (field == 2)
 			dev_zero = (q - f == 5 && memcmp(f, "00:00", 5) == 0);
 		if (field == 3)
@@ -114,6 +117,7 @@ static bool maps_parse_line(const char *p, const char *end, struct maps_vma *v)
 	}
 	maps_classify(v, perm, dev_zero && inode_zero, q,
 		      (size_t)(end - q));
+	v->offset = off;
 	return true;
 }
 
@@ -156,6 +160,7 @@ static int maps_query(int fd, uintptr_t addr, bool next, struct maps_vma *v)
 	v->path_len = 0;
 	v->start = (uintptr_t)q.vma_start;
 	v->end = (uintptr_t)q.vma_end;
+	v->offset = q.vma_offset;
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 
 struct maps_vma {
 	uintptr_t start, end;
+	uint64_t offset;	/* of the file mapped at start (0 for none) */
 	bool anon_rw_private;	/* rw-p, no file, not a stack or special mapping */
 	bool heap;		/* [heap] */
 	bool special;		/* [vvar], [vdso], [vsyscall]...: not the program's memory */

@@ -108,14 +108,15 @@ bool backing_dir_on_disk(const char *dir)
 	return statfs(dir, &sfs) == 0 && sfs.f_type != TMPFS_MAGIC && sfs.f_type != RAMFS_MAGIC;
 }
 
-/* Check the directory; 0, or -1 with errno and why. */
-static int backing_check_dir(const char *dir, char *why, size_t len)
+int backing_check_dir(const char *dir, char *why, size_t len)
 {
 	struct stat st;
 	struct statvfs svfs;
 
-	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-		return backing_reason(why, len, ENOENT, "%s is not a directory", dir);
+	if (stat(dir, &st) != 0)
+		return backing_reason(why, len, ENOENT, "%s does not exist", dir);
+	if (!S_ISDIR(st.st_mode))
+		return backing_reason(why, len, ENOTDIR, "%s is not a directory", dir);
 	if (!backing_dir_on_disk(dir))
 		return backing_reason(why, len, EXDEV, "%s is on tmpfs or ramfs: a tier there would live in RAM",
 				      dir);
@@ -509,6 +510,11 @@ void backing_free(struct backing *b, uint64_t slot)
 	atomic_fetch_sub_explicit(&b->count, 1, memory_order_relaxed);
 }
 
+uint64_t backing_in_use(const struct backing *b)
+{
+	return atomic_load_explicit(&b->count, memory_order_relaxed);
+}
+
 uint64_t backing_unpunched(struct backing *b)
 {
 	pthread_mutex_lock(&b->lock);
@@ -517,16 +523,36 @@ uint64_t backing_unpunched(struct backing *b)
 	return n;
 }
 
-uint64_t backing_trim(struct backing *b)
+/* Punch the freed slots of word w the caller took out of b->unpunched (bits),
+ * runs of slots in one call each. */
+static void backing_punch_word(struct backing *b, uint64_t w, uint64_t bits)
 {
-	uint64_t punched = 0, words = (b->end + 63) / 64;
+	for (uint64_t left = bits; left;) {
+		unsigned int lo = (unsigned int)__builtin_ctzll(left);
+		uint64_t run = left >> lo;
+		unsigned int len = run == ~0ULL >> lo ? 64 - lo : (unsigned int)__builtin_ctzll(~run);
+		fallocate(b->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			  (off_t)((w * 64 + lo) * ZS_PAGE_SIZE), (off_t)((uint64_t)len * ZS_PAGE_SIZE));
+		left = lo + len >= 64 ? 0 : left & ~((~0ULL >> (64 - lo - len)));
+	}
+}
+
+uint64_t backing_trim(struct backing *b, uint64_t keep)
+{
+	uint64_t punched = 0;
 
 	if (b->read_only)
 		return 0;	/* a fork child's: the parent's to punch */
-	for (uint64_t w = 0; w < words; w++) {
+	/* From the file's end down: the allocator takes the lowest free slots,
+	 * so the highest are the last it would have reused. */
+	for (uint64_t w = (b->end + 63) / 64; w-- > 0;) {
 		/* Taken: marked in use while punched, so no writer gets one of
 		 * them and has its page punched away after writing it. */
 		pthread_mutex_lock(&b->lock);
+		if (b->nr_unpunched <= keep) {
+			pthread_mutex_unlock(&b->lock);
+			break;
+		}
 		uint64_t bits = b->unpunched[w];
 		b->unpunched[w] = 0;
 		b->nr_unpunched -= (uint64_t)__builtin_popcountll(bits);
@@ -535,15 +561,8 @@ uint64_t backing_trim(struct backing *b)
 		pthread_mutex_unlock(&b->lock);
 		if (!bits)
 			continue;
-		for (uint64_t left = bits; left;) {
-			unsigned int lo = (unsigned int)__builtin_ctzll(left);
-			uint64_t run = left >> lo;
-			unsigned int len = run == ~0ULL >> lo ? 64 - lo : (unsigned int)__builtin_ctzll(~run);
-			fallocate(b->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-				  (off_t)((w * 64 + lo) * ZS_PAGE_SIZE), (off_t)((uint64_t)len * ZS_PAGE_SIZE));
-			punched += len;
-			left = lo + len >= 64 ? 0 : left & ~((~0ULL >> (64 - lo - len)));
-		}
+		backing_punch_word(b, w, bits);
+		punched += (uint64_t)__builtin_popcountll(bits);
 		pthread_mutex_lock(&b->lock);
 		atomic_store_explicit(&b->bitmap[w], atomic_load_explicit(&b->bitmap[w], memory_order_relaxed) & ~bits,
 				      memory_order_relaxed);
@@ -570,6 +589,7 @@ void backing_stats(struct backing *b, struct backing_stats *st)
 	st->max_bytes = b->max_slots * ZS_PAGE_SIZE;
 	pthread_mutex_lock(&b->lock);
 	st->pinned_free = b->nr_pinned_free;
+	st->free_bytes = b->nr_unpunched * ZS_PAGE_SIZE;
 	pthread_mutex_unlock(&b->lock);
 }
 

@@ -49,6 +49,7 @@ struct backing_stats {
 	uint64_t disk_bytes;	/* the file's blocks on disk (holes excluded) */
 	uint64_t max_bytes;	/* the cap in force */
 	uint64_t pinned_free;	/* slots freed here but kept for a forked process */
+	uint64_t free_bytes;	/* freed slots whose blocks are still on disk */
 };
 
 struct backing;
@@ -56,6 +57,12 @@ struct backing;
 /* Whether dir is on a filesystem that keeps files on a disk (not tmpfs or
  * ramfs, where the tier would live in RAM). */
 bool backing_dir_on_disk(const char *dir);
+
+/* Whether dir can hold the tier, as backing_open checks it before it opens:
+ * 0, or -1 with errno and a one-line reason in why: ENOENT (it does not
+ * exist), ENOTDIR, EXDEV (tmpfs or ramfs), EROFS or EACCES. zswapctl run
+ * asks it before the program starts. */
+int backing_check_dir(const char *dir, char *why, size_t len);
 
 /* Open the tier. NULL on failure, with errno and a one-line reason in why:
  * ENOENT (no such directory), EROFS (read-only), EXDEV (tmpfs or ramfs: the
@@ -104,13 +111,17 @@ bool backing_room_to_keep(const struct backing *b);
  * the fault path). */
 void backing_free(struct backing *b, uint64_t slot);
 
+/* Slots holding a page now (bd_stat's bd_count). */
+uint64_t backing_in_use(const struct backing *b);
+
 /* Slots freed and not yet punched out: the file's slack. */
 uint64_t backing_unpunched(struct backing *b);
 
-/* Punch every freed block out of the file, runs of slots in one call each
- * (FALLOC_FL_PUNCH_HOLE); returns the slots punched. For a background
- * thread: it takes the allocator's lock for an instant per 64 slots. */
-uint64_t backing_trim(struct backing *b);
+/* Punch freed blocks out of the file (FALLOC_FL_PUNCH_HOLE, runs of slots in
+ * one call each), the highest first, until at most keep freed slots are left
+ * on disk; returns the slots punched. For a background thread: it takes the
+ * allocator's lock for an instant per 64 slots. */
+uint64_t backing_trim(struct backing *b, uint64_t keep);
 
 void backing_stats(struct backing *b, struct backing_stats *st);
 

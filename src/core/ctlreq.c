@@ -28,7 +28,7 @@ static void ctlreq_bad(struct ctlreq *r, const char *fmt, ...)
 /* "set NAME=VALUE ...": every pair checked into r->nv. */
 static void ctlreq_set(char *args, struct ctlreq *r)
 {
-	char why[256];
+	char msg[OPT_CHECK_MSG_MAX];
 
 	for (char *tok = args, *end; *tok; tok = end) {
 		while (*tok == ' ')
@@ -43,19 +43,10 @@ static void ctlreq_set(char *args, struct ctlreq *r)
 			ctlreq_bad(r, "error: '%s': expected NAME=VALUE: nothing changed\n", tok);
 			return;
 		}
-		const struct opt_def *d = opt_find(tok, (size_t)(eq - tok));
-		if (!d) {
-			*eq = '\0';
-			ctlreq_bad(r, "error: %s: no such option: nothing changed\n", tok);
-			return;
-		}
-		if (!(d->flags & OPT_F_RUNTIME)) {
-			ctlreq_bad(r, "error: %s is read once at start-up and cannot change in a running process:"
-				   " nothing changed\n", d->name);
-			return;
-		}
-		if (!opt_parse_one(d->id, eq + 1, &r->nv, why, sizeof(why))) {
-			ctlreq_bad(r, "error: %s=%s: %s: nothing changed\n", d->name, eq + 1, why);
+		const struct opt_def *d;
+		if (opt_check(tok, (size_t)(eq - tok), eq + 1, OPT_CHECK_RUNTIME, &r->nv, &d, msg,
+			      sizeof(msg)) != OPT_CHECK_OK) {
+			ctlreq_bad(r, "error: %s: nothing changed\n", msg);
 			return;
 		}
 		r->mask |= 1ull << d->id;

@@ -81,9 +81,8 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		OPT_F_RUNTIME },
 	[OPT_MEMORY_LIMIT] = {
 		OPT_MEMORY_LIMIT, "ZSWAP_MEMORY_LIMIT", OPT_SIZE, "0", 0, UINT64_MAX, NULL, "bytes",
-		"resident anonymous memory plus the pool kept at or below this; N% of the memory cgroup's limit"
-		" (outside a limited cgroup, of physical memory); auto = 7/8 of the cgroup's limit, none outside"
-		" one; 0 = no limit",
+		"resident anonymous memory plus the pool kept at or below this; "
+		OPT_LIMIT_PERCENT_TEXT "; 0 = no limit",
 		OPT_F_PERCENT | OPT_F_PAGE_UP | OPT_F_CGROUP | OPT_F_RUNTIME },
 	[OPT_MEMORY_CHARGE] = {
 		OPT_MEMORY_CHARGE, "ZSWAP_MEMORY_CHARGE", OPT_CHOICE, "v2", 0, 0, "v2|v1", "",
@@ -102,11 +101,11 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		"percent", "once full, the pool accepts stores again below this share of its limit",
 		OPT_F_RUNTIME },
 	[OPT_WRITEBACK] = {
-		OPT_WRITEBACK, "ZSWAP_WRITEBACK", OPT_CHOICE, "auto", 0, 0, "auto|0|1", "",
+		OPT_WRITEBACK, "ZSWAP_WRITEBACK", OPT_BOOL, "auto", 0, 1, NULL, "",
 		"the second tier: pages the pool cannot keep are written to a file on disk;"
 		" auto = on under ZSWAP_MEMORY_LIMIT or with ZSWAP_SHRINKER_ENABLED; 0 also leaves"
 		" pages that do not compress resident (memory.zswap.writeback)",
-		OPT_F_RUNTIME },
+		OPT_F_AUTO | OPT_F_RUNTIME },
 	[OPT_SHRINKER_ENABLED] = {
 		OPT_SHRINKER_ENABLED, "ZSWAP_SHRINKER_ENABLED", OPT_BOOL, "0", 0, 1, NULL, "",
 		"1 writes the pool's coldest pages back to the tier while the system or the memory"
@@ -147,7 +146,8 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		" 0 = never", OPT_F_RUNTIME },
 	[OPT_VERBOSE] = {
 		OPT_VERBOSE, "ZSWAP_VERBOSE", OPT_UINT, "0", 0, 2, NULL, "",
-		"0: problems only; 1: also start-up and limits; 2: also every region", OPT_F_RUNTIME },
+		"0: problems only; 1: also the options not at their defaults, start-up and limits;"
+		" 2: also binding details and every region", OPT_F_RUNTIME },
 	[OPT_INJECT_DECOMPRESS_FAIL] = {
 		OPT_INJECT_DECOMPRESS_FAIL, "ZSWAP_INJECT_DECOMPRESS_FAIL", OPT_UINT, "0", 0, 1000000,
 		NULL, "loads",
@@ -270,23 +270,31 @@ static uint64_t opt_phys_bytes(void)
 
 /* ---- per-type parsers: true on success, else the "expected" text in why -- */
 
-static bool opt_parse_bool(const char *s, struct opt_val *out, char *why, size_t why_len)
+/* A boolean, in the same words for every one; with OPT_F_AUTO "auto" too,
+ * and the value is then OPT_AUTO, OPT_OFF or OPT_ON. */
+static bool opt_parse_bool(const struct opt_def *d, const char *s, struct opt_val *out,
+			   char *why, size_t why_len)
 {
 	static const char *const yes[] = { "1", "yes", "on", "true" };
 	static const char *const no[] = { "0", "no", "off", "false" };
+	bool tri = d->flags & OPT_F_AUTO;
 	size_t n = strlen(s);
 
+	if (tri && opt_word_eq(s, n, "auto")) {
+		out->u = OPT_AUTO;
+		return true;
+	}
 	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
 		if (opt_word_eq(s, n, yes[i])) {
-			out->u = 1;
+			out->u = tri ? OPT_ON : 1;
 			return true;
 		}
 		if (opt_word_eq(s, n, no[i])) {
-			out->u = 0;
+			out->u = tri ? OPT_OFF : 0;
 			return true;
 		}
 	}
-	log_snprintf(why, why_len, "expected 1 or 0 (or yes/no, on/off, true/false)");
+	log_snprintf(why, why_len, "expected %s" OPT_BOOL_WORDS, tri ? "auto, " : "");
 	return false;
 }
 
@@ -312,13 +320,13 @@ static bool opt_parse_uint(const struct opt_def *d, const char *s, struct opt_va
 static void opt_size_syntax(const struct opt_def *d, char *why, size_t why_len)
 {
 	if (d->flags & OPT_F_CGROUP)
-		log_snprintf(why, why_len, "expected a size like 512M or 2G, a percentage "
-			     "like 20%%, auto, or 0 for no limit");
+		log_snprintf(why, why_len, "expected a size like 512M or 2GiB, a percentage "
+			     "of the memory cgroup's limit like 20%%, auto, or 0 for no limit");
 	else if (d->flags & OPT_F_PERCENT)
-		log_snprintf(why, why_len, "expected a size like 512M or 2G, a percentage "
+		log_snprintf(why, why_len, "expected a size like 512M or 2GiB, a percentage "
 			     "of physical memory like 20%%, or 0 for no limit");
 	else
-		log_snprintf(why, why_len, "expected a size like 64K, 1M or 2G");
+		log_snprintf(why, why_len, "expected a size like 64K, 1M or 2GiB");
 }
 
 /*
@@ -331,8 +339,8 @@ static bool opt_parse_percent(const struct opt_def *d, uint64_t pct, enum parse_
 	uint64_t phys;
 
 	if (e != PARSE_OK) {
-		log_snprintf(why, why_len, "expected a percentage of physical memory "
-			     "from 1%% to 100%%");
+		log_snprintf(why, why_len, "expected a percentage %s from 1%% to 100%%",
+			     (d->flags & OPT_F_CGROUP) ? "of the memory cgroup's limit" : "of physical memory");
 		return false;
 	}
 	phys = opt_phys_bytes();
@@ -557,7 +565,7 @@ static bool opt_parse_value(const struct opt_def *d, const char *s, struct opt_v
 {
 	switch (d->type) {
 	case OPT_BOOL:
-		return opt_parse_bool(s, out, why, why_len);
+		return opt_parse_bool(d, s, out, why, why_len);
 	case OPT_UINT:
 		return opt_parse_uint(d, s, out, why, why_len);
 	case OPT_SIZE:
@@ -752,6 +760,9 @@ size_t opt_format(enum opt_id id, const struct opt_values *v, char *buf, size_t 
 	opt_get(id, v, &val);
 	switch (d->type) {
 	case OPT_BOOL:
+		if (d->flags & OPT_F_AUTO)
+			return log_snprintf(buf, len, "%s", val.u == OPT_AUTO ? "auto" :
+					    val.u == OPT_ON ? "1" : "0");
 		return log_snprintf(buf, len, "%u", val.u ? 1U : 0U);
 	case OPT_UINT:
 		return log_snprintf(buf, len, "%llu", (unsigned long long)val.u);
@@ -836,7 +847,7 @@ size_t opt_format_range(const struct opt_def *d, char *buf, size_t len)
 
 	switch (d->type) {
 	case OPT_BOOL:
-		return log_snprintf(buf, len, "0|1");
+		return log_snprintf(buf, len, (d->flags & OPT_F_AUTO) ? "auto|0|1" : "0|1");
 	case OPT_UINT:
 		return log_snprintf(buf, len, "%llu..%llu",
 				    (unsigned long long)d->min, (unsigned long long)d->max);
@@ -945,6 +956,9 @@ static unsigned opt_distance(const char *a, size_t an, const char *b, size_t bn)
 	return d[an % 3][bn];
 }
 
+_Static_assert(OPT_CHECK_MSG_MAX >= OPT_WHY_MAX + OPT_SHOW_MAX * 4 + 64,
+	       "opt_check's message holds a quoted value and the reason");
+
 /* The bytes s[0..sn) contain w[0..wn) (case-insensitively)? */
 static bool opt_contains(const char *s, size_t sn, const char *w, size_t wn)
 {
@@ -1012,15 +1026,71 @@ static bool opt_is_not_option(const char *name, size_t name_len)
 	return false;
 }
 
-static void opt_report_unknown(const char *name, size_t name_len, const struct opt_def *hint)
+/* A known name in the wrong case (zswap_verbose). */
+static void opt_report_case(const char *name, size_t name_len, const struct opt_def *hint)
 {
 	char shown[OPT_SHOW_MAX * 4 + 32];
 
 	opt_quote(name, name_len, false, shown, sizeof(shown));
-	if (hint)
-		zlog("%s is not a libzswap option (did you mean %s?); ignored", shown, hint->name);
-	else
-		zlog("%s is not a libzswap option; ignored", shown);
+	zlog("%s is not a libzswap option (did you mean %s?); ignored", shown, hint->name);
+}
+
+/*
+ * A name as zswapctl takes it (cold_age, Zswap_Cold_Age) as the table spells
+ * it (ZSWAP_COLD_AGE) in full[]: its length, or 0 when it cannot be one.
+ */
+static size_t opt_loose_name(const char *name, size_t len, char *full, size_t cap)
+{
+	if (len >= OPT_PREFIX_LEN && opt_word_eq(name, OPT_PREFIX_LEN, OPT_PREFIX)) {
+		name += OPT_PREFIX_LEN;
+		len -= OPT_PREFIX_LEN;
+	}
+	if (len == 0 || OPT_PREFIX_LEN + len >= cap)
+		return 0;
+	memcpy(full, OPT_PREFIX, OPT_PREFIX_LEN);
+	for (size_t i = 0; i < len; i++) {
+		char c = name[i];
+
+		full[OPT_PREFIX_LEN + i] = c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+	}
+	full[OPT_PREFIX_LEN + len] = '\0';
+	return OPT_PREFIX_LEN + len;
+}
+
+enum opt_check_res opt_check(const char *name, size_t name_len, const char *value, unsigned int how,
+			     struct opt_values *v, const struct opt_def **def, char *msg, size_t msg_len)
+{
+	char full[OPT_PREFIX_LEN + OPT_SUGGEST_MAX + 1], shown[OPT_SHOW_MAX * 4 + 32], why[OPT_WHY_MAX];
+	const struct opt_def *d, *hint = NULL;
+	size_t n;
+
+	if ((how & OPT_CHECK_LOOSE) && (n = opt_loose_name(name, name_len, full, sizeof(full))) != 0) {
+		name = full;
+		name_len = n;
+	}
+	*def = d = opt_find(name, name_len);
+	if (!d) {
+		if (name_len > OPT_PREFIX_LEN && strncmp(name, OPT_PREFIX, OPT_PREFIX_LEN) == 0)
+			hint = opt_suggest(name, name_len);
+		opt_quote(name, name_len, false, shown, sizeof(shown));
+		if (hint)
+			log_snprintf(msg, msg_len, "%s is not a libzswap option (did you mean %s?)",
+				     shown, hint->name);
+		else
+			log_snprintf(msg, msg_len, "%s is not a libzswap option", shown);
+		return OPT_CHECK_UNKNOWN;
+	}
+	if ((how & OPT_CHECK_RUNTIME) && !(d->flags & OPT_F_RUNTIME)) {
+		log_snprintf(msg, msg_len, "%s is read once at start-up and cannot change in a running process",
+			     d->name);
+		return OPT_CHECK_STARTUP;
+	}
+	if (!opt_parse_one(d->id, value, v, why, sizeof(why))) {
+		opt_quote(value, strlen(value), true, shown, sizeof(shown));
+		log_snprintf(msg, msg_len, "%s=%s: %s", d->name, shown, why);
+		return OPT_CHECK_BAD;
+	}
+	return OPT_CHECK_OK;
 }
 
 bool opt_peek(enum opt_id id, struct opt_values *v, char *const *envp)
@@ -1039,9 +1109,33 @@ bool opt_peek(enum opt_id id, struct opt_values *v, char *const *envp)
 	return false;
 }
 
+/*
+ * The options ZSWAPCTL_RUN names came from zswapctl run, when the
+ * environment set them: a program it started that starts others passes both
+ * on. Its names are checked, never trusted to be options.
+ */
+static void opt_mark_run(struct opt_values *v, char *const *envp)
+{
+	const size_t n = sizeof(OPT_RUN_VAR) - 1;
+	const char *list = NULL;
+
+	for (char *const *e = envp; *e && !list; e++)
+		if (strncmp(*e, OPT_RUN_VAR, n) == 0 && (*e)[n] == '=')
+			list = *e + n + 1;
+	while (list && *list) {
+		size_t len = strcspn(list, " ");
+		const struct opt_def *d = opt_find(list, len);
+
+		if (d && v->from[d->id] == OPT_FROM_ENV)
+			v->from[d->id] = OPT_FROM_RUN;
+		list += len;
+		list += strspn(list, " ");
+	}
+}
+
 int opt_load(struct opt_values *v, char *const *envp)
 {
-	char why[OPT_WHY_MAX], shown[OPT_SHOW_MAX * 4 + 32], def[32];
+	char msg[OPT_CHECK_MSG_MAX], shown[OPT_SHOW_MAX * 4 + 32], def[32];
 	bool seen[OPT__COUNT] = { false };
 	int problems = 0;
 
@@ -1072,34 +1166,68 @@ int opt_load(struct opt_values *v, char *const *envp)
 			 * zswap_verbose would otherwise do nothing, silently. */
 			d = opt_find_nocase(entry, name_len);
 			if (d) {
-				opt_report_unknown(entry, name_len, d);
+				opt_report_case(entry, name_len, d);
 				problems++;
 			}
 			continue;
 		}
 		d = opt_find(entry, name_len);
-		if (!d) {
-			if (opt_is_not_option(entry, name_len))
-				continue;
-			opt_report_unknown(entry, name_len, opt_suggest(entry, name_len));
-			problems++;
+		if (!d && opt_is_not_option(entry, name_len))
 			continue;
-		}
-
-		opt_quote(value, strlen(value), true, shown, sizeof(shown));
-		if (seen[d->id]) {
+		if (d && seen[d->id]) {
 			/* getenv() and most programs see the first one. */
+			opt_quote(value, strlen(value), true, shown, sizeof(shown));
 			zlog("%s=%s: set a second time; ignored (the first setting counts)",
 			     d->name, shown);
 			problems++;
 			continue;
 		}
-		seen[d->id] = true;
-		if (!opt_parse_one(d->id, value, v, why, sizeof(why))) {
-			opt_format(d->id, v, def, sizeof(def));
-			zlog("%s=%s: %s; using %s", d->name, shown, why, def);
+		switch (opt_check(entry, name_len, value, 0, v, &d, msg, sizeof(msg))) {
+		case OPT_CHECK_OK:
+			seen[d->id] = true;
+			v->from[d->id] = OPT_FROM_ENV;
+			break;
+		case OPT_CHECK_UNKNOWN:
+			zlog("%s; ignored", msg);
 			problems++;
+			break;
+		default:
+			seen[d->id] = true;
+			opt_format(d->id, v, def, sizeof(def));
+			zlog("%s; using %s", msg, def);
+			problems++;
+			break;
 		}
 	}
+	opt_mark_run(v, envp);
 	return problems;
+}
+
+const char *opt_from_name(unsigned int from)
+{
+	static const char *const names[] = {
+		[OPT_FROM_DEFAULT] = "the default", [OPT_FROM_ENV] = "the environment",
+		[OPT_FROM_RUN] = "zswapctl run", [OPT_FROM_SET] = "zswapctl set",
+	};
+
+	return from < sizeof(names) / sizeof(names[0]) ? names[from] : "?";
+}
+
+void opt_log_in_force(const struct opt_values *v)
+{
+	struct opt_values def;
+	char now[OPT_STRING_MAX], was[OPT_STRING_MAX];
+	int changed = 0;
+
+	opt_defaults(&def);
+	for (int i = 0; i < OPT__COUNT; i++) {
+		opt_format((enum opt_id)i, v, now, sizeof(now));
+		opt_format((enum opt_id)i, &def, was, sizeof(was));
+		if (strcmp(now, was) == 0)
+			continue;
+		zlog("option %s=%s (from %s)", opt_table[i].name, now, opt_from_name(v->from[i]));
+		changed++;
+	}
+	if (!changed)
+		zlog("options: all at their defaults");
 }

@@ -22,7 +22,7 @@
 #include "core/store.h"
 
 enum opt_type {
-	OPT_BOOL,	/* 0/1, yes/no, on/off, true/false */
+	OPT_BOOL,	/* OPT_BOOL_WORDS; with OPT_F_AUTO also auto */
 	OPT_UINT,	/* decimal integer in [min, max] */
 	OPT_SIZE,	/* bytes, with K/M/G/T suffix (powers of 1024), in [min, max] */
 	OPT_CHOICE,	/* one of a fixed list of words */
@@ -31,6 +31,17 @@ enum opt_type {
 	OPT_STRING,	/* free text (a path), at most OPT_STRING_MAX - 1 bytes */
 	OPT_SIGNAL,	/* a signal: SIGUSR1, USR1 or a number in [min, max]; 0 or none for none */
 };
+
+/* The words every boolean takes, wherever it is set: the environment,
+ * zswapctl run -o, zswapctl set. */
+#define OPT_BOOL_WORDS	"1 or 0 (or yes/no, on/off, true/false)"
+
+/* What N% and auto mean for ZSWAP_MEMORY_LIMIT: the one definition the
+ * option table's help, zswapctl's help, the pages and the README give
+ * (tests/checks/test_rules_docs.sh holds them to it). */
+#define OPT_LIMIT_PERCENT_TEXT \
+	"N% is N percent of the memory cgroup's limit, or of physical memory outside a limited" \
+	" cgroup; auto is 7/8 of the cgroup's limit, or no limit outside one"
 
 #define OPT_STRING_MAX	256	/* bytes of an OPT_STRING value, its NUL included */
 
@@ -44,6 +55,8 @@ enum opt_type {
  * limit when the process is in a limited one (src/reclaim/cgroup.c); the
  * value keeps which it was (opt_values.memory_limit_rel). */
 #define OPT_F_CGROUP	0x10
+/* OPT_BOOL: also "auto"; the value is then OPT_AUTO, OPT_OFF or OPT_ON. */
+#define OPT_F_AUTO	0x20
 
 enum opt_id {
 	OPT_ENABLED,		/* ZSWAP_ENABLED */
@@ -102,6 +115,13 @@ struct opt_def {
 	const char *help;	/* one line */
 	unsigned int flags;	/* OPT_F_* */
 };
+
+/* Where an option's value came from (opt_values.from). zswapctl run lists
+ * the options it sets in ZSWAPCTL_RUN, so that the library tells them from
+ * the environment's own. */
+enum opt_from { OPT_FROM_DEFAULT, OPT_FROM_ENV, OPT_FROM_RUN, OPT_FROM_SET };
+
+#define OPT_RUN_VAR	"ZSWAPCTL_RUN"	/* "ZSWAP_COLD_AGE ZSWAP_MEMORY_LIMIT": what zswapctl run set */
 
 /* The parsed values, defaults filled in. */
 struct opt_values {
@@ -162,12 +182,18 @@ struct opt_values {
 	/* Not an option either: $TMPDIR ("" if unset), ZSWAP_BACKING_DIR=auto's
 	 * first choice. */
 	char tmpdir[OPT_STRING_MAX];
+	/* enum opt_from of each option, by enum opt_id. */
+	unsigned char from[OPT__COUNT];
 };
 
 #define OPT_LIMIT_AUTO	101	/* opt_values.memory_limit_rel: "auto" */
 
-/* ZSWAP_WRITEBACK: auto (on under a memory limit), 0, 1. */
-enum { OPT_WB_AUTO, OPT_WB_OFF, OPT_WB_ON };
+/* The values of a boolean with OPT_F_AUTO. ZSWAP_WRITEBACK: auto (on under a
+ * memory limit), off, on. */
+enum { OPT_AUTO, OPT_OFF, OPT_ON };
+#define OPT_WB_AUTO	OPT_AUTO
+#define OPT_WB_OFF	OPT_OFF
+#define OPT_WB_ON	OPT_ON
 
 /* The table, OPT__COUNT rows in enum opt_id order. */
 extern const struct opt_def opt_table[OPT__COUNT];
@@ -194,6 +220,31 @@ bool opt_peek(enum opt_id id, struct opt_values *v, char *const *envp);
  * the "expected ..." part into why (for tools and tests). */
 bool opt_parse_one(enum opt_id id, const char *text, struct opt_values *v, char *why, size_t why_len);
 
+/* How opt_check reads a setting's name. */
+#define OPT_CHECK_LOOSE		0x1	/* ZSWAP_ optional, any case (zswapctl's -o cold_age=1) */
+#define OPT_CHECK_RUNTIME	0x2	/* only options a running process may change */
+
+#define OPT_CHECK_MSG_MAX	480	/* bytes of opt_check's message, its NUL included */
+
+enum opt_check_res {
+	OPT_CHECK_OK,
+	OPT_CHECK_UNKNOWN,	/* no such option */
+	OPT_CHECK_STARTUP,	/* OPT_CHECK_RUNTIME and the option is read at start-up only */
+	OPT_CHECK_BAD,		/* the value is not valid */
+};
+
+/*
+ * Check one setting NAME=VALUE as every entry point does (the environment at
+ * start-up, zswapctl run -o, zswapctl set and the control socket behind it):
+ * one grammar, one validator, one wording. On success the option's row is in
+ * *def and its value set in *v. On a problem msg holds one line (no newline,
+ * no "libzswap:"), naming the variable: "ZSWAP_COLD_AGEE is not a libzswap
+ * option (did you mean ZSWAP_COLD_AGE?)", "ZSWAP_COLD_AGE=\"soon\": expected
+ * an integer from 0 to 86400 (seconds)". *def is the row found, or NULL.
+ */
+enum opt_check_res opt_check(const char *name, size_t name_len, const char *value, unsigned int how,
+			     struct opt_values *v, const struct opt_def **def, char *msg, size_t msg_len);
+
 /* Option id's value in from, set in to (zswapctl set: a running process's
  * values changed one option at a time). */
 void opt_copy(enum opt_id id, const struct opt_values *from, struct opt_values *to);
@@ -214,6 +265,14 @@ const struct opt_def *opt_find(const char *name, size_t name_len);
 /* The accepted values of an option as text ("2..4", "class|pool",
  * "lz4|lzo|zstd[:1..19]", "4K..1T"): the range column of the listing. */
 size_t opt_format_range(const struct opt_def *d, char *buf, size_t len);
+
+/* Where a value came from as words: "the environment", "zswapctl run"... */
+const char *opt_from_name(unsigned int from);
+
+/* ZSWAP_VERBOSE's start-up lines: every option not at its default, one a
+ * line through zlog(), with where it came from ("ZSWAP_COLD_AGE=10 (from
+ * zswapctl run)"), or one line saying all are at their defaults. */
+void opt_log_in_force(const struct opt_values *v);
 
 /* Every option of v as "NAME=value" separated by spaces, on one line (for
  * ZSWAP_VERBOSE and the statistics dump). */

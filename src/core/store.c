@@ -842,7 +842,7 @@ void zswap_store_stats(struct zswap_store *s, struct zswap_stats *st)
 	/* The file this process writes; reads from any (a fork child reads
 	 * the files it inherited too, counted from its parent's figures). */
 	st->bd_count = st->bd_reads = st->bd_writes = st->bd_read_fail = 0;
-	st->backing_disk_bytes = st->backing_max_bytes = 0;
+	st->backing_disk_bytes = st->backing_max_bytes = st->backing_free_bytes = 0;
 	for (unsigned int i = 0; i < ZE_TIERS; i++) {
 		struct backing_stats bs;
 		if (!s->tiers[i])
@@ -856,6 +856,7 @@ void zswap_store_stats(struct zswap_store *s, struct zswap_stats *st)
 		st->bd_writes = bs.bd_writes;
 		st->backing_disk_bytes = bs.disk_bytes;
 		st->backing_max_bytes = bs.max_bytes;
+		st->backing_free_bytes = bs.free_bytes;
 	}
 }
 

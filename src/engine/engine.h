@@ -41,6 +41,8 @@ enum engine_state {
 	ENGINE_STARTING,
 	ENGINE_RUNNING,		/* userfaultfd up, handler threads serving */
 	ENGINE_OFF,		/* disabled, unavailable, or the child of a fork not followed: pass-through */
+	ENGINE_DORMANT,		/* a fork child without fork events, until its first memory call
+				 * starts its own (src/shim/start.h): pass-through meanwhile */
 };
 
 /* The plain counters (source CNT of engine/counters.def, where each row

@@ -112,6 +112,32 @@ int evict_init(void)
 	return 0;
 }
 
+static bool evict_foreign(uintptr_t start, uintptr_t end);
+
+int evict_register_again(void)
+{
+	int mode = (eng.features & UFFD_FEATURE_WP_ASYNC) ? UF_REG_MISSING_WP : UF_REG_MISSING;
+	uintptr_t cursor = 0, end = UINTPTR_MAX & ZS_PAGE_MASK;
+	struct region_ref refs[32];
+	size_t n;
+
+	for (int i = 0; i < EVICT_STAGES; i++) {
+		int rc = uf_register(eng.uffd, evict_stages[i].base, EVICT_BATCH * ZS_PAGE_SIZE, UF_REG_WP);
+		if (rc < 0)
+			return rc;
+	}
+	while (cursor < end && (n = region_collect(0, end, &cursor, refs, 32)) > 0) {
+		for (size_t k = 0; k < n; k++) {
+			const struct region_ref *r = &refs[k];
+			if (evict_foreign(r->start, r->end) || !maps_range_anon_rw(r->start, r->end) ||
+			    uf_register(eng.uffd, r->start, r->end - r->start, mode) < 0)
+				region_forget(eng.store, r->start, r->end);
+			region_arr_put(r->arr);
+		}
+	}
+	return 0;
+}
+
 static struct evict_stage *evict_stage_get(void)
 {
 	for (int i = 0; i < EVICT_STAGES; i++)

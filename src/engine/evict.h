@@ -16,6 +16,15 @@
 /* Allocate and register the staging areas. 0 or -errno. */
 int evict_init(void);
 
+/* A fork child that starts a libzswap of its own on a new userfaultfd
+ * (fork.h, the restart): the staging areas and every registered region of
+ * the table it copied registered again there. A region that is no longer
+ * the program's private anonymous memory, or that the kernel refuses,
+ * leaves the table: it holds no entry (fork loaded every page back). The
+ * caller is the one library thread. 0, or -errno when a staging area
+ * cannot be registered (nothing of the program's is then). */
+int evict_register_again(void);
+
 /* Evict the present pages of [start, end) (page-aligned) that lie in managed
  * memory, adopting glibc's internal mappings on the way. Returns before the
  * pages are dropped and stored. The caller has blocked signals. */

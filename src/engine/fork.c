@@ -73,6 +73,8 @@ struct fork_served {
 	size_t idx;
 };
 
+#define FORK_PARENT_DONE 'P'	/* restart: the parent's fork() returned, the copy is made */
+
 struct fork_done {		/* fork thread -> child, after its acknowledgement */
 	uint64_t magic;
 	uint64_t n;		/* addresses that follow */
@@ -85,6 +87,7 @@ struct fork_done {		/* fork thread -> child, after its acknowledgement */
 /* Following forks: the fork thread's buffers and the freeze under way. */
 static struct {
 	bool ok;
+	bool restart;			/* no fork events: the child starts its own (fork.h) */
 	int sv[2];			/* the socketpair of the fork in progress */
 	_Atomic uint32_t phase;		/* FORK_*; a futex word */
 	int child_fd;			/* the child's userfaultfd, while ours */
@@ -113,14 +116,20 @@ bool fork_enabled(void)
 	return follow.ok;
 }
 
+bool fork_restarts(void)
+{
+	return follow.ok && follow.restart;
+}
+
 bool fork_init(void)
 {
 	struct zswap_store_config cfg;
 
-	if (!(eng.features & UFFD_FEATURE_EVENT_FORK))
-		return false;
 	opt_store_config(&eng.opt, &cfg);
-	if (cfg.lock == ZS_LOCK_POOL)
+	/* Without fork events nothing is decompressed while frozen (every
+	 * page was loaded back): the pool lock is never taken then. */
+	follow.restart = !(eng.features & UFFD_FEATURE_EVENT_FORK);
+	if (!follow.restart && cfg.lock == ZS_LOCK_POOL)
 		return false;	/* zs_map_object would take the pool lock while the kernel copies it */
 	size_t wsz = comp_ws_size(cfg.comp, cfg.level);
 	void *ws = wsz ? prim_alloc(wsz) : NULL;
@@ -287,6 +296,8 @@ static int fork_serve(int fd, uintptr_t addr, uintptr_t from, bool parent)
 		uint32_t st = atomic_load(&s->state);
 		switch (st & SLOT_STATE) {
 		case SLOT_STORED:
+			if (follow.restart)
+				return -EAGAIN;	/* one the load-back left: served after the freeze */
 			if (zswap_entry_is_zero(&s->e)) {
 				r = uf_zeropage(fd, addr, ZS_PAGE_SIZE, 0);
 			} else {
@@ -488,6 +499,8 @@ static void fork_run(void)
 		char c;
 		long r = syscall(SYS_recvfrom, follow.sv[0], &c, 1, MSG_DONTWAIT, NULL, NULL);
 		if (r == 1) {
+			if (follow.restart)
+				break;	/* the copy is made; no child to hand over to */
 			acked = true;	/* the child holds its descriptor */
 			unsettled = !fork_settle();
 			break;
@@ -737,6 +750,8 @@ void fork_parent(void)
 {
 	uint32_t ph;
 
+	if (follow.restart)	/* the child needs nothing from the freeze but its copy */
+		fork_send(follow.sv[1], &(char){ FORK_PARENT_DONE }, 1, -1);
 	fdtab_close(follow.sv[1]);	/* the child holds its own copy: EOF means no child */
 	follow.sv[1] = -1;
 	while ((ph = atomic_load(&follow.phase)) != FORK_OVER)
@@ -941,18 +956,31 @@ static void fork_child_forget_absent(void)
 	maps_for_each(fork_child_gap, &prev_end);
 }
 
-int fork_child_take(void)
+/* The locks the forking thread held are the child's now, and their waiters
+ * stayed in the parent: start them afresh. */
+static void fork_child_locks(void)
 {
-	int fd = -1;
-	char c = 0;
-
-	/* The locks the forking thread held are ours now, and their waiters
-	 * stayed in the parent: start them afresh. */
 	eng.ev_lock = (pthread_rwlock_t)PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
 	eng.evict_gate = (pthread_rwlock_t)PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
 	region_fork_child();
 	maps_fork_child();
 	prim_fork_child();
+}
+
+/* The freeze is over in the child: its own forks start from here. */
+static void fork_child_idle(void)
+{
+	follow.nevents = follow.ncevents = follow.npfaults = follow.ncfaults = follow.nserved = 0;
+	follow.child_fd = -1;
+	atomic_store(&follow.phase, FORK_IDLE);
+}
+
+int fork_child_take(void)
+{
+	int fd = -1;
+	char c = 0;
+
+	fork_child_locks();
 	fdtab_close(follow.sv[0]);
 	follow.sv[0] = -1;
 	if (fork_recv(follow.sv[1], &c, 1, &fd) < 0 || fd < 0 || c != 'F') {
@@ -1013,10 +1041,41 @@ bool fork_child_finish(int fd, bool go_on)
 	/* The parent's references in follow.served were copied mid-update (the
 	 * kernel copies page by page while the fork thread writes): leave
 	 * them, a slot array kept too long is the only cost. */
-	follow.nevents = follow.ncevents = follow.npfaults = follow.ncfaults = follow.nserved = 0;
-	follow.child_fd = -1;
-	atomic_store(&follow.phase, FORK_IDLE);
+	fork_child_idle();
 	return true;
+}
+
+void fork_restart_child(void)
+{
+	fork_child_locks();
+	fdtab_close(follow.sv[0]);
+	fdtab_close(follow.sv[1]);
+	follow.sv[0] = follow.sv[1] = -1;
+	fork_child_idle();
+	/* The parent's: registering or moving through it would act on the
+	 * parent's address space. */
+	fdtab_close(eng.uffd);
+	fdtab_close(eng.pagemap_fd);
+	eng.uffd = eng.pagemap_fd = -1;
+}
+
+int fork_restart_open(void)
+{
+	struct uf_info info;
+	int fd = fdtab_keep(uf_open(&info));
+
+	if (fd < 0) {
+		zlog("fork: this child cannot open a userfaultfd of its own: %s (%d); it runs without libzswap",
+		     info.cause, info.err);
+		return -1;
+	}
+	eng.features = info.features;
+	eng.uffd = fd;
+	eng.pagemap_fd = fdtab_open_ro("/proc/self/pagemap", true);
+	/* Regions where the child has no mapping: the parent's changes that
+	 * raced the copy (the table is registered again over what is left). */
+	fork_child_forget_absent();
+	return fd;
 }
 
 void fork_event_unclaimed(int ufd)

@@ -42,6 +42,8 @@
  *
  * Any failure before fork() falls back to the interim: every page loaded
  * back in the parent and the child a pass-through (its descriptor closed).
+ * Without fork events (fork_restarts) the freeze ends with the parent's
+ * fork() and the child starts a libzswap of its own.
  */
 #ifndef ZSWAP_FORK_H
 #define ZSWAP_FORK_H
@@ -57,6 +59,15 @@ bool fork_init(void);
 
 /* True once fork_init() succeeded: engine.c starts fork_thread then. */
 bool fork_enabled(void);
+
+/* True when forks restart rather than follow: the kernel gives no fork
+ * events (they need CAP_SYS_PTRACE), so the child's mappings lose their
+ * registration at the copy. Every page is loaded back first (the caller),
+ * the state is frozen as for a followed fork so that the child's copy is
+ * whole, and the freeze ends as soon as the parent's fork() returns. The
+ * child keeps its copy dormant and starts a libzswap of its own over it
+ * (fork_restart_open, evict_register_again) at its first memory call. */
+bool fork_restarts(void);
 
 /* The body of the fork thread (engine.c creates it with the handlers). */
 void *fork_thread(void *arg);
@@ -89,6 +100,14 @@ void fork_parent(void);
  * after it until the child's handlers run. */
 int fork_child_take(void);
 bool fork_child_finish(int fd, bool go_on);
+
+/* The restart's halves in the child. fork_restart_child, at fork (one
+ * thread): the locks afresh, the parent's descriptors (its userfaultfd,
+ * its pagemap) closed. fork_restart_open, when the child starts: a
+ * userfaultfd of its own as eng.uffd (-1, said, if none opens) and the
+ * regions it has no mapping for forgotten. */
+void fork_restart_child(void);
+int fork_restart_open(void);
 
 /* A FORK message read by a handler thread: nobody waits for it (a child
  * made by raw clone() or _Fork(), which run no atfork handler, or a fork in

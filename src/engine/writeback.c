@@ -26,7 +26,8 @@
 #include "engine/uffd.h"
 
 #define WB_REGIONS	16		/* regions looked at per table lookup */
-#define WB_TRIM_MIN	1024		/* freed slots (4 MiB) before a trim */
+#define WB_TRIM_MIN	1024		/* freed slots (4 MiB) a trim punches at least */
+#define WB_TRIM_KEEP	1		/* freed slots left on disk: 1/WB_TRIM_KEEP of those in use */
 #define WB_BATCH	16		/* pages written in one go (and per hold of ev_lock) */
 #define WB_RETRY_NS	1000000000ull	/* after a failed write, no other for this long */
 #define WB_CHILDREN	8		/* fork children whose end is watched (writeback.h) */
@@ -64,6 +65,23 @@ static bool writeback_wanted(const struct opt_values *o)
 	       (o->writeback == OPT_WB_AUTO && (o->memory_limit || o->shrinker_enabled));
 }
 
+/* The tier's directory: ZSWAP_BACKING_DIR, or for auto $TMPDIR when it is
+ * on a disk, else /var/tmp. Passing over a TMPDIR the user set is said, once
+ * a tier is wanted: they may expect it there. */
+static const char *writeback_dir(const struct opt_values *o)
+{
+	char why[320];
+
+	if (strcmp(o->backing_dir, "auto") != 0)
+		return o->backing_dir;
+	if (!o->tmpdir[0])
+		return "/var/tmp";
+	if (backing_check_dir(o->tmpdir, why, sizeof(why)) == 0)
+		return o->tmpdir;
+	zlog("ZSWAP_BACKING_DIR=auto: TMPDIR: %s; the second tier goes to /var/tmp", why);
+	return "/var/tmp";
+}
+
 bool writeback_init(void)
 {
 	writeback_budget_reset();
@@ -76,9 +94,7 @@ static bool writeback_open(void)
 	const struct opt_values *o = &eng.opt;
 	char why[320];
 
-	const char *dir = o->backing_dir;
-	if (strcmp(dir, "auto") == 0)
-		dir = o->tmpdir[0] && backing_dir_on_disk(o->tmpdir) ? o->tmpdir : "/var/tmp";
+	const char *dir = writeback_dir(o);
 	log_snprintf(wb.dir, sizeof(wb.dir), "%s", dir);
 	wb.cfg = (struct backing_config){ .dir = wb.dir, .max_bytes = o->backing_max, .encrypt = o->backing_encrypt };
 	if (!wb.buf)	/* a second try, when turned on at run time, reuses it */
@@ -87,8 +103,8 @@ static bool writeback_open(void)
 	if (!wb.b) {
 		if (!wb.buf)
 			log_snprintf(why, sizeof(why), "no memory");
-		zlog("ZSWAP_WRITEBACK: %s: the second tier is off, so a limit holds only while the compressed"
-		     " data fits in it", why);
+		zlog("ZSWAP_BACKING_DIR=%s: %s: the second tier is off, so a limit holds only while the"
+		     " compressed data fits in it", o->backing_dir, why);
 		return false;
 	}
 	zswap_store_set_backing(eng.store, wb.b);
@@ -442,8 +458,11 @@ size_t writeback_recompress(const struct ctlreq_rc *req)
 
 /* Children gone (their pipe hung up): forget them; when none is left,
  * the kept slots are free. */
-static void writeback_reap_children(void)
+/* Returns how many slots kept for the children were freed. */
+static uint64_t writeback_reap_children(void)
 {
+	uint64_t freed = 0;
+
 	struct pollfd pf[WB_CHILDREN];
 	int n = 0, left = 0;
 
@@ -459,24 +478,33 @@ static void writeback_reap_children(void)
 		}
 		wbc.n = left;
 		if (!left && !wbc.untracked) {
-			uint64_t freed = backing_fork_release(wb.b);
+			freed = backing_fork_release(wb.b);
 			if (eng.opt.verbose && freed)
 				zlog("writeback: the forked processes are gone: %llu slots kept for them are free",
 				     (unsigned long long)freed);
 		}
 	}
 	pthread_mutex_unlock(&wbc.lock);
+	return freed;
 }
 
 void writeback_trim(void)
 {
 	if (!writeback_on())
 		return;
-	if (wbc.n)
-		writeback_reap_children();
-	/* Never in a fork child: the parent may have reused those slots. */
-	if (backing_unpunched(wb.b) >= WB_TRIM_MIN)
-		backing_trim(wb.b);
+	/* The forked processes gone, what they kept is a release, not churn:
+	 * the file goes back to what it holds and WB_TRIM_MIN freed slots. */
+	if (wbc.n && writeback_reap_children())
+		backing_trim(wb.b, WB_TRIM_MIN);
+	/* Freed slots are left on disk up to as many as those in use (the
+	 * file at most twice what it holds): a slot reused where its block
+	 * still is costs one write, where a punched one costs the punch (a
+	 * discard on a filesystem mounted with it) and the block's allocation
+	 * again. Never in a fork child: the parent may have reused those
+	 * slots (backing_trim). */
+	uint64_t keep = backing_in_use(wb.b) / WB_TRIM_KEEP;
+	if (backing_unpunched(wb.b) >= keep + WB_TRIM_MIN)
+		backing_trim(wb.b, keep);
 }
 
 void writeback_fork_prepare(void)

@@ -29,6 +29,7 @@
 
 #ifdef HAVE_LIBUNWIND
 #define UNW_LOCAL_ONLY
+#include <elf.h>
 #include <libunwind.h>
 #endif
 
@@ -168,6 +169,7 @@ static uintptr_t attrib_site_of(uintptr_t addr)
 /* The mapping holding an address, from a maps text (maps_scan). */
 struct attrib_hit {
 	uintptr_t addr, start, end;
+	uint64_t offset;		/* of the file mapped at start */
 	char *path;
 	size_t len;
 	bool found;
@@ -181,6 +183,7 @@ static int attrib_hit_fn(const struct maps_vma *v, void *arg)
 		return 0;
 	h->start = v->start;
 	h->end = v->end;
+	h->offset = v->offset;
 	h->found = true;
 	if (h->path && h->len) {
 		size_t n = v->path_len < h->len - 1 ? v->path_len : h->len - 1;
@@ -211,8 +214,133 @@ bool attrib_mapping_of(uintptr_t addr, char *buf, size_t cap, uintptr_t *start, 
 	return h.found;
 }
 
-void attrib_name(uintptr_t pc, char *func, size_t func_len, char *object, size_t object_len,
-		 char *maps_buf, size_t maps_cap)
+#ifdef HAVE_LIBUNWIND
+/* What an object file's symbol tables say of a code address. */
+enum attrib_sym { ATTRIB_SYM_UNREAD, ATTRIB_SYM_NONE, ATTRIB_SYM_FOUND };
+
+#define ATTRIB_SYM_CHUNK 32		/* symbols read per pread, on the stack */
+
+static bool attrib_pread(int fd, void *buf, size_t len, uint64_t off)
+{
+	return syscall(SYS_pread64, fd, buf, len, (off_t)off) == (long)len;
+}
+
+/* The function symbol of the ELF file fd (header eh) whose extent
+ * [st_value, st_value + st_size) holds the link-time address vaddr, from
+ * .symtab or .dynsym: its name into name, its value into *value. */
+static enum attrib_sym attrib_elf_sym(int fd, const Elf64_Ehdr *eh, uint64_t vaddr, char *name, size_t len,
+				      uint64_t *value)
+{
+	Elf64_Sym syms[ATTRIB_SYM_CHUNK];
+
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		Elf64_Shdr sh, str;
+		if (!attrib_pread(fd, &sh, sizeof(sh), eh->e_shoff + (uint64_t)i * sizeof(sh)))
+			return ATTRIB_SYM_UNREAD;
+		if ((sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || sh.sh_entsize != sizeof(Elf64_Sym) ||
+		    sh.sh_link >= eh->e_shnum)
+			continue;
+		if (!attrib_pread(fd, &str, sizeof(str), eh->e_shoff + (uint64_t)sh.sh_link * sizeof(str)))
+			return ATTRIB_SYM_UNREAD;
+		uint64_t n = sh.sh_size / sizeof(Elf64_Sym);
+		for (uint64_t k = 0; k < n; k += ATTRIB_SYM_CHUNK) {
+			size_t m = n - k < ATTRIB_SYM_CHUNK ? (size_t)(n - k) : ATTRIB_SYM_CHUNK;
+			if (!attrib_pread(fd, syms, m * sizeof(*syms), sh.sh_offset + k * sizeof(*syms)))
+				return ATTRIB_SYM_UNREAD;
+			for (size_t j = 0; j < m; j++) {
+				const Elf64_Sym *y = &syms[j];
+				unsigned type = ELF64_ST_TYPE(y->st_info);
+				/* Its size says whether it holds the address: a
+				 * symbol merely below it (the nearest exported
+				 * one in a stripped object) does not name it. */
+				if ((type != STT_FUNC && type != STT_GNU_IFUNC) || y->st_shndx == SHN_UNDEF ||
+				    vaddr < y->st_value || vaddr - y->st_value >= y->st_size || y->st_name >= str.sh_size)
+					continue;
+				uint64_t want = str.sh_size - y->st_name;
+				if (want > len - 1)
+					want = len - 1;
+				long got = syscall(SYS_pread64, fd, name, (size_t)want, (off_t)(str.sh_offset + y->st_name));
+				if (got <= 0)
+					return ATTRIB_SYM_UNREAD;
+				name[got] = '\0';
+				*value = y->st_value;
+				return ATTRIB_SYM_FOUND;
+			}
+		}
+	}
+	return ATTRIB_SYM_NONE;
+}
+
+/* Look up the code address at, in the object file path mapped at start from
+ * file offset off: its link-time address into *vaddr (what addr2line
+ * takes) and the symbol holding it, read with raw system calls (a crash
+ * report calls this in a signal handler). */
+static enum attrib_sym attrib_symbol(const char *path, uintptr_t start, uint64_t off, uintptr_t at, char *name,
+				     size_t len, uint64_t *value, uint64_t *vaddr)
+{
+	enum attrib_sym r = ATTRIB_SYM_UNREAD;
+	uint64_t foff = at - start + off;
+	Elf64_Ehdr eh;
+	int fd = fdtab_open_ro(path, false);
+
+	if (fd < 0)
+		return r;
+	if (attrib_pread(fd, &eh, sizeof(eh), 0) && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr) &&
+	    eh.e_shentsize == sizeof(Elf64_Shdr)) {
+		for (unsigned i = 0; i < eh.e_phnum; i++) {
+			Elf64_Phdr ph;
+			if (!attrib_pread(fd, &ph, sizeof(ph), eh.e_phoff + (uint64_t)i * sizeof(ph)))
+				break;
+			if (ph.p_type == PT_LOAD && ph.p_offset <= foff && foff - ph.p_offset < ph.p_filesz) {
+				*vaddr = foff - ph.p_offset + ph.p_vaddr;
+				r = attrib_elf_sym(fd, &eh, *vaddr, name, len, value);
+				break;
+			}
+		}
+	}
+	fdtab_close_short(fd);
+	return r;
+}
+
+/* Name pc from the symbol tables of the object file holding it, as maps
+ * (a maps_read text) says: "function+0x1a" when a symbol's extent holds it,
+ * else "object+0x1234" (a stripped object's unexported code). False when
+ * the file cannot be read (no file, deleted, not ELF). */
+static bool attrib_name_elf(uintptr_t pc, const char *maps, char *func, size_t func_len)
+{
+	char path[256], name[96];
+	struct attrib_hit h = { .addr = pc - 1, .path = path, .len = sizeof(path) };
+	uint64_t value = 0, vaddr = 0;
+
+	if (!pc || !maps)
+		return false;
+	maps_scan(maps, attrib_hit_fn, &h);
+	if (!h.found || path[0] != '/')
+		return false;
+	/* pc - 1: a return address may already be past the end of its
+	 * function. */
+	switch (attrib_symbol(path, h.start, h.offset, pc - 1, name, sizeof(name), &value, &vaddr)) {
+	case ATTRIB_SYM_FOUND:
+		log_snprintf(func, func_len, "%s+0x%lx", name, (unsigned long)(vaddr + 1 - value));
+		return true;
+	case ATTRIB_SYM_NONE: {
+		const char *base = path;
+		for (const char *p = path; *p; p++)
+			if (*p == '/')
+				base = p + 1;
+		log_snprintf(func, func_len, "%s+0x%lx", base, (unsigned long)(vaddr + 1));
+		return true;
+	}
+	default:
+		return false;
+	}
+}
+#endif
+
+/* attrib_name with maps, a maps_read text (or NULL), already read. */
+static void attrib_name_in(uintptr_t pc, char *func, size_t func_len, char *object, size_t object_len,
+			   const char *maps)
 {
 #ifdef HAVE_LIBUNWIND
 	unw_context_t ctx;
@@ -221,20 +349,28 @@ void attrib_name(uintptr_t pc, char *func, size_t func_len, char *object, size_t
 	char name[80];
 
 	log_snprintf(func, func_len, "?");
-	/* A cursor at our own frame, moved to the address asked about: the
-	 * lookup is the one an unwinder does for that frame. pc - 1: a return
-	 * address may already be past the end of its function. */
-	if (pc && unw_getcontext(&ctx) == 0 && unw_init_local(&c, &ctx) == 0 &&
-	    unw_set_reg(&c, UNW_REG_IP, (unw_word_t)(pc - 1)) == 0 &&
+	/* libunwind, for what the object file cannot tell (no file): a cursor
+	 * at our own frame, moved to the address asked about, so the lookup is
+	 * the one an unwinder does for that frame. */
+	if (!attrib_name_elf(pc, maps, func, func_len) && pc && unw_getcontext(&ctx) == 0 &&
+	    unw_init_local(&c, &ctx) == 0 && unw_set_reg(&c, UNW_REG_IP, (unw_word_t)(pc - 1)) == 0 &&
 	    unw_get_proc_name(&c, name, sizeof(name), &off) == 0)
 		log_snprintf(func, func_len, "%s+0x%lx", name, (unsigned long)off + 1);
 #else
 	log_snprintf(func, func_len, "unavailable");
 #endif
-	if (maps_buf && maps_read(maps_buf, maps_cap))
-		attrib_object(maps_buf, pc, object, object_len);
+	if (maps)
+		attrib_object(maps, pc, object, object_len);
 	else
 		log_snprintf(object, object_len, "-");
+}
+
+void attrib_name(uintptr_t pc, char *func, size_t func_len, char *object, size_t object_len,
+		 char *maps_buf, size_t maps_cap)
+{
+	bool have_maps = maps_buf && maps_read(maps_buf, maps_cap);
+
+	attrib_name_in(pc, func, func_len, object, object_len, have_maps ? maps_buf : NULL);
 }
 
 /* ---- the dump's rows --------------------------------------------------- */
@@ -341,9 +477,8 @@ size_t attrib_collect(struct attrib_row *rows, size_t max, size_t *total)
 		}
 		if (!have_maps)
 			have_maps = maps_read(attrib_maps, ATTRIB_MAPS_CAP) > 0;
-		attrib_name(r->site, r->func, sizeof(r->func), r->object, sizeof(r->object), NULL, 0);
-		if (have_maps)
-			attrib_object(attrib_maps, r->site, r->object, sizeof(r->object));
+		attrib_name_in(r->site, r->func, sizeof(r->func), r->object, sizeof(r->object),
+			       have_maps ? attrib_maps : NULL);
 	}
 	return out;
 }

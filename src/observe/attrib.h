@@ -9,8 +9,13 @@
  * regions the engine manages are walked, each is matched with its call site,
  * counted (resident, evicted, compressed bytes, refaults) and the most
  * evicted are listed. Call sites are named (function+offset, object file) on
- * the statistics thread only, holding no library lock: with libunwind when
- * the library was built with it; otherwise the function is "unavailable".
+ * the statistics thread only, holding no library lock: the function is the
+ * symbol of the object file whose extent (value and size) holds the
+ * address, read from the file; when none does (a stripped object's
+ * unexported code) the object's name and the link-time address in it
+ * ("libfoo.so+0x1234"), never the nearest symbol below; libunwind names
+ * code in no readable file. Without libunwind the function is
+ * "unavailable".
  * Mappings the C library made for itself (its heap and arenas, adopted from
  * /proc/self/maps) have no call site and are named as what they are.
  */

@@ -140,6 +140,8 @@ static void control_set(int fd, const struct ctlreq *r, unsigned long uid)
 		opt_format((enum opt_id)i, &eng.opt, now, sizeof(now));
 		log_snprintf(what, sizeof(what), "%s=%s (was %s)", opt_table[i].name, now, was);
 		control_record(uid, what);
+		if (eng.opt.verbose)
+			zlog("option %s=%s (from zswapctl set; was %s)", opt_table[i].name, now, was);
 		if (pos < sizeof(answer))
 			pos += log_snprintf(answer + pos, sizeof(answer) - pos, "%s\n", what);
 	}

@@ -1007,6 +1007,7 @@ static void reclaim_apply(enum opt_id id, struct reclaim_order *o)
 		return;
 	}
 	opt_copy(id, &o->nv, v);
+	v->from[id] = OPT_FROM_SET;
 	switch (id) {
 	case OPT_MEMORY_LIMIT:
 		reclaim_set_limit(v->memory_limit_rel ? reclaim_cgroup_limit(v->memory_limit_rel) : v->memory_limit);
@@ -1194,10 +1195,12 @@ int reclaim_init(void)
 	reclaim_set_workingset(policy_read_charge(), reclaim_pool_bytes());
 	pol.pid = syscall(SYS_getpid);
 	policy_clock_sample();	/* start-up: the clock at 0 s */
-	if (eng.opt.verbose)
+	if (eng.opt.verbose && pol.limit)
 		zlog("reclaim: memory limit %llu MiB (reclaim from %llu to %llu MiB), cold age %u s",
 		     (unsigned long long)(pol.limit >> 20), (unsigned long long)(pol.high >> 20),
 		     (unsigned long long)(pol.low >> 20), pol.cold_age);
+	else if (eng.opt.verbose)
+		zlog("reclaim: no memory limit, cold age %u s", pol.cold_age);
 	return 1;
 }
 

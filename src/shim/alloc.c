@@ -5,9 +5,10 @@
  * Each is the call passed on by growth (src/reclaim/growth.h): to the
  * allocator that would have served the program without libzswap, with what
  * glibc's malloc grew for itself held or registered under a memory limit.
- * The entry points are here, with every other interposed one, so that no
- * layer below the shim defines a libc name the program binds to
- * (tests/checks/test_layers_symbols.sh).
+ * A fork child that waits to start its own libzswap starts it at its first
+ * allocation (src/shim/start.h). The entry points are here, with every
+ * other interposed one, so that no layer below the shim defines a libc name
+ * the program binds to (tests/checks/test_layers_symbols.sh).
  */
 #include "config.h"
 
@@ -16,18 +17,22 @@
 
 #include "base/export.h"
 #include "reclaim/growth.h"
+#include "shim/start.h"
 
 ZSWAP_EXPORT void *malloc(size_t n)
 {
+	start_fork_wake();
 	return growth_malloc(n);
 }
 
 ZSWAP_EXPORT void *calloc(size_t n, size_t size)
 {
+	start_fork_wake();
 	return growth_calloc(n, size);
 }
 
 ZSWAP_EXPORT void *realloc(void *old, size_t n)
 {
+	start_fork_wake();
 	return growth_realloc(old, n);
 }

@@ -11,10 +11,12 @@
 #include "engine/engine.h"
 #include "engine/calls.h"
 #include "engine/snapshot.h"
+#include "shim/start.h"
 #include "zswap.h"
 
 ZSWAP_EXPORT int zswap_pageout(void *addr, size_t len)
 {
+	start_fork_wake();
 	if (!engine_running()) {
 		errno = ENOSYS;
 		return -1;
@@ -29,11 +31,13 @@ ZSWAP_EXPORT int zswap_pageout(void *addr, size_t len)
 
 ZSWAP_EXPORT int zswap_stats(struct zswap_stats *st, size_t size)
 {
+	start_fork_wake();
 	return snapshot_stats(st, size);
 }
 
 ZSWAP_EXPORT int zswap_active(void)
 {
+	start_fork_wake();
 	return engine_running();
 }
 

@@ -62,6 +62,9 @@ static void start_stats(int rc);
 /* This fork is followed (fork.c holds the state frozen), or the interim. */
 static bool start_fork_followed;
 
+/* This fork restarts (fork_restarts: frozen, every page loaded back). */
+static bool start_fork_restart;
+
 /* A clone() child that shares the parent's descriptor table (CLONE_FILES
  * without CLONE_VM): its descriptors are the parent's, never to close.
  * Set only in such a child's own copy of memory. */
@@ -70,6 +73,15 @@ static bool start_fork_fds_shared;
 /* The pid start_fork_prepare saw running (the child compares it with the
  * state's: a fork from a process whose engine is not its own does nothing). */
 static pid_t start_fork_pid;
+
+/* Every stored page loaded back (the interim's, and a restart's before
+ * the freeze), fault services still installing one waited out. */
+static void start_fork_load_all(void)
+{
+	fault_load_all(0, UINTPTR_MAX);
+	pthread_rwlock_wrlock(&eng.ev_lock);
+	pthread_rwlock_unlock(&eng.ev_lock);
+}
 
 /* interim: every page loaded back, the child left without the library
  * (engine_fork_raw); else followed when fork.c can (fork_prepare). */
@@ -84,15 +96,16 @@ static void start_fork_prepare_as(bool interim)
 	 * or discard of the program's in flight across the copy (fork.h). */
 	fork_gate_close();
 	pthread_rwlock_wrlock(&eng.evict_gate);	/* no page in flight, none to come */
+	start_fork_restart = !interim && fork_restarts();
+	if (start_fork_restart)
+		start_fork_load_all();	/* the child's copy must hold every byte */
 	start_fork_followed = interim ? fork_prepare_interim() : fork_prepare();
+	start_fork_restart = start_fork_restart && start_fork_followed;
 	if (start_fork_followed) {
 		writeback_fork_prepare();	/* how the parent learns the child is gone */
 		return;
 	}
-	fault_load_all(0, UINTPTR_MAX);
-	/* Wait out fault services still installing a page. */
-	pthread_rwlock_wrlock(&eng.ev_lock);
-	pthread_rwlock_unlock(&eng.ev_lock);
+	start_fork_load_all();
 }
 
 static void start_fork_prepare(void)
@@ -167,16 +180,29 @@ static bool start_log_per_process(void)
 
 static void start_tids_fork_child(void);
 
+static void start_fork_off(void);
+static const char *start_errname(int e);
+
 static void start_fork_child(void)
 {
 	start_tids_fork_child();
 	fork_gate_reset();	/* the calls it held back were the parent's threads */
 	sigchain_fork_child();	/* its own copy of the signal records */
+	if (atomic_load(&eng.state) == ENGINE_DORMANT && start_fork_fds_shared)
+		atomic_store(&eng.state, ENGINE_OFF);	/* its start would close its parent's descriptors */
 	if (atomic_load(&eng.state) != ENGINE_RUNNING || start_fork_pid != eng.pid)
 		return;
 	eng.pid = (pid_t)syscall(SYS_getpid);
 	if (start_log_per_process())
 		start_log_open(eng.opt.log_file);	/* the child's own file */
+	if (start_fork_restart) {
+		/* Nothing to serve: every page is in place and nothing is
+		 * registered. A child that execs pays for nothing more. */
+		fork_restart_child();
+		atomic_store(&eng.state, ENGINE_DORMANT);
+		engine_sigrestore(&start_fork_mask);
+		return;
+	}
 	int fd = start_fork_followed ? fork_child_take() : -1;
 	if (fd >= 0) {
 		/* Our own userfaultfd and copy of everything: serve it, and
@@ -202,9 +228,15 @@ static void start_fork_child(void)
 		/* The threads that did start stay parked at the gate. */
 		zlog("fork: cannot start the child's handler threads (%d): its evicted pages are lost", rc);
 	}
-	/* The interim (every page was loaded back), or a child that could not
-	 * take over: a pass-through. Closing its userfaultfd drops its
-	 * registrations (the kernel then fills missing pages with zeros). */
+	start_fork_off();
+	engine_sigrestore(&start_fork_mask);
+}
+
+/* The interim (every page was loaded back), or a child that could not
+ * take over or start: a pass-through. Closing its userfaultfd drops its
+ * registrations (the kernel then fills missing pages with zeros). */
+static void start_fork_off(void)
+{
 	atomic_store(&eng.state, ENGINE_OFF);
 	stats_fork_child_off();
 	if (!start_fork_fds_shared) {
@@ -212,7 +244,50 @@ static void start_fork_child(void)
 		fdtab_close_all();
 	}
 	eng.uffd = eng.pagemap_fd = -1;
-	engine_sigrestore(&start_fork_mask);
+}
+
+/*
+ * The restart's start (start.h): the child's own threads on its own
+ * userfaultfd, over the table, pool and options it copied, as a followed
+ * child's. The threads are made first and wait at the gate: creating them
+ * allocates, and a first touch of a registered page would wait for a
+ * handler. Only then is the table registered, and nothing of the
+ * program's is touched until the gate opens.
+ */
+void start_fork_wake_slow(void)
+{
+	int expected = ENGINE_DORMANT;
+	sigset_t old;
+
+	if (!atomic_compare_exchange_strong(&eng.state, &expected, ENGINE_STARTING))
+		return;		/* another thread starts it; its call passes meanwhile */
+	engine_sigblock(&old);
+	eng.pid = (pid_t)syscall(SYS_getpid);
+	if (eng.opt.verbose)
+		zlog("fork: this child starts a libzswap of its own");
+	if (fork_restart_open() >= 0) {
+		atomic_store(&eng.start_gate, 1);
+		writeback_fork_child();	/* reads what it inherited, writes a file of its own */
+		int rrc = reclaim_fork_child();
+		int rc = start_handlers(eng.opt.fault_threads);
+		if (rc > 0) {
+			start_reclaimer(rrc);
+			start_stats(stats_fork_child());
+			rc = evict_register_again();
+		}
+		if (rc >= 0) {
+			atomic_store_explicit(&eng.state, ENGINE_RUNNING, memory_order_release);
+			atomic_store_explicit(&eng.start_gate, 0, memory_order_release);
+			syscall(SYS_futex, &eng.start_gate, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+			engine_sigrestore(&old);
+			return;
+		}
+		/* The threads that did start stay parked at the gate. */
+		zlog("fork: this child cannot start its own libzswap (%s); it runs without it",
+		     start_errname(-rc));
+	}
+	start_fork_off();
+	engine_sigrestore(&old);
 }
 
 void start_fork_raw_prepare(void)
@@ -572,6 +647,8 @@ static void start_init(void)
 		goto off;	/* set-user-ID: no file the environment names is opened */
 	start_log_init();
 	opt_load(&eng.opt, NULL);
+	if (eng.opt.verbose)
+		opt_log_in_force(&eng.opt);
 	if (!eng.opt.enabled)
 		goto off;
 	atomic_store(&eng.inject_thread_fail, eng.opt.inject_thread_fail);
@@ -580,7 +657,7 @@ static void start_init(void)
 	sigchain_on_tkill(start_on_tkill);
 	/* Before any thread of ours runs or any page is managed. */
 	int bound = bindnow_closure();
-	if (eng.opt.verbose)
+	if (eng.opt.verbose >= 2)
 		zlog("bound %d lazy PLT slot(s) of the objects the library calls into", bound);
 
 	/* Kept high, out of the program's way (src/base/fdtab.h). */

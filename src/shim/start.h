@@ -8,6 +8,8 @@
 
 #include <stdbool.h>
 
+#include "engine/engine.h"
+
 /* A fork the C library makes without its atfork handlers (glibc's _Fork,
  * clone without CLONE_VM: src/shim/interpose.c): the library's handlers run
  * around it all the same, but always as the interim (every stored page
@@ -19,6 +21,20 @@
 void start_fork_raw_prepare(void);
 void start_fork_raw_parent(void);
 void start_fork_raw_child(bool fds_shared);
+
+/* A fork child without fork events keeps its copy of the library dormant
+ * (fork.h, fork_restarts) and starts a libzswap of its own at its first
+ * call that may grow or change its memory: the malloc family, mmap,
+ * mremap, munmap, madvise, the mlock family, a given thread stack, the
+ * public API. A child that execs first never pays for a start-up. The
+ * check is one load; the start runs on the calling thread. */
+void start_fork_wake_slow(void);
+
+static inline void start_fork_wake(void)
+{
+	if (atomic_load_explicit(&eng.state, memory_order_relaxed) == ENGINE_DORMANT)
+		start_fork_wake_slow();
+}
 
 /* Run fn(arg) on every library thread, each on itself, and return once all
  * have: what only a thread can do to itself (its capabilities: creds.c).

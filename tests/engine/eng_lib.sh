@@ -21,6 +21,12 @@
 # eng_fail MESSAGE     record a failure (the test goes on, exits 1 at the end)
 # eng_skip MESSAGE     exit 77 with the reason on stderr
 # eng_finish           exit 0, or 1 if anything failed
+# eng_live [VAR=VALUE...]  start an idle python3 under the library in the
+#                      background, serving its statistics socket in
+#                      $XDG_RUNTIME_DIR (the caller's private directory):
+#                      ENG_LIVE its process ID, its stderr in
+#                      $ENG_TMP/live.err, stopped at exit; skips when
+#                      userfaultfd is unavailable, returns 1 without a socket
 
 set -u
 
@@ -152,6 +158,22 @@ eng_need_nobody() {
 		eng_skip "user nobody cannot run $1 or read $ENG_LIB (build directory not world-readable)"
 }
 
+# eng_need_noptrace: skip unless this test can run a program as root
+# without CAP_SYS_PTRACE (no fork events) with userfaultfd still open to it;
+# sets ENG_NOPTRACE to the command prefix that drops the capability.
+eng_need_noptrace() {
+	[ "$(id -u)" = 0 ] || eng_skip "needs root (to drop CAP_SYS_PTRACE alone)"
+	command -v setpriv >/dev/null 2>&1 || eng_skip "setpriv(1) is missing (util-linux)"
+	ENG_NOPTRACE="setpriv --bounding-set=-sys_ptrace --inh-caps=-sys_ptrace"
+	eng_eff=$($ENG_NOPTRACE sh -c 'sed -n "s/^CapEff:[[:space:]]*//p" /proc/self/status')
+	[ -n "$eng_eff" ] && [ $(((0x$eng_eff >> 19) & 1)) = 0 ] ||
+		eng_skip "setpriv cannot drop CAP_SYS_PTRACE here (CapEff ${eng_eff:-unknown})"
+	# userfaultfd must still open without the capability: /dev/userfaultfd
+	# (root's own) or the sysctl.
+	[ -c /dev/userfaultfd ] || [ "$(cat /proc/sys/vm/unprivileged_userfaultfd 2>/dev/null)" = 1 ] ||
+		eng_skip "no /dev/userfaultfd and vm.unprivileged_userfaultfd=0: nothing opens without CAP_SYS_PTRACE"
+}
+
 # Describe an exit status: "0", "1", "signal 7 (SIGBUS)".
 eng_status() {
 	if [ "$1" -gt 128 ] && [ "$1" -lt 160 ]; then
@@ -255,4 +277,21 @@ eng_compare_run() {
 	cp "$ENG_OUT" "$ENG_TMP/$eng_c_label.ref"
 	eng_ok_run "$eng_c_label" lib "$@" || return 1
 	eng_expect_same_stdout "$ENG_TMP/$eng_c_label.ref"
+}
+
+eng_live() {
+	env LD_PRELOAD="$ENG_PRELOAD" "$@" python3 -c 'import os, time
+print(os.getpid(), flush=True)
+time.sleep(300)' >"$ENG_TMP/live.out" 2>"$ENG_TMP/live.err" &
+	eng_live_bg=$!
+	trap 'kill $eng_live_bg 2>/dev/null; rm -rf "$ENG_TMP"' EXIT
+	ENG_LIVE=
+	for _ in $(seq 300); do
+		ENG_LIVE=$(head -n 1 "$ENG_TMP/live.out")
+		[ -n "$ENG_LIVE" ] && [ -S "$XDG_RUNTIME_DIR/libzswap/$ENG_LIVE.sock" ] && return 0
+		sleep 0.1
+	done
+	grep -q 'userfaultfd unavailable' "$ENG_TMP/live.err" && eng_skip "$(grep -m1 '^libzswap:' "$ENG_TMP/live.err")"
+	eng_fail "the live process offers no statistics socket: $(cat "$ENG_TMP/live.err")"
+	return 1
 }

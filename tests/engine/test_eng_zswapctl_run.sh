@@ -7,7 +7,7 @@
 # shell sees them. A bad option name or value is refused (exit 2, one line
 # naming it) before anything runs; a missing program exits 127 and one that
 # cannot be executed 126; an LD_PRELOAD already set is kept, the library not
-# added twice.
+# added twice. A zswapctl in a build tree preloads that tree's library.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/../..}/tests/engine/eng_lib.sh"
 
 ctl=$ENG_BUILDDIR/tools/zswapctl/zswapctl
@@ -98,15 +98,24 @@ eng_expect_rc 2 && one_line notopt ZSWAP_LIB
 eng_run nolib plain "$ctl" run --lib "$ENG_TMP/none.so" -- echo ran
 eng_expect_rc 1 && one_line nolib "$ENG_TMP/none.so"
 
-# Without --lib or ZSWAPCTL_LIBRARY: the installed library, named in the
-# help; when it is not installed, one line naming the path.
-default=$("$ctl" run --help | sed -n 's/^ *\(\/.*libzswap\.so\.[0-9]*\))$/\1/p')
+# Without --lib or ZSWAPCTL_LIBRARY, from a build tree: the tree's own
+# library, found from zswapctl's place whatever the working directory.
+(cd / && eng_run buildtree plain "$ctl" run -- sh -c 'echo "$LD_PRELOAD"' && eng_expect_rc 0 &&
+	cp "$ENG_OUT" "$ENG_TMP/buildtree.got")
+[ "$(cat "$ENG_TMP/buildtree.got" 2>/dev/null)" = "$(cd "$ENG_BUILDDIR" && pwd -P)/.libs/libzswap.so" ] ||
+	eng_fail "buildtree: LD_PRELOAD was '$(cat "$ENG_TMP/buildtree.got" 2>/dev/null)', not the build tree's library"
+
+# Elsewhere: the installed library, named in the help; when it is not
+# installed, one line naming the path.
+mkdir "$ENG_TMP/bin"
+cp "$ctl" "$ENG_TMP/bin/zswapctl"
+default=$("$ENG_TMP/bin/zswapctl" run --help | sed -n 's/^ *\(\/.*libzswap\.so\.[0-9]*\))$/\1/p')
 case $default in
 /*) ;;
 *) eng_fail "run --help names no default library" ;;
 esac
 if [ -n "$default" ] && [ ! -e "$default" ]; then
-	eng_run nodefault plain "$ctl" run -- echo ran
+	eng_run nodefault plain "$ENG_TMP/bin/zswapctl" run -- echo ran
 	eng_expect_rc 1 && one_line nodefault "$default"
 fi
 

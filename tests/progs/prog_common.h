@@ -242,22 +242,29 @@ static PC_UNUSED int pc_pageout_api(void *addr, size_t len)
 	return pc_pageout(addr, len);
 }
 
-/* Resident anonymous memory of the process, in KiB (RssAnon). */
-static PC_UNUSED long pc_rss_anon_kb(void)
+/* A field of /proc/self/status in KiB ("RssAnon", "VmHWM"). */
+static PC_UNUSED long pc_status_kb(const char *key)
 {
 	char line[256];
+	size_t n = strlen(key);
 	long kb = -1;
 	FILE *f = fopen("/proc/self/status", "r");
 
 	if (!f)
 		pc_fail("open /proc/self/status: %s", strerror(errno));
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "RssAnon: %ld kB", &kb) == 1)
-			break;
+	while (kb < 0 && fgets(line, sizeof(line), f))
+		if (strncmp(line, key, n) == 0 && line[n] == ':')
+			kb = strtol(line + n + 1, NULL, 10);
 	fclose(f);
 	if (kb < 0)
-		pc_fail("no RssAnon in /proc/self/status");
+		pc_fail("no %s in /proc/self/status", key);
 	return kb;
+}
+
+/* Resident anonymous memory of the process, in KiB (RssAnon). */
+static PC_UNUSED long pc_rss_anon_kb(void)
+{
+	return pc_status_kb("RssAnon");
 }
 
 /* ---- /proc/self/pagemap: bit 63 present, bit 62 swapped ----------------- */

@@ -62,8 +62,15 @@
  *   rawclone-files the same with CLONE_FILES: the child shares the parent's
  *               descriptors, and must leave the library's open (the parent
  *               evicts and refaults after it)
+ *   limit       (with a memory limit) the parent maps a little; the child
+ *               maps, writes and checks three times the limit page by page:
+ *               its VmHWM stays near the limit, its own store holds pages;
+ *               the parent checks its own pages after the child
  * With --interim the library is expected to take the interim instead
  * (pool-lock mode): the child is a pass-through, the data still intact.
+ * With --restart (no fork events: root without CAP_SYS_PTRACE) fork loads
+ * every page back and the child starts a libzswap of its own: the child
+ * must be managed, with the pool loaded back.
  *
  * stdout: one line per case, the same with and without the library.
  */
@@ -85,6 +92,7 @@
 #define SEED_GRAND 14
 
 static bool interim;
+static bool restart;	/* --restart */
 static char self[4096];
 
 static void check_status(const char *what, int status)
@@ -196,7 +204,7 @@ static void case_basic(void)
 		child_start("basic");
 		/* The pool was not decompressed for the child: it starts with
 		 * the parent's resident set, not the evicted 16 MiB on top. */
-		if (pc_managed())
+		if (pc_managed() && !restart)
 			PC_CHECK(rss < rss_parent + 8 * 1024, "basic: the child's RssAnon right after fork is %ld KiB, the"
 				 " parent's was %ld KiB: fork loaded the pool back", rss, rss_parent);
 		struct zswap_stats st;
@@ -1073,6 +1081,36 @@ static void case_compact(void)
 	munmap(p, CP_PAGES * PC_PAGE);
 }
 
+static void case_limit(void)
+{
+	const char *lim = getenv("ZSWAP_MEMORY_LIMIT");
+	size_t limit = lim ? strtoull(lim, NULL, 10) << 20 : 32UL << 20;
+	size_t npages = 3 * limit / PC_PAGE;
+	char *own = pc_map(NPAGES / 4 * PC_PAGE);
+
+	pc_fill_range(own, NPAGES / 4, PC_TEXT, SEED_BASE);
+	pid_t pid = fork_flushed();
+	if (pid == 0) {
+		child_start("limit");
+		char *p = pc_map(npages * PC_PAGE);
+		pc_fill_range(p, npages, PC_TEXT, SEED_CHILD);
+		pc_expect_range("limit child: three times its limit", p, npages, PC_TEXT, SEED_CHILD);
+		expect_base("limit child: the parent's pages", own, 0, NPAGES / 4);
+		struct zswap_stats st;
+		pc_stats(&st);
+		fprintf(stderr, "prog_fork: stat child_vmhwm_kb=%ld\n", pc_status_kb("VmHWM"));
+		fprintf(stderr, "prog_fork: stat child_stored_pages=%llu\n", (unsigned long long)st.stored_pages);
+		exit(0);
+	}
+	wait_child("limit: the child", pid);
+	expect_base("limit parent: after the child", own, 0, NPAGES / 4);
+	struct zswap_stats st;
+	pc_stats(&st);
+	fprintf(stderr, "prog_fork: stat parent_stored_pages=%llu\n", (unsigned long long)st.stored_pages);
+	printf("limit: %zu pages in the child, the parent intact\n", npages);
+	munmap(own, NPAGES / 4 * PC_PAGE);
+}
+
 int main(int argc, char **argv)
 {
 	pc_init("prog_fork", &argc, argv);
@@ -1085,6 +1123,9 @@ int main(int argc, char **argv)
 	int i = 1;
 	if (argc >= 2 && strcmp(argv[1], "--interim") == 0) {
 		interim = true;
+		i++;
+	} else if (argc >= 2 && strcmp(argv[1], "--restart") == 0) {
+		restart = true;
 		i++;
 	}
 	pc_info("mode %s%s", pc_mode_name(), interim ? " (interim expected)" : "");
@@ -1126,6 +1167,8 @@ int main(int argc, char **argv)
 			case_dontfork(true);
 		else if (strcmp(c, "compact") == 0)
 			case_compact();
+		else if (strcmp(c, "limit") == 0)
+			case_limit();
 		else
 			pc_fail("unknown case %s", c);
 		printf("%s ok\n", c);

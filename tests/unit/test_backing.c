@@ -215,7 +215,7 @@ static void round_trip(bool encrypt)
 	backing_free(b, 40);
 	CHECK(backing_unpunched(b) == 1, "%llu slots wait for a punch, expected 1",
 	      (unsigned long long)backing_unpunched(b));
-	CHECK(backing_trim(b) == 1, "the trim did not punch the one free slot");
+	CHECK(backing_trim(b, 0) == 1, "the trim did not punch the one free slot");
 	fill(page_buf, 1000);
 	CHECK(backing_read(b, 3, scratch) == 0 && memcmp(scratch, page_buf, ZS_PAGE_SIZE) == 0,
 	      "a reused slot lost its page to a trim");
@@ -224,7 +224,7 @@ static void round_trip(bool encrypt)
 			backing_free(b, i);
 	CHECK(backing_unpunched(b) == NPAGES, "%llu slots wait for a punch, expected %d",
 	      (unsigned long long)backing_unpunched(b), NPAGES);
-	CHECK(backing_trim(b) == NPAGES, "the trim did not punch every free slot");
+	CHECK(backing_trim(b, 0) == NPAGES, "the trim did not punch every free slot");
 	CHECK(backing_unpunched(b) == 0, "slots still wait for a punch after a trim");
 	backing_stats(b, &st);
 	CHECK(st.bd_count == 0, "bd_count %llu after freeing everything", (unsigned long long)st.bd_count);
@@ -308,6 +308,38 @@ static void runs(void)
 		fill(scratch, 200 + k);
 		CHECK(memcmp(run_buf, scratch, ZS_PAGE_SIZE) == 0, "page %u differs", k);
 	}
+	backing_close(b);
+}
+
+/* A trim told to keep k freed slots punches the highest first and leaves
+ * the lowest k on disk, where the allocator takes its next slots. */
+static void trim_keeps(void)
+{
+	struct backing_stats st;
+	struct backing *b = tier_of_16(256);
+
+	if (!b)
+		return;
+	for (int i = 16; i < 128; i++)
+		CHECK(backing_write(b, page_buf, scratch) == i, "write %d failed", i);
+	for (uint64_t s = 8; s < 128; s++)
+		backing_free(b, s);
+	backing_stats(b, &st);
+	uint64_t before = st.disk_bytes;
+	CHECK(backing_trim(b, 200) == 0, "a trim punched with fewer freed slots than it keeps");
+	/* Words are punched whole, from the highest: 64..127, then 8..63. */
+	CHECK(backing_trim(b, 60) == 64, "the trim did not punch the highest word alone");
+	CHECK(backing_unpunched(b) == 56, "%llu freed slots left on disk, expected 56",
+	      (unsigned long long)backing_unpunched(b));
+	backing_stats(b, &st);
+	CHECK(before - st.disk_bytes >= 60 * ZS_PAGE_SIZE && before - st.disk_bytes <= 64 * ZS_PAGE_SIZE,
+	      "the trim freed %llu bytes on disk, expected those of 64 slots",
+	      (unsigned long long)(before - st.disk_bytes));
+	fill(page_buf, 300);
+	CHECK(backing_write(b, page_buf, scratch) == 8, "the lowest freed slot was not reused");
+	CHECK(backing_read(b, 8, scratch) == 0 && memcmp(scratch, page_buf, ZS_PAGE_SIZE) == 0,
+	      "a page written to an unpunched slot did not read back");
+	CHECK(backing_trim(b, 0) == 55, "the last trim did not punch the 55 freed slots left");
 	backing_close(b);
 }
 
@@ -454,6 +486,7 @@ int main(void)
 	round_trip(false);
 	limits();
 	runs();
+	trim_keeps();
 	refusals();
 	key_page();
 	key_page_unlocked();

@@ -51,7 +51,7 @@ static void check_set(void)
 	CHECK(r.kind == CTLREQ_SET && !r.bad && r.nv.memory_limit == 64ull << 20 && r.nv.cold_age == 5 &&
 	      r.mask == ((1ull << OPT_MEMORY_LIMIT) | (1ull << OPT_COLD_AGE)), "set: %s", r.why);
 	parse("set ZSWAP_COLD_AGE=5x");
-	CHECK(r.kind == CTLREQ_SET && r.bad && strstr(r.why, "ZSWAP_COLD_AGE=5x: expected an integer"),
+	CHECK(r.kind == CTLREQ_SET && r.bad && strstr(r.why, "ZSWAP_COLD_AGE=\"5x\": expected an integer"),
 	      "set 5x: %s", r.why);
 	parse("compact");
 	CHECK(r.kind == CTLREQ_COMPACT && !r.bad, "compact");

@@ -476,7 +476,7 @@ static void test_bad_values(void)
 		     "from 2 to 4; using 3\n") == 0, "%s", res.err);
 	load1("ZSWAP_MIN_REGION=12Q", &res);
 	CHECK(strcmp(res.err, "libzswap: ZSWAP_MIN_REGION=\"12Q\": expected a size like "
-		     "64K, 1M or 2G; using 256K\n") == 0, "%s", res.err);
+		     "64K, 1M or 2GiB; using 256K\n") == 0, "%s", res.err);
 
 	/* A variable without '=' (possible through execve) is an empty value. */
 	load1("ZSWAP_VERBOSE", &res);

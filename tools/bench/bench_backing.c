@@ -179,13 +179,13 @@ int main(int argc, char **argv)
 			backing_free(b, (uint64_t)slot[i]);
 		printf("RESULT bench=backing what=free encrypt=%d us_per_page=%.2f\n", enc, per_page(t0, half / 2));
 		t0 = bench_now_ns();
-		backing_trim(b);
+		backing_trim(b, 0);
 		printf("RESULT bench=backing what=trim_runs_of_1 encrypt=%d us_per_page=%.2f\n", enc,
 		       per_page(t0, half / 2));
 		for (size_t i = half; i < npages; i++)
 			backing_free(b, (uint64_t)slot[i]);
 		t0 = bench_now_ns();
-		backing_trim(b);
+		backing_trim(b, 0);
 		printf("RESULT bench=backing what=trim_runs_of_64 encrypt=%d us_per_page=%.2f\n", enc,
 		       per_page(t0, npages - half));
 		for (size_t i = 1; i < half; i += 2)

@@ -32,16 +32,29 @@ static const struct zswapctl_cmd zswapctl_cmds[] = {
 		"status is zswapctl's. Every setting is checked as libzswap reads it\n"
 		"before anything runs; a bad one is a usage error.\n"
 		"\n"
-		"  --limit LIMIT    ZSWAP_MEMORY_LIMIT, in any form it takes (bytes with K/M/G/T,\n"
-		"                   N% of memory; libzswap(7))\n"
+		"  --limit LIMIT    ZSWAP_MEMORY_LIMIT: a size (64M, 2G, 1GiB: K, M, G, T are\n"
+		"                   powers of 1024, B or iB may follow), N% or auto, 0 for none.\n"
+		"                   N% is N percent of the memory cgroup's limit, or of physical\n"
+		"                   memory outside a limited cgroup; auto is 7/8 of the cgroup's\n"
+		"                   limit, or no limit outside one\n"
 		"  -o NAME=VALUE    ZSWAP_NAME=VALUE: any option of libzswap(7), named with or\n"
-		"                   without ZSWAP_, in any case (-o cold_age=10); repeatable\n"
+		"                   without ZSWAP_, in any case (-o cold_age=10); repeatable.\n"
+		"                   Switches take 1/0, yes/no, on/off, true/false (and auto\n"
+		"                   where libzswap(7) says so)\n"
 		"  --lib PATH       the library to preload (default: $ZSWAPCTL_LIBRARY, else\n"
+		"                   .libs/libzswap.so of the build tree zswapctl runs from,\n"
+		"                   else the installed library,\n"
 		"                   " ZSWAPCTL_DEFAULT_LIBRARY ")\n"
 		"  -h, --help       this text\n"
 		"\n"
+		"A setting is checked as the library checks the environment, with the same\n"
+		"words and messages (\"did you mean\" for a misspelt name), and the\n"
+		"directory of the second tier (ZSWAP_BACKING_DIR, from -o or the\n"
+		"environment) must exist, be a directory, be writable and not be on tmpfs.\n"
+		"\n"
 		"Exit status: PROGRAM's; 126 if it cannot be executed, 127 if it is not\n"
-		"found, 2 on a usage error, 1 if the library is not there.\n",
+		"found, 2 on a usage error, 1 if the library is not there or the\n"
+		"directory of the second tier cannot hold it.\n",
 		.run = zswapctl_run,
 	},
 	{
@@ -290,25 +303,23 @@ bool zswapctl_parse_uint(const char *s, unsigned long min, unsigned long max,
 	return true;
 }
 
-const struct opt_def *zswapctl_find_option(const char *name, size_t len)
+const struct opt_def *zswapctl_check_setting(const struct zswapctl_cmd *cmd, const char *arg,
+					     unsigned int how, struct opt_values *v)
 {
-	static const char prefix[] = "ZSWAP_";
-	const size_t plen = sizeof(prefix) - 1;
-	char full[128];
+	const char *eq = strchr(arg, '=');
+	const struct opt_def *d;
+	char msg[OPT_CHECK_MSG_MAX];
 
-	if (len >= plen && strncasecmp(name, prefix, plen) == 0) {
-		name += plen;
-		len -= plen;
-	}
-	if (len == 0 || plen + len >= sizeof(full))
+	if (!eq || eq == arg) {
+		zswapctl_usage_error(cmd, "'%s': expected NAME=VALUE", arg);
 		return NULL;
-	memcpy(full, prefix, plen);
-	for (size_t i = 0; i < len; i++) {
-		char c = name[i];
-
-		full[plen + i] = c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
 	}
-	return opt_find(full, plen + len);
+	if (opt_check(arg, (size_t)(eq - arg), eq + 1, how | OPT_CHECK_LOOSE, v, &d, msg,
+		      sizeof(msg)) != OPT_CHECK_OK) {
+		zswapctl_usage_error(cmd, "%s: %s", arg, msg);
+		return NULL;
+	}
+	return d;
 }
 
 bool zswapctl_option(int argc, char **argv, int *i, const char *name, const char **value)

@@ -44,11 +44,15 @@ bool zswapctl_parse_uint(const char *s, unsigned long min, unsigned long max,
  * is missing) and advances *i past what it consumed. */
 bool zswapctl_option(int argc, char **argv, int *i, const char *name, const char **value);
 
-/* The option table's row for a user's NAME (len bytes): with or without
- * the ZSWAP_ prefix, in any case (cold_age, COLD_AGE, zswap_cold_age).
- * NULL if the table has no such option. */
+/* Check a user's NAME=VALUE (arg) with the library's own validator
+ * (opt_check, src/core/options.h): NAME with or without ZSWAP_, in any case
+ * (cold_age, COLD_AGE, zswap_cold_age); how adds OPT_CHECK_* rules. Returns
+ * the option's row, its value set in *v; or NULL after one usage line
+ * naming the variable ("did you mean" for a misspelt name). */
 struct opt_def;
-const struct opt_def *zswapctl_find_option(const char *name, size_t len);
+struct opt_values;
+const struct opt_def *zswapctl_check_setting(const struct zswapctl_cmd *cmd, const char *arg,
+					     unsigned int how, struct opt_values *v);
 
 /*
  * Talking to a process under libzswap (zswapctl_sock.c). No socket is

@@ -74,17 +74,6 @@ static int ctl_act(const struct zswapctl_cmd *cmd, long pid, const char *req)
 	return rc;
 }
 
-/* NAME=VALUE: the table's row for NAME, *value after the '='. */
-static const struct opt_def *ctl_option(const char *arg, const char **value)
-{
-	const char *eq = strchr(arg, '=');
-
-	if (!eq)
-		return NULL;
-	*value = eq + 1;
-	return zswapctl_find_option(arg, (size_t)(eq - arg));
-}
-
 int zswapctl_set(const struct zswapctl_cmd *cmd, int argc, char **argv)
 {
 	long pid;
@@ -103,20 +92,10 @@ int zswapctl_set(const struct zswapctl_cmd *cmd, int argc, char **argv)
 	struct opt_values v;
 	opt_defaults(&v);
 	for (int i = 2; i < argc; i++) {
-		const char *value;
-		const struct opt_def *d = ctl_option(argv[i], &value);
-		char why[256];
-		if (!strchr(argv[i], '='))
-			return zswapctl_usage_error(cmd, "'%s': expected NAME=VALUE", argv[i]);
+		const struct opt_def *d = zswapctl_check_setting(cmd, argv[i], OPT_CHECK_RUNTIME, &v);
 		if (!d)
-			return zswapctl_usage_error(cmd, "'%s': no such option (libzswap(7) lists them)",
-						    argv[i]);
-		if (!(d->flags & OPT_F_RUNTIME))
-			return zswapctl_usage_error(cmd, "%s is read once at start-up and cannot change in a "
-						    "running process (see libzswap(7))", d->name);
-		if (!opt_parse_one(d->id, value, &v, why, sizeof(why)))
-			return zswapctl_usage_error(cmd, "%s=%s: %s", d->name, value, why);
-		int w = snprintf(req + pos, sizeof(req) - pos, " %s=%s", d->name, value);
+			return ZSWAPCTL_EXIT_USAGE;
+		int w = snprintf(req + pos, sizeof(req) - pos, " %s=%s", d->name, strchr(argv[i], '=') + 1);
 		if (w < 0 || (size_t)w >= sizeof(req) - pos - 1)
 			return zswapctl_usage_error(cmd, "too many settings in one call");
 		pos += (size_t)w;

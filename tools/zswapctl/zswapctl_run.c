@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/backing.h"
 #include "core/options.h"
 #include "zswapctl.h"
 
@@ -39,18 +40,22 @@ struct run_setting {
 	const char *value;
 };
 
-/* Check VALUE for the option as the library will parse it; on a bad one,
- * print the table's reason on one line and return false. */
-static bool run_check(const struct zswapctl_cmd *cmd, const char *flag, const char *arg,
-		      const struct opt_def *d, const char *value)
+/*
+ * The tier's directory, if the settings or the environment name one (not
+ * auto), checked as the library will check it when it opens the tier, so
+ * that a directory that cannot hold it stops the run before the program
+ * starts. given: a setting of the command line names it, not the
+ * environment the run inherits.
+ */
+static bool run_check_backing(const struct opt_values *v, bool given)
 {
-	struct opt_values v;
-	char why[160];
+	const char *dir = v->backing_dir;
+	char why[400];
 
-	opt_defaults(&v);
-	if (opt_parse_one(d->id, value, &v, why, sizeof(why)))
+	if (!strcmp(dir, "auto") || backing_check_dir(dir, why, sizeof(why)) == 0)
 		return true;
-	zswapctl_usage_error(cmd, "%s %s: %s='%s' is not valid: %s", flag, arg, d->name, value, why);
+	fprintf(stderr, "zswapctl: run: %s=%s%s: %s\n",
+		opt_table[OPT_BACKING_DIR].name, dir, given ? "" : " (in the environment)", why);
 	return false;
 }
 
@@ -87,6 +92,35 @@ static bool run_preloaded(const char *list, const char *lib)
 }
 
 /*
+ * The library of the build tree zswapctl was built in, when it runs from
+ * one (build/tools/zswapctl/zswapctl beside build/.libs/libzswap.so, the
+ * tree's libzswap.la saying it is libtool's output), so that a build tree's
+ * zswapctl runs its own library, not an installed one of another version.
+ */
+static bool run_build_tree_library(char *out, size_t out_len)
+{
+	char exe[PATH_MAX], la[PATH_MAX + 32];
+	struct stat st;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	/* build/tools/zswapctl/zswapctl -> build */
+	for (int up = 0; up < 3; up++) {
+		slash = strrchr(exe, '/');
+		if (!slash || slash == exe)
+			return false;
+		*slash = '\0';
+	}
+	if ((size_t)snprintf(la, sizeof(la), "%s/libzswap.la", exe) >= sizeof(la) ||
+	    (size_t)snprintf(out, out_len, "%s/.libs/libzswap.so", exe) >= out_len)
+		return false;
+	return stat(la, &st) == 0 && S_ISREG(st.st_mode) && stat(out, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/*
  * Which library to preload, as an absolute path when it is a path at all: a
  * program that changes directory before it starts others passes LD_PRELOAD
  * on. A bare name (no '/') is a soname the loader looks up itself. Returns
@@ -102,6 +136,8 @@ static bool run_library(const char *opt_lib, char *out, size_t out_len)
 		lib = getenv("ZSWAPCTL_LIBRARY");
 		from = "ZSWAPCTL_LIBRARY";
 	}
+	if ((!lib || !*lib) && run_build_tree_library(out, out_len))
+		return true;
 	if (!lib || !*lib) {
 		lib = ZSWAPCTL_DEFAULT_LIBRARY;
 		from = NULL;
@@ -165,8 +201,8 @@ static bool run_preload(const char *lib)
  * Read run's options into set[] (checked) and *lib_opt; *prog is the index
  * of the program's name. Returns -1 to go on, else the exit status.
  */
-static int run_parse(const struct zswapctl_cmd *cmd, int argc, char **argv,
-		     struct run_setting *set, int *nset, const char **lib_opt, int *prog)
+static int run_parse(const struct zswapctl_cmd *cmd, int argc, char **argv, struct run_setting *set,
+		     int *nset, struct opt_values *v, bool *backing_given, const char **lib_opt, int *prog)
 {
 	const char *value;
 	int i = 1;
@@ -184,12 +220,13 @@ static int run_parse(const struct zswapctl_cmd *cmd, int argc, char **argv,
 			return zswapctl_cmd_help(cmd);
 		if (zswapctl_option(argc, argv, &i, "--limit", &value)) {
 			const struct opt_def *d = &opt_table[OPT_MEMORY_LIMIT];
+			char msg[OPT_CHECK_MSG_MAX];
 
 			if (!value || !*value)
 				return zswapctl_usage_error(cmd, "--limit needs a value (what %s takes)",
 							    d->name);
-			if (!run_check(cmd, "--limit", value, d, value))
-				return ZSWAPCTL_EXIT_USAGE;
+			if (opt_check(d->name, strlen(d->name), value, 0, v, &d, msg, sizeof(msg)) != OPT_CHECK_OK)
+				return zswapctl_usage_error(cmd, "--limit %s: %s", value, msg);
 			set[(*nset)++] = (struct run_setting){ d, value };
 			continue;
 		}
@@ -202,22 +239,17 @@ static int run_parse(const struct zswapctl_cmd *cmd, int argc, char **argv,
 		if (!strncmp(a, "-o", 2)) {
 			/* -o NAME=VALUE or -oNAME=VALUE, as mount(8) takes them. */
 			const char *kv = a[2] ? a + 2 : (i + 1 < argc ? argv[i + 1] : NULL);
-			const char *eq = kv ? strchr(kv, '=') : NULL;
 			const struct opt_def *d;
 
 			i += a[2] ? 1 : 2;
-			if (!kv || !eq || eq == kv)
-				return zswapctl_usage_error(cmd, "-o needs NAME=VALUE%s%s%s",
-							    kv ? " (got '" : "", kv ? kv : "",
-							    kv ? "')" : "");
-			d = zswapctl_find_option(kv, (size_t)(eq - kv));
+			if (!kv)
+				return zswapctl_usage_error(cmd, "-o needs NAME=VALUE");
+			d = zswapctl_check_setting(cmd, kv, 0, v);
 			if (!d)
-				return zswapctl_usage_error(cmd, "-o %s: '%.*s' is not a libzswap option "
-							    "(libzswap(7) lists them)", kv,
-							    (int)(eq - kv), kv);
-			if (!run_check(cmd, "-o", kv, d, eq + 1))
 				return ZSWAPCTL_EXIT_USAGE;
-			set[(*nset)++] = (struct run_setting){ d, eq + 1 };
+			if (d->id == OPT_BACKING_DIR)
+				*backing_given = true;
+			set[(*nset)++] = (struct run_setting){ d, strchr(kv, '=') + 1 };
 			continue;
 		}
 		return zswapctl_usage_error(cmd, "unknown option '%s'", a);
@@ -232,12 +264,25 @@ static int run_parse(const struct zswapctl_cmd *cmd, int argc, char **argv,
  * option wins) and the library in LD_PRELOAD. */
 static bool run_environ(const struct run_setting *set, int nset, const char *lib)
 {
+	char names[OPT__COUNT * 40] = "";
+	size_t pos = 0;
+
 	for (int k = 0; k < nset; k++) {
-		if (setenv(set[k].def->name, set[k].value, 1) != 0) {
-			fprintf(stderr, "zswapctl: run: setting %s: %s\n", set[k].def->name,
-				strerror(errno));
+		const char *name = set[k].def->name;
+
+		if (setenv(name, set[k].value, 1) != 0) {
+			fprintf(stderr, "zswapctl: run: setting %s: %s\n", name, strerror(errno));
 			return false;
 		}
+		if (!strstr(names, name))
+			pos += (size_t)snprintf(names + pos, sizeof(names) - pos, "%s%s", pos ? " " : "", name);
+	}
+	/* Which of the program's ZSWAP_* zswapctl set: its ZSWAP_VERBOSE lines
+	 * say so. Unset when none, so that an outer run's list does not speak
+	 * for this one. */
+	if ((nset ? setenv(OPT_RUN_VAR, names, 1) : unsetenv(OPT_RUN_VAR)) != 0) {
+		fprintf(stderr, "zswapctl: run: setting %s: %s\n", OPT_RUN_VAR, strerror(errno));
+		return false;
 	}
 	if (!run_preload(lib)) {
 		fprintf(stderr, "zswapctl: run: setting LD_PRELOAD: %s\n", strerror(errno));
@@ -249,8 +294,10 @@ static bool run_environ(const struct run_setting *set, int nset, const char *lib
 int zswapctl_run(const struct zswapctl_cmd *cmd, int argc, char **argv)
 {
 	struct run_setting *set;
-	const char *lib_opt = NULL;
+	struct opt_values v;
+	const char *lib_opt = NULL, *env_dir = getenv(opt_table[OPT_BACKING_DIR].name);
 	char lib[PATH_MAX + 1];
+	bool backing_given = false;
 	int nset = 0, prog = 0, rc, err;
 
 	/* At most one setting per argument. */
@@ -259,10 +306,14 @@ int zswapctl_run(const struct zswapctl_cmd *cmd, int argc, char **argv)
 		fprintf(stderr, "zswapctl: run: out of memory\n");
 		return RUN_EXIT_FAIL;
 	}
-	rc = run_parse(cmd, argc, argv, set, &nset, &lib_opt, &prog);
+	/* The environment's directory counts unless a setting replaces it. */
+	opt_defaults(&v);
+	if (env_dir)
+		opt_parse_one(OPT_BACKING_DIR, env_dir, &v, NULL, 0);
+	rc = run_parse(cmd, argc, argv, set, &nset, &v, &backing_given, &lib_opt, &prog);
 	if (rc < 0)
-		rc = run_library(lib_opt, lib, sizeof(lib)) && run_environ(set, nset, lib) ?
-		     -1 : RUN_EXIT_FAIL;
+		rc = run_check_backing(&v, backing_given) && run_library(lib_opt, lib, sizeof(lib)) &&
+		     run_environ(set, nset, lib) ? -1 : RUN_EXIT_FAIL;
 	free(set);
 	if (rc >= 0)
 		return rc;
