@@ -84,6 +84,8 @@ struct store_ws {
 	pthread_mutex_t lock;
 	struct comp_ws comp;
 	struct comp_ws recomp;		/* ZSWAP_RECOMP_ALGORITHM's: loads of recompressed entries */
+	uint8_t *recomp_mem;		/* its memory, set up at the first recompression */
+	bool recomp_set;		/* recomp set up in recomp_mem (under lock) */
 	uint8_t *buf;			/* COMP_BUF_SIZE bytes of compressed output */
 	struct store_counters c;
 } __attribute__((aligned(64)));
@@ -94,6 +96,8 @@ struct zswap_store {
 	unsigned int nr_ws;
 	size_t huge_size;		/* compressed lengths >= this are stored as-is */
 	size_t block_len;		/* the prim block holding all of this */
+	size_t recomp_len;		/* each workspace's recomp_mem */
+	_Atomic bool recomp_ready;	/* every workspace's recomp set up (store_recomp_prepare) */
 	struct store_ws *ws;
 	struct zs_pool *pools[STORE_MAX_POOLS];
 	_Atomic unsigned int inject[ZSWAP_INJECT__COUNT];	/* read by every load and store: not beside the totals */
@@ -514,6 +518,37 @@ static int store_recomp_replace(struct zswap_store *s, struct store_ws *w, struc
 	return ZSWAP_RECOMP_DONE;
 }
 
+/*
+ * The second compressor's workspaces are set up at the first recompression,
+ * not at start: a zstd context is tens of kilobytes resident a workspace,
+ * and most processes never recompress. Every workspace is set up under its
+ * lock before any entry is recompressed, so a load that meets a recompressed
+ * entry always finds its decompressor. Returns false if one could not be.
+ */
+static bool store_recomp_prepare(struct zswap_store *s)
+{
+	if (atomic_load_explicit(&s->recomp_ready, memory_order_acquire))
+		return true;
+	for (unsigned int i = 0; i < s->nr_ws; i++) {
+		struct store_ws *w = &s->ws[i];
+		int rc = 0;
+
+		pthread_mutex_lock(&w->lock);
+		if (!w->recomp_set) {
+			rc = comp_ws_init(&w->recomp, s->cfg.recomp, s->cfg.recomp_level, w->recomp_mem, s->recomp_len);
+			w->recomp_set = rc == 0;
+		}
+		pthread_mutex_unlock(&w->lock);
+		if (rc) {
+			zlog("%s workspace of %zu bytes could not be set up: no recompression",
+			     comp_name(s->cfg.recomp), s->recomp_len);
+			return false;
+		}
+	}
+	atomic_store_explicit(&s->recomp_ready, true, memory_order_release);
+	return true;
+}
+
 int zswap_recompress_entry(struct zswap_store *s, struct zswap_entry *e, size_t threshold, bool huge_only)
 {
 	enum zswap_entry_type t = zswap_entry_type(e);
@@ -521,6 +556,8 @@ int zswap_recompress_entry(struct zswap_store *s, struct zswap_entry *e, size_t 
 	if ((t != ZE_COMPRESSED && t != ZE_RAW) || (e->w & ZE_TRIED_BIT) || zswap_entry_length(e) < threshold ||
 	    (huge_only && t != ZE_RAW) || zswap_entry_pool(e) >= s->nr_pools)
 		return ZSWAP_RECOMP_SKIP;
+	if (!store_recomp_prepare(s))
+		return -EIO;
 
 	struct store_ws *w = store_ws_get(s);
 	struct zs_pool *pool = s->pools[zswap_entry_pool(e)];
@@ -953,6 +990,7 @@ struct zswap_store *zswap_store_create(const struct zswap_store_config *cfg)
 	s->cfg.nr_pools = s->nr_pools;
 	s->nr_ws = nr_ws;
 	s->block_len = len;
+	s->recomp_len = recomp_len;
 	s->ws = (struct store_ws *)(mem + store_round64(sizeof(*s)));
 
 	for (unsigned int i = 0; i < nr_ws; i++) {
@@ -961,8 +999,8 @@ struct zswap_store *zswap_store_create(const struct zswap_store_config *cfg)
 
 		pthread_mutex_init(&w->lock, NULL);
 		w->buf = m + comp_len + recomp_len;
-		if (comp_ws_init(&w->comp, cfg->comp, cfg->level, m, comp_len) ||
-		    comp_ws_init(&w->recomp, cfg->recomp, cfg->recomp_level, m + comp_len, recomp_len)) {
+		w->recomp_mem = m + comp_len;
+		if (comp_ws_init(&w->comp, cfg->comp, cfg->level, m, comp_len)) {
 			zlog("%s workspace of %zu bytes could not be set up", comp_name(cfg->comp), comp_len);
 			s->nr_ws = i + 1;
 			goto fail;
