@@ -64,6 +64,10 @@ static bool start_fork_followed;
 
 /* This fork restarts (fork_restarts: frozen, every page loaded back). */
 static bool start_fork_restart;
+/* Allocations in a dormant child (start_fork_wake_alloc_slow). */
+#define START_WAKE_ALLOCS	1024
+#define START_WAKE_BIG		(64 << 10)
+static unsigned int start_dormant_allocs;
 
 /* A clone() child that shares the parent's descriptor table (CLONE_FILES
  * without CLONE_VM): its descriptors are the parent's, never to close.
@@ -199,6 +203,7 @@ static void start_fork_child(void)
 		/* Nothing to serve: every page is in place and nothing is
 		 * registered. A child that execs pays for nothing more. */
 		fork_restart_child();
+		start_dormant_allocs = 0;
 		atomic_store(&eng.state, ENGINE_DORMANT);
 		engine_sigrestore(&start_fork_mask);
 		return;
@@ -288,6 +293,15 @@ void start_fork_wake_slow(void)
 	}
 	start_fork_off();
 	engine_sigrestore(&old);
+}
+
+/* bash allocates a few dozen small blocks between fork and exec; a child
+ * that goes on to work allocates thousands, or a large block, soon. */
+void start_fork_wake_alloc_slow(size_t n)
+{
+	if (n < START_WAKE_BIG && ++start_dormant_allocs < START_WAKE_ALLOCS)
+		return;
+	start_fork_wake_slow();
 }
 
 void start_fork_raw_prepare(void)

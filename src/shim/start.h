@@ -24,16 +24,25 @@ void start_fork_raw_child(bool fds_shared);
 
 /* A fork child without fork events keeps its copy of the library dormant
  * (fork.h, fork_restarts) and starts a libzswap of its own at its first
- * call that may grow or change its memory: the malloc family, mmap,
- * mremap, munmap, madvise, the mlock family, a given thread stack, the
- * public API. A child that execs first never pays for a start-up. The
- * check is one load; the start runs on the calling thread. */
+ * call that may grow or change its memory: mmap, mremap, munmap, madvise,
+ * the mlock family, a given thread stack, the public API; of the malloc
+ * family, a large request or the START_WAKE_ALLOCS-th call, so that a
+ * shell's few small allocations between fork and exec start nothing. A
+ * child that execs first never pays for a start-up. The check is one
+ * load; the start runs on the calling thread. */
 void start_fork_wake_slow(void);
+void start_fork_wake_alloc_slow(size_t n);
 
 static inline void start_fork_wake(void)
 {
 	if (atomic_load_explicit(&eng.state, memory_order_relaxed) == ENGINE_DORMANT)
 		start_fork_wake_slow();
+}
+
+static inline void start_fork_wake_alloc(size_t n)
+{
+	if (atomic_load_explicit(&eng.state, memory_order_relaxed) == ENGINE_DORMANT)
+		start_fork_wake_alloc_slow(n);
 }
 
 /* Run fn(arg) on every library thread, each on itself, and return once all
