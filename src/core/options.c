@@ -89,6 +89,10 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		"what ZSWAP_MEMORY_LIMIT counts: v2 = resident memory and the pool (cgroup v2 charges"
 		" zswap's pool); v1 = resident memory alone (cgroup v1), the pool bound by ZSWAP_MAX_POOL_*",
 		OPT_F_RUNTIME },
+	[OPT_MEMORY_SCOPE] = {
+		OPT_MEMORY_SCOPE, "ZSWAP_MEMORY_SCOPE", OPT_CHOICE, "tree", 0, 0, "tree|process", "",
+		"whom ZSWAP_MEMORY_LIMIT covers: tree = the process and every process it starts, together"
+		" (a memory cgroup's memory.max); process = each process alone", 0 },
 	[OPT_COLD_AGE] = {
 		OPT_COLD_AGE, "ZSWAP_COLD_AGE", OPT_UINT, "120", 0, 86400, NULL, "seconds",
 		"pages idle this long are compressed even below the limit; 0 = never", OPT_F_RUNTIME },
@@ -210,6 +214,9 @@ const struct opt_def opt_table[OPT__COUNT] = {
  */
 static const char *const opt_not_options[] = {
 	"ZSWAP_LIB", "ZSWAP_BUILDDIR", "ZSWAP_SRCDIR",
+	/* The group's token (src/reclaim/group.c), set by the library for the
+	 * programs its members run, and the parent's, set by zswapctl run. */
+	OPT_GROUP_VAR, OPT_GROUP_PARENT_VAR,
 };
 
 /* A parsed value before it is stored into struct opt_values. */
@@ -603,6 +610,7 @@ static void opt_set(enum opt_id id, const struct opt_val *val, struct opt_values
 		v->memory_limit_rel = (unsigned int)val->level;
 		break;
 	case OPT_MEMORY_CHARGE:	v->pool_uncharged = val->u != 0; break;
+	case OPT_MEMORY_SCOPE:	v->memory_scope = (unsigned int)val->u; break;
 	case OPT_COLD_AGE:	v->cold_age = (unsigned int)val->u; break;
 	case OPT_MAX_POOL_PERCENT: v->max_pool_percent = (unsigned int)val->u; break;
 	case OPT_ACCEPT_THRESHOLD_PERCENT: v->accept_threshold_percent = (unsigned int)val->u; break;
@@ -660,6 +668,7 @@ static void opt_get(enum opt_id id, const struct opt_values *v, struct opt_val *
 	case OPT_READAHEAD:	val->u = v->readahead; break;
 	case OPT_MEMORY_LIMIT:	val->u = v->memory_limit; val->level = (int)v->memory_limit_rel; break;
 	case OPT_MEMORY_CHARGE:	val->u = v->pool_uncharged; break;
+	case OPT_MEMORY_SCOPE:	val->u = v->memory_scope; break;
 	case OPT_COLD_AGE:	val->u = v->cold_age; break;
 	case OPT_MAX_POOL_PERCENT: val->u = v->max_pool_percent; break;
 	case OPT_ACCEPT_THRESHOLD_PERCENT: val->u = v->accept_threshold_percent; break;

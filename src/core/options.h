@@ -71,6 +71,7 @@ enum opt_id {
 	OPT_READAHEAD,		/* ZSWAP_READAHEAD */
 	OPT_MEMORY_LIMIT,	/* ZSWAP_MEMORY_LIMIT */
 	OPT_MEMORY_CHARGE,	/* ZSWAP_MEMORY_CHARGE */
+	OPT_MEMORY_SCOPE,	/* ZSWAP_MEMORY_SCOPE */
 	OPT_COLD_AGE,		/* ZSWAP_COLD_AGE */
 	OPT_MAX_POOL_PERCENT,	/* ZSWAP_MAX_POOL_PERCENT */
 	OPT_ACCEPT_THRESHOLD_PERCENT,	/* ZSWAP_ACCEPT_THRESHOLD_PERCENT */
@@ -121,6 +122,12 @@ struct opt_def {
  * the environment's own. */
 enum opt_from { OPT_FROM_DEFAULT, OPT_FROM_ENV, OPT_FROM_RUN, OPT_FROM_SET };
 
+/* A process tree's group (src/reclaim/group.c): its token, which the library
+ * sets for the programs its members run, and the parent's, which zswapctl
+ * run --limit sets in its place inside a group (a child group). */
+#define OPT_GROUP_VAR		"ZSWAP_GROUP"
+#define OPT_GROUP_PARENT_VAR	"ZSWAP_GROUP_PARENT"
+
 #define OPT_RUN_VAR	"ZSWAPCTL_RUN"	/* "ZSWAP_COLD_AGE ZSWAP_MEMORY_LIMIT": what zswapctl run set */
 
 /* The parsed values, defaults filled in. */
@@ -145,6 +152,9 @@ struct opt_values {
 	 * rule: zswap's pool is nobody's charge) and ZSWAP_MAX_POOL_* alone
 	 * bound it; v2 (false): the charge holds the pool's pages. */
 	bool pool_uncharged;
+	/* ZSWAP_MEMORY_SCOPE: OPT_SCOPE_TREE, the limit is the process tree's
+	 * (src/reclaim/group.c); OPT_SCOPE_PROCESS, each process's own. */
+	unsigned int memory_scope;
 	unsigned int cold_age;		/* seconds; 0 = no proactive reclaim */
 	unsigned int max_pool_percent;	/* of physical memory */
 	unsigned int accept_threshold_percent;	/* of the pool limit */
@@ -192,6 +202,9 @@ struct opt_values {
  * memory limit), off, on. */
 enum { OPT_AUTO, OPT_OFF, OPT_ON };
 #define OPT_WB_AUTO	OPT_AUTO
+#define OPT_SCOPE_TREE		0
+#define OPT_SCOPE_PROCESS	1
+
 #define OPT_WB_OFF	OPT_OFF
 #define OPT_WB_ON	OPT_ON
 

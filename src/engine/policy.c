@@ -267,40 +267,39 @@ bool policy_select(struct slot *s, uint32_t state, bool written, bool follows)
 /* Resident bytes of the slot arrays (mincore: an array's pages are touched
  * only where its region's pages were managed). An array two regions share
  * (a split region) is counted once if they are near in the table. */
-static uint64_t reclaim_slot_bytes(void)
+struct policy_slot_walk {
+	const struct slot_array *seen[8];
+	unsigned int nseen;
+	uint64_t bytes;
+};
+
+static void reclaim_slot_region(const struct region_ref *r, void *arg)
 {
 	static unsigned char vec[4096];
-	const struct slot_array *seen[8] = { 0 };
-	struct region_ref refs[32];
-	uintptr_t cursor = 0;
-	uint64_t bytes = 0;
-	unsigned int nseen = 0;
+	struct policy_slot_walk *w = arg;
+	const struct slot_array *arr = r->arr;
 
-	while (cursor < UINTPTR_MAX) {
-		size_t n = region_collect(0, UINTPTR_MAX, &cursor, refs, 32);
-		if (!n)
+	for (unsigned int i = 0; i < 8; i++)
+		if (w->seen[i] == arr)
+			return;
+	w->seen[w->nseen++ % 8] = arr;
+	for (size_t off = 0; off < arr->bytes; off += sizeof(vec) << ZS_PAGE_SHIFT) {
+		size_t len = arr->bytes - off;
+		if (len > sizeof(vec) << ZS_PAGE_SHIFT)
+			len = sizeof(vec) << ZS_PAGE_SHIFT;
+		if (syscall(SYS_mincore, (char *)arr + off, len, vec) != 0)
 			break;
-		for (size_t k = 0; k < n; k++) {
-			const struct slot_array *arr = refs[k].arr;
-			bool dup = false;
-			for (unsigned int i = 0; i < 8 && !dup; i++)
-				dup = seen[i] == arr;
-			if (!dup) {
-				seen[nseen++ % 8] = arr;
-				for (size_t off = 0; off < arr->bytes; off += sizeof(vec) << ZS_PAGE_SHIFT) {
-					size_t len = arr->bytes - off;
-					if (len > sizeof(vec) << ZS_PAGE_SHIFT)
-						len = sizeof(vec) << ZS_PAGE_SHIFT;
-					if (syscall(SYS_mincore, (char *)arr + off, len, vec) != 0)
-						break;
-					for (size_t i = 0; i < (len + ZS_PAGE_SIZE - 1) >> ZS_PAGE_SHIFT; i++)
-						bytes += (vec[i] & 1) ? ZS_PAGE_SIZE : 0;
-				}
-			}
-			region_arr_put(refs[k].arr);
-		}
+		for (size_t i = 0; i < (len + ZS_PAGE_SIZE - 1) >> ZS_PAGE_SHIFT; i++)
+			w->bytes += (vec[i] & 1) ? ZS_PAGE_SIZE : 0;
 	}
-	return bytes;
+}
+
+static uint64_t reclaim_slot_bytes(void)
+{
+	struct policy_slot_walk w = { { 0 }, 0, 0 };
+
+	region_for_each(reclaim_slot_region, &w);
+	return w.bytes;
 }
 
 /* VmPTE in bytes from /proc/self/status, 0 if unreadable. */
@@ -357,6 +356,22 @@ uint64_t policy_pool_page_bytes(void)
 	return pages << ZS_PAGE_SHIFT;
 }
 
+/* A member of a group: its share of the group's charge is the reading,
+ * less the pages it shares copy-on-write with other members (counted once,
+ * each sharer's proportional part), in place of the last reading and the
+ * pages filled since. */
+static void policy_group_publish(uint64_t rss)
+{
+	_Atomic uint64_t *mine = pol.grp_mine, *total = pol.grp_total;
+	uint64_t shared = atomic_load_explicit(&pol.grp_shared, memory_order_relaxed);
+
+	if (!mine || !total)
+		return;
+	uint64_t pub = rss > shared ? rss - shared : 0;
+	uint64_t old = atomic_exchange_explicit(mine, pub, memory_order_relaxed);
+	atomic_fetch_add_explicit(total, pub - old, memory_order_relaxed);	/* modulo 2^64 */
+}
+
 /* The charge in bytes: the resident pages from /proc/self/statm ("size
  * resident shared ..." in pages; shared = file-backed + shmem, kept in
  * pol.file) with memcg's adjustment above (and, under the v1 charge model,
@@ -389,6 +404,7 @@ uint64_t policy_read_charge(void)
 		adj -= (int64_t)policy_pool_page_bytes();
 	rss = adj >= 0 ? rss + (uint64_t)adj : rss > (uint64_t)-adj ? rss - (uint64_t)-adj : 0;
 	atomic_store_explicit(&pol.charge, rss, memory_order_relaxed);
+	policy_group_publish(rss);
 	return rss;
 }
 
@@ -433,11 +449,31 @@ void policy_held(bool start)
  * pages though the pool gives some back). */
 static uint64_t policy_estimate(size_t npages)
 {
+	_Atomic uint64_t *total = pol.grp_total;
+
+	if (total) {
+		/* The group's: every member's fills are in it as they come. */
+		uint64_t loads = atomic_load_explicit(&eng.cnt.refaults, memory_order_relaxed) -
+				 atomic_load_explicit(&pol.refaults_seen, memory_order_relaxed);
+		return atomic_load_explicit(total, memory_order_relaxed) + ((npages + loads) << ZS_PAGE_SHIFT);
+	}
 	uint64_t filled = atomic_load_explicit(&pol.filled, memory_order_relaxed) + npages +
 			  atomic_load_explicit(&eng.cnt.refaults, memory_order_relaxed) -
 			  atomic_load_explicit(&pol.refaults_seen, memory_order_relaxed);
 
 	return atomic_load_explicit(&pol.charge, memory_order_relaxed) + (filled << ZS_PAGE_SHIFT);
+}
+
+/* Pages a handler fills count in the group's charge at once: the other
+ * members' throttles see them before this member's next reading. */
+static void policy_group_fill(size_t npages)
+{
+	_Atomic uint64_t *mine = pol.grp_mine, *total = pol.grp_total;
+
+	if (!mine || !total || !npages)
+		return;
+	atomic_fetch_add_explicit(mine, (uint64_t)npages << ZS_PAGE_SHIFT, memory_order_relaxed);
+	atomic_fetch_add_explicit(total, (uint64_t)npages << ZS_PAGE_SHIFT, memory_order_relaxed);
 }
 
 bool policy_room(size_t npages)
@@ -471,8 +507,11 @@ bool policy_throttle(size_t npages)
 			return true;
 		}
 		atomic_fetch_add_explicit(&pol.events_max, 1, memory_order_relaxed);
+		if (pol.grp_events_max)
+			atomic_fetch_add_explicit(pol.grp_events_max, 1, memory_order_relaxed);
 	}
 	atomic_fetch_add_explicit(&pol.filled, npages, memory_order_relaxed);
+	policy_group_fill(npages);
 	return false;
 }
 

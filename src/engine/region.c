@@ -668,3 +668,19 @@ void region_counts(uint64_t *regions, uint64_t *bytes)
 	*bytes = tbl_bytes;
 	pthread_rwlock_unlock(&tbl_lock);
 }
+
+void region_for_each(void (*fn)(const struct region_ref *r, void *arg), void *arg)
+{
+	struct region_ref refs[32];
+	uintptr_t cursor = 0;
+
+	while (cursor < UINTPTR_MAX) {
+		size_t n = region_collect(0, UINTPTR_MAX, &cursor, refs, 32);
+		if (!n)
+			break;
+		for (size_t k = 0; k < n; k++) {
+			fn(&refs[k], arg);
+			region_arr_put(refs[k].arr);
+		}
+	}
+}

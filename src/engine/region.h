@@ -178,6 +178,9 @@ bool region_addr_of(const struct slot_array *arr, size_t idx, uintptr_t *addr);
 size_t region_collect(uintptr_t start, uintptr_t end, uintptr_t *cursor,
 		      struct region_ref *out, size_t max);
 
+/* fn on every registered region, its array referenced for the call. */
+void region_for_each(void (*fn)(const struct region_ref *r, void *arg), void *arg);
+
 /* Like region_collect, but every region, registered or not (arr NULL when
  * not registered, else referenced): the statistics dump's attribution. */
 size_t region_collect_all(uintptr_t start, uintptr_t end, uintptr_t *cursor,

@@ -49,6 +49,7 @@
 #include "engine/counters.h"
 #include "engine/engine.h"
 #include "engine/snapshot.h"
+#include "reclaim/group.h"
 #include "base/fdtab.h"
 #include "base/hist.h"
 #include "base/log.h"
@@ -278,6 +279,31 @@ static void stats_classes(struct emitter *e, bool full)
 		if (stats_class_summed(c))
 			emit_json_u64(e, stats_class_cols[c].name, total[c]);
 	emit_json_object_end(e);
+	emit_section_end(e);
+}
+
+/* The process tree's limit (src/reclaim/group.c), as a memory cgroup shows
+ * it: memory.current, memory.max, memory.events and the members' pids. */
+static void stats_group(struct emitter *e)
+{
+	static struct group_view v;	/* under stats_lock */
+	char pids[GROUP_MEMBERS_MAX * 12];
+	size_t off = 0;
+
+	if (!group_snapshot(&v))
+		return;
+	for (unsigned int i = 0; i < v.nmembers; i++)
+		off += log_snprintf(pids + off, sizeof(pids) - off, "%s%d", i ? " " : "", v.pids[i]);
+	pids[off] = '\0';
+	emit_section_begin(e, "group", "group (the process tree's memory limit)");
+	emit_kv_str(e, "token", v.token);
+	emit_kv_str(e, "parent", v.parent[0] ? v.parent : "none");
+	emit_kv_u64(e, "memory.current", v.current);
+	emit_kv_u64(e, "memory.max", v.max);
+	emit_kv_u64(e, "memory.events.high", v.events_high);
+	emit_kv_u64(e, "memory.events.max", v.events_max);
+	emit_kv_u64(e, "members", v.nmembers);
+	emit_kv_str(e, "pids", pids);
 	emit_section_end(e);
 }
 
@@ -530,6 +556,7 @@ static void stats_build(struct emit_buf *b, enum stats_fmt fmt, enum stats_reaso
 	pthread_rwlock_unlock(&eng.ev_lock);
 	stats_counters(&e, &st, S_ENGINE);
 	stats_counters(&e, &st, S_RECLAIM);
+	stats_group(&e);
 	stats_latency(&e);
 	stats_attribution(&e);
 	emit_text(&e, "== end\n");

@@ -59,6 +59,7 @@
 #include "base/fdtab.h"
 #include "reclaim/cgroup.h"
 #include "reclaim/filemap.h"
+#include "reclaim/group.h"
 #include "reclaim/growth.h"
 #include "reclaim/shrinker.h"
 #include "base/hist.h"
@@ -529,6 +530,7 @@ static size_t reclaim_step(size_t want)
 		got = reclaim_sweep(want, 1, &rot);
 		pol.force = false;
 	}
+	group_stored(got);
 	return got;
 }
 
@@ -546,12 +548,21 @@ static bool reclaim_file_due(void)
 	return true;
 }
 
+/* The charge the limit is held to: the group's (memory.current of the
+ * whole tree, src/reclaim/group.c) for a member of one, else own. */
+static uint64_t reclaim_seen(uint64_t own)
+{
+	_Atomic uint64_t *total = pol.grp_total;
+
+	return total ? atomic_load_explicit(total, memory_order_relaxed) : own;
+}
+
 static void reclaim_to(uint64_t target)
 {
 	for (;;) {
-		uint64_t c = policy_read_charge();
+		uint64_t c = policy_read_charge(), seen = reclaim_seen(c);
 		policy_progress();
-		if (c <= target)
+		if (seen <= target)
 			break;
 		if (reclaim_file_due() && filemap_drop())
 			continue;
@@ -575,7 +586,7 @@ static void reclaim_to(uint64_t target)
 		}
 		if (reclaim_compact(pool))
 			continue;
-		size_t want = (size_t)(((c - target) >> ZS_PAGE_SHIFT) * 2);
+		size_t want = (size_t)(((seen - target) >> ZS_PAGE_SHIFT) * 2);
 		if (want < RECLAIM_STEP_MIN)
 			want = RECLAIM_STEP_MIN;
 		if (want > RECLAIM_STEP_MAX)
@@ -1011,6 +1022,7 @@ static void reclaim_apply(enum opt_id id, struct reclaim_order *o)
 	switch (id) {
 	case OPT_MEMORY_LIMIT:
 		reclaim_set_limit(v->memory_limit_rel ? reclaim_cgroup_limit(v->memory_limit_rel) : v->memory_limit);
+		group_set_max(pol.limit);	/* a member's: memory.max for the whole group */
 		if (pol.limit)
 			growth_start();	/* malloc's growth held at the new limit */
 		if (!writeback_follow() && v->writeback != OPT_WB_OFF && pol.limit)
@@ -1108,15 +1120,32 @@ void *reclaim_thread(void *arg)
 		/* A pass every quarter of the age: a page is stored between one
 		 * and one and a quarter ages after its last fault. */
 		unsigned int age = pol.cold_age, period = age >= 4 ? age / 4 : 1;
-		uint64_t c = policy_read_charge();
+		uint64_t own = policy_read_charge(), glimit = group_tick();
+		if (glimit && glimit != pol.limit)
+			reclaim_set_limit(glimit);	/* the group's memory.max changed */
+		uint64_t c = reclaim_seen(own);
 		policy_progress();
 		reclaim_say_stuck(c);
 		reclaim_watch_thrash();
-		if (pol.limit && atomic_exchange(&pol.deep, 0) && c > pol.low) {
+		/* In a group, a busy member leaves the room to be made, for a
+		 * bounded time, to members holding colder memory (group.c). */
+		if (pol.limit && atomic_load(&pol.deep) && c > pol.low) {
+			if (group_defer()) {
+				reclaim_sleep_ms(2);
+				continue;
+			}
+			atomic_store(&pol.deep, 0);
+			group_event_high();
 			reclaim_to(pol.low);
 			continue;
 		}
+		atomic_store(&pol.deep, 0);
 		if (pol.limit && c > pol.high - reclaim_boost()) {
+			if (group_defer()) {
+				reclaim_sleep_ms(2);
+				continue;
+			}
+			group_event_high();
 			reclaim_to(pol.low_bg - pol.boost);
 			continue;
 		}
@@ -1191,7 +1220,9 @@ int reclaim_init(void)
 	pol.adopt = prim_alloc(RECLAIM_TARGETS * sizeof(*pol.adopt));
 	if (!pol.targets || !pol.adopt || reclaim_open_fds() < 0)
 		return -ENOMEM;
-	reclaim_set_limit(eng.opt.memory_limit);
+	group_init(eng.opt.memory_limit);	/* ZSWAP_MEMORY_SCOPE=tree: the process tree's limit */
+	uint64_t glimit = group_tick();
+	reclaim_set_limit(glimit ? glimit : eng.opt.memory_limit);
 	reclaim_set_workingset(policy_read_charge(), reclaim_pool_bytes());
 	pol.pid = syscall(SYS_getpid);
 	policy_clock_sample();	/* start-up: the clock at 0 s */
@@ -1211,6 +1242,7 @@ int reclaim_fork_child(void)
 	 * parent's ("self" resolves at open), its eventfd is shared with the
 	 * parent, and its clock may have been mid-rotation at fork. */
 	pol.on = false;
+	group_fork_child();	/* a slot of its own in the group it inherited */
 	fdtab_close(pol.statm_fd);
 	fdtab_close(pol.status_fd);
 	fdtab_close(pol.wait_fd);

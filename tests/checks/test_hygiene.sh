@@ -138,6 +138,10 @@ allowed() {
 		return 1 ;;
 	options:environ)
 		return 0 ;;
+	# the group's token read and set for the programs a member runs, in
+	# the constructor (src/reclaim/group.c)
+	group:environ)
+		return 1 ;;
 	# the second tier: its file's I/O and libsodium's pure functions on
 	# any path; opening, checking and seeding at start-up only
 	backing:pread|backing:pwrite|backing:fallocate|backing:sync_file_range|backing:posix_fadvise|backing:fstat)
@@ -172,6 +176,7 @@ startup_fns() {
 	store) echo "zswap_store_create store_default_workspaces zswap_store_destroy" ;;
 	comp) echo "comp_ws_init" ;;
 	zsmalloc) echo "zs_create_pool zs_lock_init zs_destroy_pool" ;;
+	group) echo "group_init group_env group_env_set" ;;
 	*) echo "" ;;
 	esac
 }

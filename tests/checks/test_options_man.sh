@@ -22,7 +22,7 @@ man1=$srcdir/man/zswapctl.1
 
 # ZSWAP_* names the page mentions that are not options: src/core/options.c
 # ignores them on purpose (opt_not_options).
-not_options="ZSWAP_LIB ZSWAP_BUILDDIR ZSWAP_SRCDIR"
+not_options="ZSWAP_LIB ZSWAP_BUILDDIR ZSWAP_SRCDIR ZSWAP_GROUP ZSWAP_GROUP_PARENT"
 
 fail=0
 bad() {

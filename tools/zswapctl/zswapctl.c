@@ -23,7 +23,7 @@
 static const struct zswapctl_cmd zswapctl_cmds[] = {
 	{
 		.name = "run",
-		.synopsis = "[--limit LIMIT] [-o NAME=VALUE]... [--lib PATH] [--] PROGRAM [ARGS...]",
+		.synopsis = "[--limit LIMIT] [--scope tree|process] [-o NAME=VALUE]... [--lib PATH] [--] PROGRAM [ARGS...]",
 		.summary = "run a program under libzswap with these settings",
 		.help =
 		"Run PROGRAM with libzswap preloaded: zswapctl puts the library first in\n"
@@ -36,7 +36,11 @@ static const struct zswapctl_cmd zswapctl_cmds[] = {
 		"                   powers of 1024, B or iB may follow), N% or auto, 0 for none.\n"
 		"                   N% is N percent of the memory cgroup's limit, or of physical\n"
 		"                   memory outside a limited cgroup; auto is 7/8 of the cgroup's\n"
-		"                   limit, or no limit outside one\n"
+		"                   limit, or no limit outside one. It covers PROGRAM and every\n"
+		"                   process it starts, together (a memory cgroup's memory.max);\n"
+		"                   inside such a group it makes a child group\n"
+		"  --scope SCOPE    ZSWAP_MEMORY_SCOPE: tree (the default) or process (each\n"
+		"                   process its own limit)\n"
 		"  -o NAME=VALUE    ZSWAP_NAME=VALUE: any option of libzswap(7), named with or\n"
 		"                   without ZSWAP_, in any case (-o cold_age=10); repeatable.\n"
 		"                   Switches take 1/0, yes/no, on/off, true/false (and auto\n"

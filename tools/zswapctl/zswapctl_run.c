@@ -230,6 +230,15 @@ static int run_parse(const struct zswapctl_cmd *cmd, int argc, char **argv, stru
 			set[(*nset)++] = (struct run_setting){ d, value };
 			continue;
 		}
+		if (zswapctl_option(argc, argv, &i, "--scope", &value)) {
+			const struct opt_def *d = &opt_table[OPT_MEMORY_SCOPE];
+			char msg[OPT_CHECK_MSG_MAX];
+
+			if (!value || opt_check(d->name, strlen(d->name), value, 0, v, &d, msg, sizeof(msg)) != OPT_CHECK_OK)
+				return zswapctl_usage_error(cmd, "--scope takes tree or process");
+			set[(*nset)++] = (struct run_setting){ d, value };
+			continue;
+		}
 		if (zswapctl_option(argc, argv, &i, "--lib", &value)) {
 			if (!value || !*value)
 				return zswapctl_usage_error(cmd, "--lib needs a path");
@@ -276,6 +285,19 @@ static bool run_environ(const struct run_setting *set, int nset, const char *lib
 		}
 		if (!strstr(names, name))
 			pos += (size_t)snprintf(names + pos, sizeof(names) - pos, "%s%s", pos ? " " : "", name);
+	}
+	/* A limit given inside a group makes a child group: the program's
+	 * library starts one under the group it was in, which still counts
+	 * its memory (libzswap(7), GROUPS). */
+	const char *group = getenv(OPT_GROUP_VAR);
+	for (int k = 0; k < nset; k++) {
+		if (set[k].def->id != OPT_MEMORY_LIMIT || !group)
+			continue;
+		if (setenv(OPT_GROUP_PARENT_VAR, group, 1) != 0 || unsetenv(OPT_GROUP_VAR) != 0) {
+			fprintf(stderr, "zswapctl: run: setting %s: %s\n", OPT_GROUP_PARENT_VAR, strerror(errno));
+			return false;
+		}
+		break;
 	}
 	/* Which of the program's ZSWAP_* zswapctl set: its ZSWAP_VERBOSE lines
 	 * say so. Unset when none, so that an outer run's list does not speak
