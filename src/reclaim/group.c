@@ -480,7 +480,9 @@ void group_init(uint64_t limit)
 	if (token && !parent) {
 		h = group_open(token, &why);
 		if (!h) {
-			zlog("ZSWAP_GROUP=%.40s cannot be joined (%s): this process keeps a memory limit of its own", token,
+			char shown[GROUP_TOKEN_HEX + 1];
+			log_snprintf(shown, sizeof(shown), "%s", token);
+			zlog("ZSWAP_GROUP=%s cannot be joined (%s): this process keeps a memory limit of its own", shown,
 			     why);
 			return;
 		}
@@ -489,13 +491,13 @@ void group_init(uint64_t limit)
 		 * joins). */
 		char ptok[GROUP_TOKEN_HEX + 1] = "";
 		if (parent && group_token_ok(parent)) {
+			memcpy(ptok, parent, sizeof(ptok));
 			struct group_hdr *p = group_open(parent, &why);
 			if (p) {
-				memcpy(ptok, parent, sizeof(ptok));
 				syscall(SYS_munmap, p, GROUP_SIZE);
 			} else {
-				zlog("ZSWAP_GROUP_PARENT=%.40s cannot be joined (%s): the new group has no parent",
-				     parent, why);
+				zlog("ZSWAP_GROUP_PARENT=%s cannot be joined (%s): the new group has no parent", ptok, why);
+				ptok[0] = '\0';
 			}
 		}
 		h = limit ? group_create(limit, ptok[0] ? ptok : NULL, &why) : NULL;

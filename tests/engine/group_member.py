@@ -22,6 +22,8 @@ def group():
     env.pop("LD_PRELOAD", None)
     out = subprocess.run([ZSWAPCTL, "stats", str(os.getpid())], env=env, capture_output=True,
                          text=True).stdout
+    if "== group" not in out:
+        return 0, 0	# the plain run
     sect = out[out.find("== group"):]
     sect = sect[:sect.find("\n==", 1)]
     val = lambda k: int(re.search(r"^%s +(\d+)" % re.escape(k), sect, re.M).group(1))
