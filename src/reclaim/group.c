@@ -659,11 +659,12 @@ uint64_t group_tick(void)
 	return max;
 }
 
-bool group_defer(void)
+bool group_defer(uint64_t excess)
 {
-	uint64_t now = hist_now();
+	uint64_t now = hist_now(), cold = 0;
 
-	if (!grp.depth || !atomic_load(&grp.me[0]->busy)) {
+	/* Busy: it faulted in the last second, or since the last look. */
+	if (!grp.depth || (!atomic_load(&grp.me[0]->busy) && group_faults() == grp.faults0)) {
 		grp.over_ns = 0;
 		return false;
 	}
@@ -672,16 +673,21 @@ bool group_defer(void)
 	struct group_hdr *h = grp.g[0];
 	for (unsigned int i = 0; i < GROUP_MEMBERS_MAX; i++) {
 		struct group_slot *s = &h->slots[i];
-		if (s == grp.me[0] || !atomic_load(&s->pid) || atomic_load(&s->busy) || !atomic_load(&s->cold))
+		if (s == grp.me[0] || !atomic_load(&s->pid) || atomic_load(&s->busy))
 			continue;
 		if (now - atomic_load(&s->beat) > GROUP_BEAT_NS)
 			continue;	/* stopped or blocked: it cannot reclaim */
-		if (!grp.over_ns)
-			grp.over_ns = now;
-		return true;
+		cold += atomic_load(&s->cold);
 	}
-	grp.over_ns = 0;
-	return false;
+	/* Only when the idle members' cold pages can make the room: else each
+	 * episode over the line would cost the busy members the whole wait. */
+	if (cold < excess) {
+		grp.over_ns = 0;
+		return false;
+	}
+	if (!grp.over_ns)
+		grp.over_ns = now;
+	return true;
 }
 
 void group_stored(size_t pages)

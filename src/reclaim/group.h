@@ -54,10 +54,10 @@ void group_fork_child(void);
  * on the path), or 0 when not in a group. */
 uint64_t group_tick(void);
 
-/* The reclaimer, over its line: true when this member should leave the
- * group's excess to members holding colder memory for now (bounded in
- * time). */
-bool group_defer(void);
+/* The reclaimer, excess bytes over its line: true when this member, busy,
+ * should leave the room to idle members whose cold pages can make it
+ * (bounded in time). */
+bool group_defer(uint64_t excess);
 
 /* Pages this member's reclaimer just stored: its cold share goes down. */
 void group_stored(size_t pages);

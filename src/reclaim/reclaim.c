@@ -1130,7 +1130,7 @@ void *reclaim_thread(void *arg)
 		/* In a group, a busy member leaves the room to be made, for a
 		 * bounded time, to members holding colder memory (group.c). */
 		if (pol.limit && atomic_load(&pol.deep) && c > pol.low) {
-			if (group_defer()) {
+			if (group_defer(c - pol.low)) {
 				reclaim_sleep_ms(2);
 				continue;
 			}
@@ -1141,7 +1141,7 @@ void *reclaim_thread(void *arg)
 		}
 		atomic_store(&pol.deep, 0);
 		if (pol.limit && c > pol.high - reclaim_boost()) {
-			if (group_defer()) {
+			if (group_defer(c - (pol.low_bg - pol.boost))) {
 				reclaim_sleep_ms(2);
 				continue;
 			}

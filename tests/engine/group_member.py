@@ -2,6 +2,8 @@
 # The members test_eng_group.sh runs under one group limit.
 #   kill: a child holding 40 MiB is killed with SIGKILL; its charge must
 #         leave the group (memory.current, members), another finishes.
+#   cold: an idle child holding 40 MiB and a busy one going over: the idle
+#         one's cold pages are taken (the busy one's refaults are said).
 #   stop: a child holding 40 MiB stops itself (SIGSTOP) while another
 #         needs room for 40 MiB more: the other must finish.
 # Each prints what it checked; the group is read with zswapctl stats.
@@ -15,6 +17,14 @@ import zlib
 
 ZSWAPCTL = sys.argv[2]
 MIB = 1 << 20
+
+
+def counter(pid, name):
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    out = subprocess.run([ZSWAPCTL, "stats", str(pid)], env=env, capture_output=True, text=True).stdout
+    m = re.search(r"^%s +(\d+)$" % name, out, re.M)
+    return int(m.group(1)) if m else 0
 
 
 def group():
@@ -69,6 +79,30 @@ def main():
         print("kill: members %d -> %d, memory.current dropped by at least 30 MiB: %s" %
               (n_before, n_after, before - after >= 30 * MIB))
         sys.stderr.write("group_member: current %d -> %d\n" % (before // MIB, after // MIB))
+    elif what == "cold":
+        # An idle member holding 40 MiB, a busy one going over its 32 MiB
+        # ten times: the idle one's cold pages make the room.
+        r, w = os.pipe()
+        idle = fork(lambda: (hold(40, 4), os.write(w, b"x"), time.sleep(3600)))
+        os.read(r, 1)
+        time.sleep(3)	# its pages idle past the cold age, published
+        r2, w2 = os.pipe()
+
+        def busy():
+            data = hold(32, 5)
+            for _ in range(10):
+                data[::4096] = bytes(len(data) // 4096)
+            os.write(w2, b"%d" % counter(os.getpid(), "refaults"))
+        other = fork(busy)
+        os.close(w2)
+        refaults = int(os.read(r2, 32) or b"0")
+        os.waitpid(other, 0)
+        steal = counter(idle, "pgsteal")
+        os.kill(idle, signal.SIGKILL)
+        os.waitpid(idle, 0)
+        print("cold: the idle member stored at least 16 MiB: %s" % (steal >= 4096))
+        sys.stderr.write("group_member: idle pgsteal %d, busy refaults %d\n" % (steal, refaults))
+        return
     elif what == "stop":
         r, w = os.pipe()
         sleeper = fork(lambda: (hold(40, 2), os.write(w, b"x"), os.kill(os.getpid(), signal.SIGSTOP)))

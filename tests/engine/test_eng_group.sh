@@ -6,8 +6,11 @@
 #            and the table, another member finishes (group_member.py);
 #   stop     a member stopped with SIGSTOP holding 40 MiB while another needs
 #            40 MiB under a 64 MiB limit: the other finishes (no hang);
+#   cold     an idle member holding 40 MiB and a busy one going over a 72 MiB
+#            limit: the idle member's cold pages are stored;
 #   churn    1,000 short programs (each joins and leaves) and 200 subshells
 #            that fork without exec: the table is back to one member;
+#            zswapctl set memory_limit on a member sets memory.max;
 #   nobody   another user given the token cannot join: one line, its own
 #            limit;
 #   symlink, mode   /dev/shm/libzswap-UID a symbolic link, or a directory of
@@ -29,11 +32,13 @@ group_val() {
 	sed -n '/^== group/,/^==/p' "$1" | sed -n "s/^$2 *\([0-9a-f]*\)\$/\1/p; s/^$2=\(.*\)\$/\1/p" | tail -n 1
 }
 
-for what in kill stop; do
+for what in kill stop cold; do
 	eng_run "$what-plain" plain /usr/bin/python3 "$member" $what "$zswapctl"
 	eng_expect_rc 0 || continue
-	grep -v '^kill:' "$ENG_OUT" > "$ENG_TMP/$what.ref"
-	eng_run "$what" plain env LD_PRELOAD="$ENG_PRELOAD" ZSWAP_MEMORY_LIMIT=64M \
+	grep -v '^kill:\|^cold:' "$ENG_OUT" > "$ENG_TMP/$what.ref"
+	limit=64M
+	[ $what = cold ] && limit=72M
+	eng_run "$what" plain env LD_PRELOAD="$ENG_PRELOAD" ZSWAP_MEMORY_LIMIT=$limit \
 		/usr/bin/python3 "$member" $what "$zswapctl"
 	eng_expect_rc 0 || continue
 	eng_expect_no_libzswap || continue
@@ -42,7 +47,11 @@ for what in kill stop; do
 		grep -qx 'kill: members 2 -> 1, memory.current dropped by at least 30 MiB: True' "$ENG_OUT" ||
 			eng_fail "kill: the killed member's charge did not leave the group"
 	fi
-	grep -v '^kill:' "$ENG_OUT" | cmp -s - "$ENG_TMP/$what.ref" ||
+	if [ $what = cold ]; then
+		grep -qx 'cold: the idle member stored at least 16 MiB: True' "$ENG_OUT" ||
+			eng_fail "cold: the idle member's cold pages were not taken for the busy one"
+	fi
+	grep -v '^kill:\|^cold:' "$ENG_OUT" | cmp -s - "$ENG_TMP/$what.ref" ||
 		eng_fail "$what: the other member's output differs from the plain run's"
 done
 
@@ -51,6 +60,9 @@ cat > "$ENG_TMP/churn.sh" <<SH
 for i in \$(seq 1000); do /bin/true; done
 for i in \$(seq 200); do ( : ); done
 sleep 1.5
+# memory.max through a member's pid: the group's, which the dump shows.
+/bin/true & LD_PRELOAD= "$zswapctl" set \$\$ memory_limit=80M > /dev/null; wait
+sleep 0.2
 echo "shell \$\$"
 # The asking process is in the tree too (a fork child of the shell, which
 # runs zswapctl without the library), as a cgroup would hold it.
@@ -62,6 +74,8 @@ pids=$(group_val "$ENG_OUT" pids | tr ' ' '\n' | sort -n | tr '\n' ' ')
 want=$(sed -n 's/^shell //p; s/^asker //p' "$ENG_OUT" | sort -n | tr '\n' ' ')
 eng_say "churn: members after 1,000 programs and 200 subshells: ${pids:-?}(the shell and the asker: $want)"
 [ -n "$want" ] && [ "$pids" = "$want" ] || eng_fail "churn: members ${pids:-none}, not the shell and the asker (slots leaked)"
+max=$(group_val "$ENG_OUT" memory.max)
+[ "$max" = $((80 << 20)) ] || eng_fail "churn: zswapctl set memory_limit=80M on a member left memory.max ${max:-?}"
 
 # corrupt: a member's group file with one byte of its token changed.
 cat > "$ENG_TMP/corrupt.sh" <<SH
