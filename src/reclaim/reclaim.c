@@ -865,6 +865,7 @@ static void reclaim_follow_cgroup(void)
 		     (unsigned long long)(want >> 20), want ? "" : " (none)");
 	}
 	reclaim_set_limit(want);
+	group_set_max(want);	/* a group's memory.max follows its first member's cgroup */
 	if (want)
 		growth_start();
 }
