@@ -321,6 +321,8 @@ static struct group_slot *group_claim(struct group_hdr *h)
 	return NULL;
 }
 
+static void group_reap(struct group_hdr *h);
+
 /* The last member to leave removes the file (one killed leaves it to the
  * next member that looks; a group whose members were all killed leaves
  * its file, one page and a table, in /dev/shm/libzswap-UID). */
@@ -334,6 +336,7 @@ static void group_release(struct group_hdr *h, struct group_slot *s)
 		return;
 	group_slot_clear(h, s);
 	atomic_store(&s->pid, 0);
+	group_reap(h);	/* members gone through _exit or a signal since the last look */
 	for (unsigned int i = 0; i < GROUP_MEMBERS_MAX; i++)
 		if (atomic_load(&h->slots[i].pid))
 			return;
