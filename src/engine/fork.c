@@ -46,6 +46,7 @@
 
 #include "core/comp.h"
 #include "engine/engine.h"
+#include "engine/pagecache.h"
 #include "engine/events.h"
 #include "base/fdtab.h"
 #include "base/log.h"
@@ -963,6 +964,7 @@ static void fork_child_locks(void)
 	eng.ev_lock = (pthread_rwlock_t)PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
 	eng.evict_gate = (pthread_rwlock_t)PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
 	region_fork_child();
+	pagecache_fork_child();
 	maps_fork_child();
 	prim_fork_child();
 }

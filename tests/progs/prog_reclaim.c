@@ -656,9 +656,10 @@ int main(int argc, char **argv)
 		pc_stats(&st);
 		if (pc_managed())
 			fprintf(stderr, "%s: account rss_anon_kb=%ld rss_file_kb=%ld vm_pte_kb=%ld memory_current_kb=%llu"
-				" pool_metadata_kb=%llu slots_kb=%zu\n", pc.name, anon, file, pte,
+				" pool_metadata_kb=%llu slots_kb=%zu file_mapped_kb=%llu\n", pc.name, anon, file, pte,
 				(unsigned long long)(st.memory_current >> 10),
-				(unsigned long long)(st.pool_metadata_bytes >> 10), npages * 16 / 1024);
+				(unsigned long long)(st.pool_metadata_bytes >> 10), npages * 16 / 1024,
+				(unsigned long long)(st.file_mapped >> 10));
 	} else if (strcmp(mode, "fill") != 0) {
 		pc_fail("unknown mode %s", mode);
 	}
