@@ -260,7 +260,7 @@ static bool store_entry_ok(const struct zswap_store *s, const struct zswap_entry
 }
 
 /* The pools' metadata, summed exactly: for the statistics. */
-uint64_t zswap_store_meta_bytes(struct zswap_store *s)
+static uint64_t store_meta_bytes(struct zswap_store *s)
 {
 	uint64_t total = 0;
 
@@ -272,7 +272,7 @@ uint64_t zswap_store_meta_bytes(struct zswap_store *s)
 	return total;
 }
 
-uint64_t zswap_store_pool_pages(struct zswap_store *s)
+static uint64_t store_pool_pages(struct zswap_store *s)
 {
 	uint64_t total = 0;
 
@@ -287,7 +287,23 @@ uint64_t zswap_store_pool_pages(struct zswap_store *s)
 /* mem_used_total as zram defines it, summed exactly: pool pages only. */
 static uint64_t store_mem_used(struct zswap_store *s)
 {
-	return zswap_store_pool_pages(s) * ZS_PAGE_SIZE;
+	return store_pool_pages(s) * ZS_PAGE_SIZE;
+}
+
+/* The running totals (store_pool_sync), for the reclaimer's frequent
+ * readings: no lock, so no fork copies one held by them. */
+uint64_t zswap_store_pool_pages(struct zswap_store *s)
+{
+	int64_t pages = atomic_load_explicit(&s->pages_total, memory_order_relaxed);
+
+	return pages > 0 ? (uint64_t)pages : 0;
+}
+
+uint64_t zswap_store_meta_bytes(struct zswap_store *s)
+{
+	int64_t meta = atomic_load_explicit(&s->meta_total, memory_order_relaxed);
+
+	return meta > 0 ? (uint64_t)meta : 0;
 }
 
 /* The running total of pool pages, in bytes. */
@@ -913,7 +929,7 @@ void zswap_store_stats(struct zswap_store *s, struct zswap_stats *st)
 	struct store_counters sum;
 	int64_t *out = (int64_t *)&sum;
 	const size_t nfields = sizeof(sum) / sizeof(int64_t);
-	uint64_t used = store_mem_used(s), meta = zswap_store_meta_bytes(s), compacted = 0;
+	uint64_t used = store_mem_used(s), meta = store_meta_bytes(s), compacted = 0;
 
 	memset(&sum, 0, sizeof(sum));
 	for (unsigned int i = 0; i < s->nr_ws; i++) {

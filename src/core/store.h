@@ -341,9 +341,10 @@ unsigned int zswap_store_nr_pools(const struct zswap_store *s);
  * valid as long as the entry is. */
 struct zs_pool *zswap_store_entry_pool(struct zswap_store *s, const struct zswap_entry *e);
 
-/* Over every pool of every compressor in use: the pages, the metadata
- * bytes, and class index's row summed (false when the class is merged into
- * a larger one). Safe against a compressor's pools going meanwhile. */
+/* Over every pool of every compressor in use: the pages and the metadata
+ * bytes (the running totals, taking no lock), and class index's row summed
+ * (false when the class is merged into a larger one; safe against a
+ * compressor's pools going meanwhile). */
 uint64_t zswap_store_pool_pages(struct zswap_store *s);
 uint64_t zswap_store_meta_bytes(struct zswap_store *s);
 bool zswap_store_class_stat(struct zswap_store *s, unsigned int index, struct zs_class_stat *sum);
