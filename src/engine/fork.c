@@ -250,11 +250,13 @@ static int fork_peek(const struct zswap_entry *e, void *dst)
 	}
 	if (t == ZE_BACKED)
 		return zswap_read_backed(eng.store, e, dst);
-	if (t == ZE_NONE || zswap_entry_pool(e) >= zswap_store_nr_pools(eng.store))
+	struct zs_pool *pool = zswap_store_entry_pool(eng.store, e);
+	if (!pool)
 		return -EIO;
-	if (zswap_entry_recompressed(e))
-		return -EIO;	/* follow.ws has the first compressor only: the handlers load it */
-	struct zs_pool *pool = zswap_store_pool(eng.store, zswap_entry_pool(e));
+	/* follow.ws has the compressor the process started with only: the
+	 * handlers load the others' pages after the freeze. */
+	if (zswap_entry_recompressed(e) || (t == ZE_COMPRESSED && zswap_entry_comp(e) != follow.ws.comp))
+		return -EIO;
 	unsigned long handle = zswap_entry_handle(e);
 	const void *obj = zs_map_object(pool, handle);
 	int rc = 0;

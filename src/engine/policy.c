@@ -343,9 +343,7 @@ static void reclaim_account_refresh(void)
 	 * loader's), every RECLAIM_PAGECACHE_EVERY looks. */
 	if (pol.limit && pol.pagecache_looks++ % RECLAIM_PAGECACHE_EVERY == 0)
 		pagecache_sync();
-	uint64_t book = reclaim_slot_bytes();
-	for (unsigned int i = 0; i < zswap_store_nr_pools(eng.store); i++)
-		book += zs_get_metadata_bytes(zswap_store_pool(eng.store, i));
+	uint64_t book = reclaim_slot_bytes() + zswap_store_meta_bytes(eng.store);
 	atomic_store_explicit(&pol.adjust, (int64_t)reclaim_pte_bytes() - (int64_t)book, memory_order_relaxed);
 	clock_gettime(CLOCK_MONOTONIC, &done);
 	long took_us = (long)(policy_ns_between(&now, &done) / 1000);
@@ -356,11 +354,7 @@ static void reclaim_account_refresh(void)
  * above). */
 uint64_t policy_pool_page_bytes(void)
 {
-	uint64_t pages = 0;
-
-	for (unsigned int i = 0; i < zswap_store_nr_pools(eng.store); i++)
-		pages += zs_get_total_pages(zswap_store_pool(eng.store, i));
-	return pages << ZS_PAGE_SHIFT;
+	return zswap_store_pool_pages(eng.store) << ZS_PAGE_SHIFT;
 }
 
 /* The charge in bytes: the resident pages from /proc/self/statm ("size

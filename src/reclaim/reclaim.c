@@ -993,6 +993,42 @@ static void reclaim_pool_limits(void)
 	zswap_store_set_limit(eng.store, cfg.mem_limit, cfg.accept_limit);
 }
 
+/*
+ * The pools and workspaces of a compressor used before, freed once no page
+ * is left in them (zswap_store_reap). Under ev_lock's read side, as
+ * compaction: the reaper takes every workspace's lock in turn, and a fork
+ * must not copy one held (fork_prepare takes the write side).
+ */
+static void reclaim_reap_pools(void)
+{
+	if (!zswap_store_reap_due(eng.store))
+		return;
+	pthread_rwlock_rdlock(&eng.ev_lock);
+	zswap_store_reap(eng.store);
+	pthread_rwlock_unlock(&eng.ev_lock);
+}
+
+/*
+ * ZSWAP_COMPRESSOR at run time: the store makes the new compressor's pools
+ * and workspaces, then sends new pages there. Under ev_lock's read side,
+ * so a fork copies the store either before the change or after it, never
+ * half made: fork_prepare takes the write side, so a change asked for while
+ * a fork is frozen waits for the freeze to end and is applied whole then.
+ * False (o->err, o->why) when nothing changed.
+ */
+static bool reclaim_set_comp(struct reclaim_order *o)
+{
+	pthread_rwlock_rdlock(&eng.ev_lock);
+	int rc = zswap_store_set_comp(eng.store, o->nv.comp, o->nv.comp_level);
+	pthread_rwlock_unlock(&eng.ev_lock);
+	if (!rc)
+		return true;
+	o->err = rc;
+	log_snprintf(o->why, sizeof(o->why), "%s could not be set up (%s); still %s", comp_name(o->nv.comp),
+		     rc == -ENOMEM ? "no memory" : "unknown compressor", comp_name(eng.opt.comp));
+	return false;
+}
+
 /* One option of a SET order (control.c lets only OPT_F_RUNTIME ones
  * through). Most are a field other threads read as it is; the limit, the
  * cold age, the pool's limits and writeback have state of their own to
@@ -1006,6 +1042,8 @@ static void reclaim_apply(enum opt_id id, struct reclaim_order *o)
 		log_snprintf(o->why, sizeof(o->why), "%s cannot change in a running process", opt_table[id].name);
 		return;
 	}
+	if (id == OPT_COMPRESSOR && !reclaim_set_comp(o))
+		return;
 	opt_copy(id, &o->nv, v);
 	v->from[id] = OPT_FROM_SET;
 	switch (id) {
@@ -1063,6 +1101,7 @@ static void reclaim_take_order(void)
 		o->pages = reclaim_charge(o->bytes, o->charge_before);
 		break;
 	case RECLAIM_ORDER_COMPACT:
+		reclaim_reap_pools();	/* an old compressor's empty pools too */
 		o->pages = reclaim_compact_rounds();	/* zram's compact: all it can */
 		break;
 	case RECLAIM_ORDER_WRITEBACK:
@@ -1137,6 +1176,7 @@ void *reclaim_thread(void *arg)
 		if (shrinker_tick())
 			reclaim_compact(reclaim_pool_bytes());
 		writeback_trim();
+		reclaim_reap_pools();
 		reclaim_recompress_idle();
 		reclaim_compact_idle();
 		uint64_t p0 = prof_now();	/* an instrumented build only (hist.h) */
