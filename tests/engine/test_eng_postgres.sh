@@ -7,14 +7,17 @@
 # (so to each of its processes): pgbench -i, then pgbench with 4 clients
 # and a fixed seed (every transaction succeeds), then queries whose answers
 # must equal the plain run's: the balances (pgbench's updates add up the
-# same whatever the clients' interleaving) and a sort and a hash aggregate
-# with work_mem high, which a backend does in some 30 MiB of private memory
-# beside the server's shared buffers (shared memory, which the library does
-# not manage; 16 MiB of them keeps what a backend maps well under its limit).
+# same whatever the clients' interleaving), a sort and a hash aggregate with
+# work_mem high, and a temporary table of some 40 MiB in temp_buffers,
+# written once and read back: a backend's private memory, beside the
+# server's shared buffers (shared memory, which the library does not
+# manage; 16 MiB of them keeps what a backend maps well under its limit:
+# test_eng_reclaim_shared.sh is the case where it does not).
 #
-# User nobody gets no userfaultfd here (vm.unprivileged_userfaultfd=0,
-# /dev/userfaultfd root's only): the library's server is given
-# CAP_DAC_OVERRIDE, the way a user would give it access to /dev/userfaultfd,
+# User nobody gets no userfaultfd on a machine left as Debian sets it up
+# (vm.unprivileged_userfaultfd=0, /dev/userfaultfd root's only): the
+# library's server is given CAP_DAC_OVERRIDE, which opens /dev/userfaultfd
+# to it as a group given the device would, without changing the machine,
 # and nothing else. So it has no CAP_SYS_PTRACE and no fork events: each
 # backend starts a libzswap of its own (src/shim/start.c), which this run
 # checks in the per-process logs (ZSWAP_VERBOSE says it), with at least one
