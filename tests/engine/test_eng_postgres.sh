@@ -26,7 +26,7 @@
 # server's own log must hold no libzswap: line and nothing of a backend
 # that crashed.
 # Skipped without PostgreSQL 15's binaries (Debian's postgresql-15), root,
-# setpriv, or /dev/userfaultfd.
+# setpriv, or both /dev/userfaultfd and vm.unprivileged_userfaultfd=1.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/../..}/tests/engine/eng_lib.sh"
 
 pgbin=/usr/lib/postgresql/15/bin
@@ -35,7 +35,8 @@ for p in initdb postgres pg_ctl pgbench psql; do
 done
 [ "$(id -u)" = 0 ] || eng_skip "needs root (the server runs as user nobody)"
 command -v setpriv >/dev/null 2>&1 || eng_skip "setpriv(1) is missing (util-linux)"
-[ -c /dev/userfaultfd ] || eng_skip "no /dev/userfaultfd: nothing gives user nobody a userfaultfd without CAP_SYS_PTRACE"
+[ -c /dev/userfaultfd ] || [ "$(cat /proc/sys/vm/unprivileged_userfaultfd 2>/dev/null)" = 1 ] ||
+	eng_skip "no /dev/userfaultfd and vm.unprivileged_userfaultfd=0: nothing gives user nobody a userfaultfd without CAP_SYS_PTRACE"
 setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "test -r '$ENG_LIB'" ||
 	eng_skip "user nobody cannot read $ENG_LIB (build directory not world-readable)"
 
