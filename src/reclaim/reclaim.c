@@ -68,7 +68,7 @@
 #include "core/zsmalloc.h"
 
 /* Why reclaim is stuck (reclaim_say_stuck). */
-enum { RECLAIM_STUCK_NOTHING, RECLAIM_STUCK_POOL, RECLAIM_STUCK_POOL_FULL, RECLAIM_STUCK_CHILD };
+enum { RECLAIM_STUCK_NOTHING, RECLAIM_STUCK_POOL, RECLAIM_STUCK_POOL_FULL, RECLAIM_STUCK_CHILD, RECLAIM_STUCK_SHARED };
 
 /* --- the clock ---------------------------------------------------------- */
 
@@ -566,8 +566,17 @@ static void reclaim_to(uint64_t target)
 		if (writeback_on() && (reclaim_writeback_old() || reclaim_writeback(pool)))
 			continue;
 		bool pool_big = !eng.opt.pool_uncharged && pool > pol.limit - pol.limit / 8;
-		if (pool_big || !zswap_store_accepting(eng.store)) {
-			pol.stuck_why = pool_big ? RECLAIM_STUCK_POOL : RECLAIM_STUCK_POOL_FULL;
+		/* The same for the file pages and shared memory it maps alone,
+		 * which nothing here compresses (file pages go back only at
+		 * reclaim_file_due's pace): a process of a tree sharing a
+		 * segment (a database's buffer cache) is charged for every
+		 * shared page it touched, and evicting its private pages to
+		 * make up for them would only make each of their accesses
+		 * refault, without end. */
+		bool shared_big = atomic_load_explicit(&pol.file, memory_order_relaxed) > pol.limit - pol.limit / 8;
+		if (pool_big || shared_big || !zswap_store_accepting(eng.store)) {
+			pol.stuck_why = pool_big ? RECLAIM_STUCK_POOL
+				      : shared_big ? RECLAIM_STUCK_SHARED : RECLAIM_STUCK_POOL_FULL;
 			atomic_store(&pol.stuck, 1);
 			policy_progress();
 			reclaim_backoff();
@@ -684,10 +693,12 @@ static void reclaim_say_stuck(uint64_t charge)
 		[RECLAIM_STUCK_POOL_FULL] = "the pool is full (ZSWAP_MAX_POOL_PERCENT or ZSWAP_MAX_POOL_SIZE)",
 		[RECLAIM_STUCK_CHILD] = "this fork child writes nothing to the second tier (the parent's file, which it"
 					" only reads), and what it read back from there does not fit in the pool",
+		[RECLAIM_STUCK_SHARED] = "the file pages and shared memory it maps (charged to every process that maps"
+					 " them, never compressed) leave less than an eighth of it for the rest",
 	};
 	/* Whatever the sweep found, a child's real reason is that it cannot
-	 * write back. */
-	if (writeback_child())
+	 * write back (unless what it maps leaves no room anyway). */
+	if (writeback_child() && pol.stuck_why != RECLAIM_STUCK_SHARED)
 		pol.stuck_why = RECLAIM_STUCK_CHILD;
 	uint64_t mib = 1 << 20;
 	zlog("ZSWAP_MEMORY_LIMIT (%llu MiB) cannot hold: %s, so the program runs over the limit"
