@@ -55,29 +55,33 @@ static uint64_t pc_cached(uintptr_t start, uintptr_t end)
 	return pages;
 }
 
-/* True if mincore shows this file's page cache to us: we may write the
- * file or own it (or are privileged), the kernel's can_do_mincore. The file
- * is fd, or else path (dirfd AT_FDCWD). */
-static bool pc_visible(int fd, const char *path)
+/* True if mincore shows the page cache of the file st describes to us: we
+ * may write the file or own it (or are privileged), the kernel's
+ * can_do_mincore. The file is fd, or else path (dirfd AT_FDCWD). */
+static bool pc_visible(const struct stat *st, int fd, const char *path)
 {
-	struct stat st;
 	uid_t euid = (uid_t)syscall(SYS_geteuid);
 
-	if (euid == 0)
-		return true;
-	if (fd >= 0 ? syscall(SYS_fstat, fd, &st) != 0 : syscall(SYS_newfstatat, AT_FDCWD, path, &st, 0) != 0)
-		return false;
-	if (st.st_uid == euid)
+	if (euid == 0 || st->st_uid == euid)
 		return true;
 	return fd >= 0 ? syscall(SYS_faccessat2, fd, "", W_OK, AT_EMPTY_PATH | AT_EACCESS) == 0
 		       : syscall(SYS_faccessat2, AT_FDCWD, path, W_OK, AT_EACCESS) == 0;
 }
 
 /* The pages of [start, end) counted as others': those in the page cache
- * now, or all of them when the cache is hidden from us. Under pc_lock. */
+ * now, or all of them when the cache is hidden from us. Only a regular
+ * file with a name: shared memory (anonymous, SysV, memfd) and deleted
+ * files hold what processes of this program wrote, charged to them. Under
+ * pc_lock. */
 static uint64_t pc_others(uintptr_t start, uintptr_t end, int fd, const char *path)
 {
-	return pc_visible(fd, path) ? pc_cached(start, end) : (end - start) >> ZS_PAGE_SHIFT;
+	struct stat st;
+
+	if (fd >= 0 ? syscall(SYS_fstat, fd, &st) != 0 : syscall(SYS_newfstatat, AT_FDCWD, path, &st, 0) != 0)
+		return 0;
+	if (!S_ISREG(st.st_mode) || st.st_nlink == 0)
+		return 0;
+	return pc_visible(&st, fd, path) ? pc_cached(start, end) : (end - start) >> ZS_PAGE_SHIFT;
 }
 
 /* Drop the records overlapping [start, end). Under pc_lock. */
@@ -104,10 +108,9 @@ static void pc_add(uintptr_t start, uintptr_t end, uint64_t pages)
 
 void pagecache_mapped(uintptr_t addr, size_t len, int fd)
 {
-	struct stat st;
 	uintptr_t end = addr + ((len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK);
 
-	if (fd < 0 || syscall(SYS_fstat, fd, &st) != 0 || !S_ISREG(st.st_mode))
+	if (fd < 0)
 		return;
 	pthread_mutex_lock(&pc_lock);
 	pc_drop(addr, end);

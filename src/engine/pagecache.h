@@ -12,7 +12,9 @@
  * the process may neither write nor own hides its page cache from mincore
  * (the kernel's rule, as for file pageout): its pages are counted as
  * others' (system binaries and libraries, shared with every process of the
- * machine); the process cannot page them out either.
+ * machine); the process cannot page them out either. Shared memory
+ * (anonymous, SysV, memfd) and deleted files stay charged to every process
+ * that maps them: which one wrote a page first is not known.
  *
  * Mappings are seen when the program maps them (calls_mapped, under a
  * limit) and, for those made where no call is interposed (the dynamic

@@ -693,8 +693,8 @@ static void reclaim_say_stuck(uint64_t charge)
 		[RECLAIM_STUCK_POOL_FULL] = "the pool is full (ZSWAP_MAX_POOL_PERCENT or ZSWAP_MAX_POOL_SIZE)",
 		[RECLAIM_STUCK_CHILD] = "this fork child writes nothing to the second tier (the parent's file, which it"
 					" only reads), and what it read back from there does not fit in the pool",
-		[RECLAIM_STUCK_SHARED] = "the file pages and shared memory charged to it (those it read in first,"
-					 " never compressed) leave less than an eighth of it for the rest",
+		[RECLAIM_STUCK_SHARED] = "the file pages and shared memory charged to it (never compressed)"
+					 " leave less than an eighth of it for the rest",
 	};
 	/* Whatever the sweep found, a child's real reason is that it cannot
 	 * write back (unless what it maps leaves no room anyway). */

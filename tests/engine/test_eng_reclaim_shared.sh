@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Shared memory is charged to every process that maps it and never
-# compressed: a process that maps more of it than its limit (a database
+# Shared memory is charged to every process that maps it (which wrote it
+# first is not known) and never compressed: a process that maps more of it than its limit (a database
 # backend touching the server's buffer cache) runs over the limit, says so
 # once, and keeps its private pages, rather than evicting them to make room
 # that evicting them cannot make: each pass over them would refault every
@@ -13,7 +13,7 @@ prog=$(eng_prog prog_reclaim)
 eng_run shared-plain plain "$prog" shared 8 32
 eng_expect_rc 0 && cp "$ENG_OUT" "$ENG_TMP/shared.ref"
 
-ENG_ALLOW_LIBZSWAP='cannot hold: the file pages and shared memory it maps'
+ENG_ALLOW_LIBZSWAP='cannot hold: the file pages and shared memory charged to it'
 eng_ok_run shared lib env ZSWAP_MEMORY_LIMIT=24M "$prog" shared 8 32 &&
 	eng_expect_same_stdout "$ENG_TMP/shared.ref"
 refaults=$(eng_stat prog_reclaim shared_refaults)
