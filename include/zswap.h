@@ -89,6 +89,7 @@ struct zswap_stats {
 	uint64_t watermark_boost;		/* bytes: how much earlier background reclaim starts now, after held faults */
 	uint64_t memory_pressure_some_us;	/* time at least one fault was held at the limit (memory.pressure some total) */
 	uint64_t thrashing_windows;		/* 10 s windows thrashing: 1,000+ workingset_activate a second, 1/4+ of the refaults */
+	uint64_t file_mapped;			/* bytes: file pages in the charge (memory.stat's file_mapped); those the page cache held before the program mapped them are charged to others */
 
 	/* the second tier (ZSWAP_WRITEBACK): zswap's and zram's names */
 	uint64_t written_back_pages;		/* pages written to the tier, since start (zswap; vmstat zswpwb) */

@@ -24,7 +24,9 @@ pkgs="gcc make autoconf automake libtool pkg-config liblz4-dev libzstd-dev liblz
 # test whose program is missing): real programs nobody here wrote.
 # dpkg-dev and debhelper: tests/checks/test_package.sh builds the Debian packages.
 # tmux: tests/engine/test_eng_top.sh runs zswapctl top in a real terminal.
-test_pkgs="python3 redis-server redis-tools nodejs openjdk-17-jdk-headless sqlite3 time libmimalloc2.0 libjemalloc2 dpkg-dev debhelper tmux"
+# postgresql-15: tests/engine/test_eng_postgres.sh runs a server of its own
+# (initdb, postgres, pgbench, psql from /usr/lib/postgresql/15/bin).
+test_pkgs="python3 redis-server redis-tools nodejs openjdk-17-jdk-headless sqlite3 time libmimalloc2.0 libjemalloc2 dpkg-dev debhelper tmux postgresql-15"
 missing=
 for p in $pkgs $test_pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' ||

@@ -39,6 +39,7 @@ enum zswap_comp {
 	ZSWAP_COMP_ZSTD = 1,
 	ZSWAP_COMP_LZO = 2,	/* LZO1X-1 as the kernel's "lzo" (liblzo2's lzo1x_1_15) */
 };
+#define ZSWAP_COMP_KINDS	3	/* compressors: an entry keeps its own in 2 bits */
 
 struct comp_ws {
 	enum zswap_comp comp;

@@ -49,7 +49,9 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		"0 leaves the program alone: no userfaultfd, no eviction", 0 },
 	[OPT_COMPRESSOR] = {
 		OPT_COMPRESSOR, "ZSWAP_COMPRESSOR", OPT_COMP, "lz4", 1, 19, NULL, "",
-		"compressor of stored pages; zstd takes a level, 3 when omitted; lzo is the kernel's default", 0 },
+		"compressor of stored pages; zstd takes a level, 3 when omitted; lzo is the kernel's default;"
+		" changeable at run time: pages stored before stay in their compressor's pool until loaded",
+		OPT_F_RUNTIME },
 	[OPT_ZSPAGE_ORDER] = {
 		OPT_ZSPAGE_ORDER, "ZSWAP_ZSPAGE_ORDER", OPT_UINT, "3",
 		ZS_MIN_PAGE_ORDER, ZS_MAX_PAGE_ORDER, NULL, "",
@@ -461,9 +463,35 @@ static bool opt_parse_choice(const struct opt_def *d, const char *s, struct opt_
 	return false;
 }
 
+static unsigned opt_distance(const char *a, size_t an, const char *b, size_t bn);
+
+/* The compressor a misspelt name most likely meant ("zstdd", "lz5"), as
+ * opt_suggest judges names: within a third of the longer word; NULL if
+ * none is. */
+static const char *opt_comp_suggest(const char *s, size_t n)
+{
+	static const char *const names[] = { "lz4", "lzo", "zstd" };
+	const char *best = NULL;
+	unsigned best_d = ~0U;
+
+	if (n == 0 || n > OPT_SUGGEST_MAX)
+		return NULL;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		size_t kn = strlen(names[i]);
+		unsigned dist = opt_distance(s, n, names[i], kn);
+
+		if (dist < best_d && 3 * dist <= (n > kn ? n : kn)) {
+			best_d = dist;
+			best = names[i];
+		}
+	}
+	return best;
+}
+
 static bool opt_parse_comp(const struct opt_def *d, const char *s, struct opt_val *out,
 			   char *why, size_t why_len)
 {
+	const char *hint;
 	size_t n = strcspn(s, ":");
 	uint64_t level;
 
@@ -489,8 +517,10 @@ static bool opt_parse_comp(const struct opt_def *d, const char *s, struct opt_va
 			return true;
 		}
 	}
-	log_snprintf(why, why_len, "expected lz4, lzo, zstd or zstd:LEVEL with LEVEL from %llu to %llu",
-		     (unsigned long long)d->min, (unsigned long long)d->max);
+	hint = opt_word_eq(s, n, "zstd") ? NULL : opt_comp_suggest(s, n);
+	log_snprintf(why, why_len, "expected lz4, lzo, zstd or zstd:LEVEL with LEVEL from %llu to %llu%s%s%s",
+		     (unsigned long long)d->min, (unsigned long long)d->max, hint ? " (did you mean " : "",
+		     hint ? hint : "", hint ? "?)" : "");
 	return false;
 }
 

@@ -4,8 +4,28 @@
  *
  * Layout: one prim block holds the store, its workspaces and their memory:
  *
- *   struct zswap_store | struct store_ws[nr_ws] | per workspace: compressor
- *   memory (comp_ws_size) + compressed-output buffer (COMP_BUF_SIZE)
+ *   struct zswap_store | struct store_ws[nr_ws] | the recompression
+ *   algorithm's states (comp_ws_size each) | the compressed-output buffers
+ *   (COMP_BUF_SIZE each)
+ *
+ * and each compressor in use has a prim block of its own with a state per
+ * workspace (struct store_kind), made when the compressor is chosen.
+ *
+ * Compressors. As the kernel's zswap keeps a zswap_pool per compressor, each
+ * compressor in use has its own zs pools (pools[kind * STORE_MAX_POOLS +
+ * index]) and its own state in every workspace, and each entry names its
+ * compressor (bits 60..61). A store reads the current compressor (cur)
+ * under its workspace's lock and holds that lock until the entry is made,
+ * and loads, drops, recompression and writeback hold one too: so after cur
+ * changes, once every workspace's lock has been taken and released, no
+ * thread is still storing to the compressor before (a grace period, as
+ * RCU's, with the locks the store takes anyway: the fault path gains no
+ * lock and no shared write). zswap_store_reap then counts, in the same
+ * pass, the objects each compressor's pools hold (a gauge per workspace,
+ * like the others): a compressor other than the current one with none left
+ * has no entry naming it, and no thread can make one, so its pools and
+ * workspace states are freed, under kinds_lock, which the pools' readers
+ * (the statistics, compaction) hold too.
  *
  * Workspaces. Compressing needs a compressor state and an output buffer; both
  * are made at create time, nr_workspaces of them (2 * CPUs + 8 by default),
@@ -46,6 +66,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
@@ -57,6 +78,7 @@
 #include "base/prim.h"
 
 #define STORE_MAX_POOLS		64
+#define STORE_POOL_IDS		(ZSWAP_COMP_KINDS * STORE_MAX_POOLS)
 #define STORE_MAX_WORKSPACES	1024
 #define STORE_WORDS		(ZS_PAGE_SIZE / sizeof(uint64_t))
 
@@ -78,28 +100,43 @@ struct store_counters {
 	_Atomic int64_t written_back;
 	_Atomic int64_t writeback_failed;
 	_Atomic int64_t reject_reclaim_fail;
+	_Atomic int64_t objs[ZSWAP_COMP_KINDS];	/* gauge: objects in each compressor's pools */
 };
 
 struct store_ws {
 	pthread_mutex_t lock;
-	struct comp_ws comp;
+	struct comp_ws comp[ZSWAP_COMP_KINDS];	/* each compressor's in use (store_kind) */
 	struct comp_ws recomp;		/* ZSWAP_RECOMP_ALGORITHM's: loads of recompressed entries */
-	uint8_t *recomp_mem;		/* its memory, set up at the first recompression */
-	bool recomp_set;		/* recomp set up in recomp_mem (under lock) */
 	uint8_t *buf;			/* COMP_BUF_SIZE bytes of compressed output */
 	struct store_counters c;
 } __attribute__((aligned(64)));
 
+/* A compressor in use: its pools exist and every workspace has its state
+ * in mem (nr_ws states of mem_len / nr_ws bytes). Under kinds_lock. */
+struct store_kind {
+	bool live;
+	int level;
+	uint8_t *mem;
+	size_t mem_len;
+};
+
 struct zswap_store {
 	struct zswap_store_config cfg;
+	_Atomic unsigned int cur;	/* the compressor new pages go to (enum zswap_comp) */
 	unsigned int nr_pools;
 	unsigned int nr_ws;
 	size_t huge_size;		/* compressed lengths >= this are stored as-is */
 	size_t block_len;		/* the prim block holding all of this */
-	size_t recomp_len;		/* each workspace's recomp_mem */
+	size_t recomp_len;		/* each workspace's recompression state, in recomp_mem */
+	uint8_t *recomp_mem;
 	_Atomic bool recomp_ready;	/* every workspace's recomp set up (store_recomp_prepare) */
 	struct store_ws *ws;
-	struct zs_pool *pools[STORE_MAX_POOLS];
+	struct zs_pool *pools[STORE_POOL_IDS];	/* by store_pool_id; NULL for a compressor not in use */
+	pthread_mutex_t kinds_lock;	/* kinds[], and pools[] against their freeing */
+	struct store_kind kinds[ZSWAP_COMP_KINDS];
+	_Atomic unsigned int old_live;	/* compressors in use besides cur: zswap_store_reap has work */
+	_Atomic uint64_t kinds_freed;
+	uint64_t compacted_gone;	/* pages_compacted of pools freed (kinds_lock) */
 	_Atomic unsigned int inject[ZSWAP_INJECT__COUNT];	/* read by every load and store: not beside the totals */
 	struct backing *tiers[ZE_TIERS];	/* the second tier's files by index, or NULL */
 	unsigned int own;			/* the one this process writes */
@@ -113,8 +150,8 @@ struct zswap_store {
 	_Atomic int64_t pages_total __attribute__((aligned(64))); /* sum of pages_seen */
 	_Atomic int64_t meta_total;	/* sum of meta_seen: the pools' metadata bytes */
 	_Atomic uint64_t mem_used_max;	/* high-water mark of pages_total, in bytes */
-	_Atomic unsigned long pages_seen[STORE_MAX_POOLS] __attribute__((aligned(64)));
-	_Atomic size_t meta_seen[STORE_MAX_POOLS];
+	_Atomic unsigned long pages_seen[STORE_POOL_IDS] __attribute__((aligned(64)));
+	_Atomic size_t meta_seen[STORE_POOL_IDS];
 };
 
 /* The workspace this thread used last, for the store it used it with. */
@@ -203,24 +240,70 @@ static void store_fill(void *dst, uint64_t v)
 		p[i] = v;
 }
 
+static inline unsigned int store_pool_id(unsigned int kind, unsigned int index)
+{
+	return kind * STORE_MAX_POOLS + index;
+}
+
+/* The pool id of a pool entry. */
+static inline unsigned int store_entry_id(const struct zswap_entry *e)
+{
+	return store_pool_id(zswap_entry_comp(e), zswap_entry_pool(e));
+}
+
+/* A pool entry names a pool of a compressor in use: a corrupt word is
+ * refused rather than followed. */
+static bool store_entry_ok(const struct zswap_store *s, const struct zswap_entry *e)
+{
+	return zswap_entry_pool(e) < s->nr_pools && zswap_entry_comp(e) < ZSWAP_COMP_KINDS &&
+	       s->pools[store_entry_id(e)];
+}
+
 /* The pools' metadata, summed exactly: for the statistics. */
-static uint64_t store_meta_bytes(const struct zswap_store *s)
+static uint64_t store_meta_bytes(struct zswap_store *s)
 {
 	uint64_t total = 0;
 
-	for (unsigned int i = 0; i < s->nr_pools; i++)
-		total += zs_get_metadata_bytes(s->pools[i]);
+	pthread_mutex_lock(&s->kinds_lock);
+	for (unsigned int i = 0; i < STORE_POOL_IDS; i++)
+		if (s->pools[i])
+			total += zs_get_metadata_bytes(s->pools[i]);
+	pthread_mutex_unlock(&s->kinds_lock);
+	return total;
+}
+
+static uint64_t store_pool_pages(struct zswap_store *s)
+{
+	uint64_t total = 0;
+
+	pthread_mutex_lock(&s->kinds_lock);
+	for (unsigned int i = 0; i < STORE_POOL_IDS; i++)
+		if (s->pools[i])
+			total += zs_get_total_pages(s->pools[i]);
+	pthread_mutex_unlock(&s->kinds_lock);
 	return total;
 }
 
 /* mem_used_total as zram defines it, summed exactly: pool pages only. */
-static uint64_t store_mem_used(const struct zswap_store *s)
+static uint64_t store_mem_used(struct zswap_store *s)
 {
-	uint64_t total = 0;
+	return store_pool_pages(s) * ZS_PAGE_SIZE;
+}
 
-	for (unsigned int i = 0; i < s->nr_pools; i++)
-		total += (uint64_t)zs_get_total_pages(s->pools[i]) * ZS_PAGE_SIZE;
-	return total;
+/* The running totals (store_pool_sync), for the reclaimer's frequent
+ * readings: no lock, so no fork copies one held by them. */
+uint64_t zswap_store_pool_pages(struct zswap_store *s)
+{
+	int64_t pages = atomic_load_explicit(&s->pages_total, memory_order_relaxed);
+
+	return pages > 0 ? (uint64_t)pages : 0;
+}
+
+uint64_t zswap_store_meta_bytes(struct zswap_store *s)
+{
+	int64_t meta = atomic_load_explicit(&s->meta_total, memory_order_relaxed);
+
+	return meta > 0 ? (uint64_t)meta : 0;
 }
 
 /* The running total of pool pages, in bytes. */
@@ -333,8 +416,10 @@ static unsigned int store_pick_pool(const struct zswap_store *s, const struct st
 	return (unsigned int)(w - s->ws) % s->nr_pools;
 }
 
-_Static_assert(ZE_HANDLE_SHIFT + ZS_HANDLE_BITS - 1 <= 62, "a zs handle does not fit below ZE_TRIED_BIT");
-_Static_assert(ZS_PAGE_SIZE <= ZE_LEN_MASK, "a page's length does not fit the entry");
+_Static_assert(ZE_HANDLE_SHIFT + ZS_HANDLE_BITS - 1 <= ZE_COMP_SHIFT, "a zs handle does not fit below the compressor");
+_Static_assert(ZE_COMP_SHIFT + 2 <= 62, "the compressor does not fit below ZE_TRIED_BIT");
+_Static_assert(ZSWAP_COMP_KINDS - 1 <= ZE_COMP_MASK, "a compressor does not fit the entry");
+_Static_assert(ZS_PAGE_SIZE - 1 <= ZE_LEN_MASK, "a compressed length does not fit the entry");
 _Static_assert(sizeof(struct zswap_entry) == 8, "the entry is paid on every managed page");
 
 static void store_entry_clear(struct zswap_entry *e)
@@ -351,14 +436,17 @@ static bool store_take_injected(struct zswap_store *s, enum zswap_inject kind)
 /* Whether a page that does not fit below the huge class would not shrink
  * at all: the kernel's dlen >= PAGE_SIZE, its compressor out of room. A
  * second compression, paid only by such pages and only with refuse_poor. */
-static bool store_poor(struct store_ws *w, const void *page)
+static bool store_poor(struct store_ws *w, unsigned int kind, const void *page)
 {
-	return comp_compress(&w->comp, page, w->buf, ZS_PAGE_SIZE - 1) == 0;
+	return comp_compress(&w->comp[kind], page, w->buf, ZS_PAGE_SIZE - 1) == 0;
 }
 
 static int store_page(struct zswap_store *s, const void *page, struct zswap_entry *e, bool may_refuse)
 {
 	struct store_ws *w = store_ws_get(s);
+	/* Read under the workspace's lock, held until the entry names it:
+	 * zswap_store_reap's grace period. */
+	unsigned int kind = atomic_load_explicit(&s->cur, memory_order_acquire);
 	const void *src = w->buf;
 	unsigned long handle;
 	unsigned int idx;
@@ -381,7 +469,7 @@ static int store_page(struct zswap_store *s, const void *page, struct zswap_entr
 	/* A result that would land in the huge class saves nothing: limit the
 	 * output below it, and store the page as-is when it does not fit. */
 	n = store_take_injected(s, ZSWAP_INJECT_COMPRESS) ? -EIO
-								: comp_compress(&w->comp, page, w->buf, s->huge_size - 1);
+								: comp_compress(&w->comp[kind], page, w->buf, s->huge_size - 1);
 	if (n < 0) {
 		cnt_add(&w->c.reject_compress_fail, 1);
 		ret = -EIO;
@@ -390,7 +478,7 @@ static int store_page(struct zswap_store *s, const void *page, struct zswap_entr
 	/* Kept whole, a page that does not shrink saves nothing, and with no
 	 * tier to go to it could never leave the pool: the kernel refuses it
 	 * then, and the page stays resident. */
-	if (n == 0 && may_refuse && s->cfg.refuse_poor && store_poor(w, page)) {
+	if (n == 0 && may_refuse && s->cfg.refuse_poor && store_poor(w, kind, page)) {
 		cnt_add(&w->c.reject_compress_poor, 1);
 		ret = -E2BIG;
 		goto out;
@@ -401,7 +489,7 @@ static int store_page(struct zswap_store *s, const void *page, struct zswap_entr
 		type = ZE_RAW;
 	}
 
-	idx = store_pick_pool(s, w);
+	idx = store_pool_id(kind, store_pick_pool(s, w));
 	handle = store_take_injected(s, ZSWAP_INJECT_ALLOC) ? 0 : zs_malloc(s->pools[idx], (size_t)n);
 	if (!handle) {
 		cnt_add(&w->c.reject_alloc_fail, 1);
@@ -420,9 +508,11 @@ static int store_page(struct zswap_store *s, const void *page, struct zswap_entr
 	memcpy(obj, src, (size_t)n);
 	zs_unmap_object(s->pools[idx], handle);
 
-	e->w = (uint64_t)(handle >> 1) << ZE_HANDLE_SHIFT | (uint64_t)n << ZE_LEN_SHIFT |
-	       (uint64_t)idx << ZE_POOL_SHIFT | type;
+	e->w = (uint64_t)kind << ZE_COMP_SHIFT | (uint64_t)(handle >> 1) << ZE_HANDLE_SHIFT |
+	       (uint64_t)(type == ZE_RAW ? 0 : n) << ZE_LEN_SHIFT |
+	       (uint64_t)(idx - store_pool_id(kind, 0)) << ZE_POOL_SHIFT | type;
 	cnt_add(&w->c.compr_bytes, n);
+	cnt_add(&w->c.objs[kind], 1);
 	if (type == ZE_RAW) {
 		cnt_add(&w->c.raw, 1);
 		cnt_add(&w->c.raw_since, 1);
@@ -440,7 +530,7 @@ out:
 bool zswap_store_page_shrinks(struct zswap_store *s, const void *page)
 {
 	struct store_ws *w = store_ws_get(s);
-	bool poor = store_poor(w, page);
+	bool poor = store_poor(w, atomic_load_explicit(&s->cur, memory_order_acquire), page);
 
 	store_ws_put(w);
 	return !poor;
@@ -462,9 +552,10 @@ static void store_drop(struct zswap_store *s, struct store_ws *w, struct zswap_e
 	if (zswap_entry_type(e) == ZE_SAME) {
 		cnt_add(&w->c.same, -1);
 	} else {
-		zs_free(s->pools[zswap_entry_pool(e)], zswap_entry_handle(e));
-		store_pool_sync(s, zswap_entry_pool(e));
+		zs_free(s->pools[store_entry_id(e)], zswap_entry_handle(e));
+		store_pool_sync(s, store_entry_id(e));
 		cnt_add(&w->c.compr_bytes, -(int64_t)zswap_entry_length(e));
+		cnt_add(&w->c.objs[zswap_entry_comp(e)], -1);
 		if (zswap_entry_type(e) == ZE_RAW)
 			cnt_add(&w->c.raw, -1);
 		if (zswap_entry_poor(e))
@@ -478,7 +569,7 @@ static void store_drop(struct zswap_store *s, struct store_ws *w, struct zswap_e
  * 0, or the decompressor's error. */
 static int store_restore(struct zswap_store *s, struct store_ws *w, const struct zswap_entry *e, void *dst)
 {
-	struct zs_pool *pool = s->pools[zswap_entry_pool(e)];
+	struct zs_pool *pool = s->pools[store_entry_id(e)];
 	unsigned long handle = zswap_entry_handle(e);
 	const void *obj = zs_map_object(pool, handle);
 	int ret = 0;
@@ -486,7 +577,7 @@ static int store_restore(struct zswap_store *s, struct store_ws *w, const struct
 	if (zswap_entry_type(e) == ZE_RAW)
 		memcpy(dst, obj, ZS_PAGE_SIZE);
 	else
-		ret = comp_decompress(zswap_entry_recompressed(e) ? &w->recomp : &w->comp, obj,
+		ret = comp_decompress(zswap_entry_recompressed(e) ? &w->recomp : &w->comp[zswap_entry_comp(e)], obj,
 				      zswap_entry_length(e), dst);
 	zs_unmap_object(pool, handle);
 	return ret;
@@ -496,7 +587,7 @@ static int store_restore(struct zswap_store *s, struct store_ws *w, const struct
  * its pool (w held). */
 static int store_recomp_replace(struct zswap_store *s, struct store_ws *w, struct zswap_entry *e, int n)
 {
-	unsigned int idx = zswap_entry_pool(e);
+	unsigned int idx = store_entry_id(e);
 	struct zs_pool *pool = s->pools[idx];
 	unsigned long handle = zs_malloc(pool, (size_t)n);
 
@@ -509,13 +600,35 @@ static int store_recomp_replace(struct zswap_store *s, struct store_ws *w, struc
 	int64_t was_len = zswap_entry_length(e);
 	zs_free(pool, zswap_entry_handle(e));
 	store_pool_sync(s, idx);
-	e->w = (uint64_t)(handle >> 1) << ZE_HANDLE_SHIFT | (uint64_t)n << ZE_LEN_SHIFT |
-	       (uint64_t)idx << ZE_POOL_SHIFT | ZE_COMPRESSED | ZE_TRIED_BIT | ZE_RECOMP_BIT;
+	e->w = (e->w & (ZE_COMP_MASK << ZE_COMP_SHIFT | ZE_POOL_MASK << ZE_POOL_SHIFT)) |
+	       (uint64_t)(handle >> 1) << ZE_HANDLE_SHIFT | (uint64_t)n << ZE_LEN_SHIFT | ZE_COMPRESSED |
+	       ZE_TRIED_BIT | ZE_RECOMP_BIT;
 	cnt_add(&w->c.compr_bytes, n - was_len);
 	if (was_raw)
 		cnt_add(&w->c.raw, -1);
 	cnt_add(&w->c.poor, (int64_t)zswap_entry_poor(e) - (int64_t)was_poor);
 	return ZSWAP_RECOMP_DONE;
+}
+
+/* One compressor state (the struct comp_ws at off in struct store_ws) set
+ * up in every workspace, workspace i's over mem + i * len, each under the
+ * workspace's lock: no thread holding a workspace meets a state half made,
+ * and once this returns none uses the memory the states had before. */
+static bool store_ws_setup(struct zswap_store *s, size_t off, enum zswap_comp comp, int level, uint8_t *mem,
+			   size_t len)
+{
+	for (unsigned int i = 0; i < s->nr_ws; i++) {
+		struct store_ws *w = &s->ws[i];
+
+		pthread_mutex_lock(&w->lock);
+		int rc = comp_ws_init((struct comp_ws *)((uint8_t *)w + off), comp, level, mem + (size_t)i * len, len);
+		pthread_mutex_unlock(&w->lock);
+		if (rc) {
+			zlog("%s workspace of %zu bytes could not be set up", comp_name(comp), len);
+			return false;
+		}
+	}
+	return true;
 }
 
 /*
@@ -529,21 +642,10 @@ static bool store_recomp_prepare(struct zswap_store *s)
 {
 	if (atomic_load_explicit(&s->recomp_ready, memory_order_acquire))
 		return true;
-	for (unsigned int i = 0; i < s->nr_ws; i++) {
-		struct store_ws *w = &s->ws[i];
-		int rc = 0;
-
-		pthread_mutex_lock(&w->lock);
-		if (!w->recomp_set) {
-			rc = comp_ws_init(&w->recomp, s->cfg.recomp, s->cfg.recomp_level, w->recomp_mem, s->recomp_len);
-			w->recomp_set = rc == 0;
-		}
-		pthread_mutex_unlock(&w->lock);
-		if (rc) {
-			zlog("%s workspace of %zu bytes could not be set up: no recompression",
-			     comp_name(s->cfg.recomp), s->recomp_len);
-			return false;
-		}
+	if (!store_ws_setup(s, offsetof(struct store_ws, recomp), s->cfg.recomp, s->cfg.recomp_level, s->recomp_mem,
+			    s->recomp_len)) {
+		zlog("no recompression");
+		return false;
 	}
 	atomic_store_explicit(&s->recomp_ready, true, memory_order_release);
 	return true;
@@ -554,13 +656,13 @@ int zswap_recompress_entry(struct zswap_store *s, struct zswap_entry *e, size_t 
 	enum zswap_entry_type t = zswap_entry_type(e);
 
 	if ((t != ZE_COMPRESSED && t != ZE_RAW) || (e->w & ZE_TRIED_BIT) || zswap_entry_length(e) < threshold ||
-	    (huge_only && t != ZE_RAW) || zswap_entry_pool(e) >= s->nr_pools)
+	    (huge_only && t != ZE_RAW) || !store_entry_ok(s, e))
 		return ZSWAP_RECOMP_SKIP;
 	if (!store_recomp_prepare(s))
 		return -EIO;
 
 	struct store_ws *w = store_ws_get(s);
-	struct zs_pool *pool = s->pools[zswap_entry_pool(e)];
+	struct zs_pool *pool = s->pools[store_entry_id(e)];
 	unsigned int was = zs_class_of(pool, zswap_entry_length(e));
 	int n = store_restore(s, w, e, w->buf);
 	/* A result of the same class frees nothing: ask for less. */
@@ -729,7 +831,7 @@ int zswap_writeback_restore(struct zswap_store *s, const struct zswap_entry *e, 
 	struct store_ws *w;
 	int ret = 0;
 
-	if (!s->tiers[s->own] || (t != ZE_COMPRESSED && t != ZE_RAW) || zswap_entry_pool(e) >= s->nr_pools)
+	if (!s->tiers[s->own] || (t != ZE_COMPRESSED && t != ZE_RAW) || !store_entry_ok(s, e))
 		return -EINVAL;
 	w = store_ws_get(s);
 	if (store_restore(s, w, e, buf) != 0)
@@ -771,7 +873,7 @@ int zswap_load_page(struct zswap_store *s, struct zswap_entry *e, void *dst)
 
 	if (zswap_entry_type(e) == ZE_BACKED)
 		return store_load_backed(s, e, dst);
-	if (zswap_entry_type(e) == ZE_NONE || zswap_entry_pool(e) >= s->nr_pools)
+	if (zswap_entry_type(e) == ZE_NONE || (zswap_entry_type(e) != ZE_SAME && !store_entry_ok(s, e)))
 		return -EINVAL;
 	if (!dst && !zswap_entry_is_zero(e))
 		return -EINVAL;
@@ -806,7 +908,7 @@ void zswap_invalidate(struct zswap_store *s, struct zswap_entry *e)
 		store_entry_clear(e);
 		return;
 	}
-	if (zswap_entry_type(e) == ZE_NONE || zswap_entry_pool(e) >= s->nr_pools)
+	if (zswap_entry_type(e) == ZE_NONE || (zswap_entry_type(e) != ZE_SAME && !store_entry_ok(s, e)))
 		return;
 	w = store_ws_get(s);
 	store_drop(s, w, e);
@@ -840,10 +942,15 @@ void zswap_store_stats(struct zswap_store *s, struct zswap_stats *st)
 	for (size_t f = 0; f < nfields; f++)
 		if (out[f] < 0)
 			out[f] = 0;
-	for (unsigned int i = 0; i < s->nr_pools; i++) {
+	pthread_mutex_lock(&s->kinds_lock);
+	for (unsigned int i = 0; i < STORE_POOL_IDS; i++) {
+		if (!s->pools[i])
+			continue;
 		compacted += zs_get_pages_compacted(s->pools[i]);
 		store_pool_sync(s, i);
 	}
+	compacted += s->compacted_gone;
+	pthread_mutex_unlock(&s->kinds_lock);
 	store_update_max(s, used);
 
 	st->stored_pages = (uint64_t)sum.stored;
@@ -906,10 +1013,14 @@ unsigned long zswap_store_compact_some(struct zswap_store *s, unsigned long max_
 {
 	unsigned long freed = 0;
 
-	for (unsigned int i = 0; i < s->nr_pools && freed < max_pages; i++) {
+	pthread_mutex_lock(&s->kinds_lock);
+	for (unsigned int i = 0; i < STORE_POOL_IDS && freed < max_pages; i++) {
+		if (!s->pools[i])
+			continue;
 		freed += zs_compact_some(s->pools[i], max_pages - freed);
 		store_pool_sync(s, i);
 	}
+	pthread_mutex_unlock(&s->kinds_lock);
 	return freed;
 }
 
@@ -917,14 +1028,221 @@ unsigned long zswap_store_freeable_pages(struct zswap_store *s)
 {
 	unsigned long n = 0;
 
-	for (unsigned int i = 0; i < s->nr_pools; i++)
-		n += zs_get_freeable_pages(s->pools[i]);
+	pthread_mutex_lock(&s->kinds_lock);
+	for (unsigned int i = 0; i < STORE_POOL_IDS; i++)
+		if (s->pools[i])
+			n += zs_get_freeable_pages(s->pools[i]);
+	pthread_mutex_unlock(&s->kinds_lock);
 	return n;
+}
+
+bool zswap_store_class_stat(struct zswap_store *s, unsigned int index, struct zs_class_stat *sum)
+{
+	bool have = false;
+
+	pthread_mutex_lock(&s->kinds_lock);
+	for (unsigned int i = 0; i < STORE_POOL_IDS; i++) {
+		struct zs_class_stat st;
+
+		if (!s->pools[i] || !zs_class_stat(s->pools[i], index, &st))
+			continue;
+		if (!have) {
+			*sum = st;
+			have = true;
+			continue;
+		}
+		for (unsigned int c = 0; c < ZS_INUSE_COLUMNS; c++)
+			sum->inuse_ratio[c] += st.inuse_ratio[c];
+		sum->obj_allocated += st.obj_allocated;
+		sum->obj_used += st.obj_used;
+		sum->pages_used += st.pages_used;
+		sum->freeable += st.freeable;
+	}
+	pthread_mutex_unlock(&s->kinds_lock);
+	return have;
 }
 
 struct zs_pool *zswap_store_pool(struct zswap_store *s, unsigned int index)
 {
-	return index < s->nr_pools ? s->pools[index] : NULL;
+	return index < s->nr_pools ? s->pools[store_pool_id(atomic_load(&s->cur), index)] : NULL;
+}
+
+struct zs_pool *zswap_store_entry_pool(struct zswap_store *s, const struct zswap_entry *e)
+{
+	enum zswap_entry_type t = zswap_entry_type(e);
+
+	return (t == ZE_COMPRESSED || t == ZE_RAW) && store_entry_ok(s, e) ? s->pools[store_entry_id(e)] : NULL;
+}
+
+/* A compressor's pools and workspace states freed (kinds_lock held, and no
+ * entry names it). The running totals drop what its pools held. */
+static void store_kind_free(struct zswap_store *s, unsigned int kind)
+{
+	struct store_kind *k = &s->kinds[kind];
+
+	for (unsigned int i = 0; i < s->nr_pools; i++) {
+		unsigned int id = store_pool_id(kind, i);
+
+		if (!s->pools[id])
+			continue;
+		s->compacted_gone += zs_get_pages_compacted(s->pools[id]);
+		zs_destroy_pool(s->pools[id]);
+		s->pools[id] = NULL;
+		unsigned long pages = atomic_exchange(&s->pages_seen[id], 0);
+		size_t meta = atomic_exchange(&s->meta_seen[id], 0);
+		atomic_fetch_sub(&s->pages_total, (int64_t)pages);
+		atomic_fetch_sub(&s->meta_total, (int64_t)meta);
+	}
+	if (k->mem)
+		prim_free(k->mem, k->mem_len);
+	k->mem = NULL;
+	k->live = false;
+}
+
+/* Make compressor kind usable at level (kinds_lock held): a state in every
+ * workspace (anew if the level differs: zstd's context grows with it) and
+ * its pools. 0 or -ENOMEM, with nothing changed that was in use. */
+static int store_kind_make(struct zswap_store *s, unsigned int kind, int level)
+{
+	struct store_kind *k = &s->kinds[kind];
+	size_t off = offsetof(struct store_ws, comp) + kind * sizeof(struct comp_ws);
+
+	if (!k->mem || k->level != level) {
+		size_t len = comp_ws_size((enum zswap_comp)kind, level), mem_len = len * s->nr_ws;
+		uint8_t *mem = prim_alloc(mem_len);
+
+		if (!mem)
+			return -ENOMEM;
+		if (!store_ws_setup(s, off, (enum zswap_comp)kind, level, mem, len)) {
+			if (k->mem)	/* back to the states in use */
+				store_ws_setup(s, off, (enum zswap_comp)kind, k->level, k->mem, k->mem_len / s->nr_ws);
+			prim_free(mem, mem_len);
+			return -ENOMEM;
+		}
+		if (k->mem)
+			prim_free(k->mem, k->mem_len);
+		k->mem = mem;
+		k->mem_len = mem_len;
+		k->level = level;
+	}
+	if (k->live)
+		return 0;
+	for (unsigned int i = 0; i < s->nr_pools; i++) {
+		unsigned int id = store_pool_id(kind, i);
+
+		s->pools[id] = zs_create_pool(comp_name((enum zswap_comp)kind), s->cfg.order, s->cfg.lock);
+		if (!s->pools[id]) {
+			store_kind_free(s, kind);
+			return -ENOMEM;
+		}
+		store_pool_sync(s, id);
+	}
+	k->live = true;
+	return 0;
+}
+
+/* Compressors in use besides the current one (kinds_lock held). */
+static unsigned int store_old_kinds(const struct zswap_store *s)
+{
+	unsigned int n = 0, cur = atomic_load(&s->cur);
+
+	for (unsigned int k = 0; k < ZSWAP_COMP_KINDS; k++)
+		n += k != cur && s->kinds[k].live;
+	return n;
+}
+
+int zswap_store_set_comp(struct zswap_store *s, enum zswap_comp comp, int level)
+{
+	int lvl = comp_effective_level(comp, level), ret;
+
+	if (lvl < 0 || (unsigned int)comp >= ZSWAP_COMP_KINDS)
+		return -EINVAL;
+	pthread_mutex_lock(&s->kinds_lock);
+	ret = store_kind_make(s, comp, lvl);
+	if (!ret) {
+		/* After its pools and states: a store that reads it finds both. */
+		atomic_store_explicit(&s->cur, (unsigned int)comp, memory_order_release);
+		atomic_store(&s->old_live, store_old_kinds(s));
+	}
+	pthread_mutex_unlock(&s->kinds_lock);
+	if (!ret)
+		zswap_store_reap(s);
+	return ret;
+}
+
+bool zswap_store_reap_due(const struct zswap_store *s)
+{
+	return atomic_load_explicit(&s->old_live, memory_order_relaxed) != 0;
+}
+
+unsigned int zswap_store_reap(struct zswap_store *s)
+{
+	int64_t objs[ZSWAP_COMP_KINDS] = { 0 };
+	unsigned int freed = 0;
+
+	if (!atomic_load(&s->old_live))
+		return 0;
+	pthread_mutex_lock(&s->kinds_lock);
+	unsigned int cur = atomic_load(&s->cur);
+	/* The grace period and the count in one pass: a store that read a
+	 * compressor before cur changed ends before its workspace's lock is
+	 * free, and adds its object then. No object of an old compressor is
+	 * made after, so a sum of 0 taken behind every lock is exact. */
+	for (unsigned int i = 0; i < s->nr_ws; i++) {
+		struct store_ws *w = &s->ws[i];
+
+		pthread_mutex_lock(&w->lock);
+		for (unsigned int k = 0; k < ZSWAP_COMP_KINDS; k++)
+			objs[k] += atomic_load_explicit(&w->c.objs[k], memory_order_relaxed);
+		pthread_mutex_unlock(&w->lock);
+	}
+	for (unsigned int k = 0; k < ZSWAP_COMP_KINDS; k++) {
+		if (k == cur || !s->kinds[k].live || objs[k] != 0)
+			continue;
+		store_kind_free(s, k);
+		atomic_fetch_add(&s->kinds_freed, 1);
+		freed++;
+	}
+	atomic_store(&s->old_live, store_old_kinds(s));
+	pthread_mutex_unlock(&s->kinds_lock);
+	return freed;
+}
+
+unsigned int zswap_store_comp_stats(struct zswap_store *s, struct zswap_store_comp_stat out[ZSWAP_COMP_KINDS],
+				    uint64_t *freed)
+{
+	int64_t objs[ZSWAP_COMP_KINDS] = { 0 };
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < s->nr_ws; i++)
+		for (unsigned int k = 0; k < ZSWAP_COMP_KINDS; k++)
+			objs[k] += atomic_load_explicit(&s->ws[i].c.objs[k], memory_order_relaxed);
+	pthread_mutex_lock(&s->kinds_lock);
+	unsigned int cur = atomic_load(&s->cur);
+	for (unsigned int j = 0; j < ZSWAP_COMP_KINDS; j++) {
+		/* The current one first, then the others in order. */
+		unsigned int k = j == 0 ? cur : j - 1 < cur ? j - 1 : j;
+		struct zswap_store_comp_stat *o = &out[n];
+
+		if (!s->kinds[k].live)
+			continue;
+		o->comp = (enum zswap_comp)k;
+		o->level = s->kinds[k].level;
+		o->current = k == cur;
+		o->stored_pages = objs[k] > 0 ? (uint64_t)objs[k] : 0;
+		o->pool_total_size = 0;
+		for (unsigned int i = 0; i < s->nr_pools; i++)
+			o->pool_total_size += (uint64_t)zs_get_total_pages(s->pools[store_pool_id(k, i)]) * ZS_PAGE_SIZE;
+		n++;
+	}
+	pthread_mutex_unlock(&s->kinds_lock);
+	*freed = atomic_load(&s->kinds_freed);
+	return n;
+}
+
+void zswap_store_fork_child(struct zswap_store *s)
+{
+	pthread_mutex_init(&s->kinds_lock, NULL);
 }
 
 unsigned int zswap_store_nr_pools(const struct zswap_store *s)
@@ -965,7 +1283,7 @@ struct zswap_store *zswap_store_create(const struct zswap_store_config *cfg)
 {
 	struct zswap_store *s;
 	unsigned int nr_ws;
-	size_t comp_len, recomp_len, per_ws, head, len;
+	size_t recomp_len, per_ws, head, len;
 	uint8_t *mem;
 
 	if (!store_config_ok(cfg)) {
@@ -973,9 +1291,8 @@ struct zswap_store *zswap_store_create(const struct zswap_store_config *cfg)
 		return NULL;
 	}
 	nr_ws = cfg->nr_workspaces ? cfg->nr_workspaces : store_default_workspaces();
-	comp_len = comp_ws_size(cfg->comp, cfg->level);
 	recomp_len = comp_ws_size(cfg->recomp, cfg->recomp_level);
-	per_ws = comp_len + recomp_len + COMP_BUF_SIZE;
+	per_ws = recomp_len + COMP_BUF_SIZE;
 	head = store_round64(sizeof(*s)) + (size_t)nr_ws * sizeof(struct store_ws);
 	len = store_round64(head) + (size_t)nr_ws * per_ws;
 
@@ -993,29 +1310,20 @@ struct zswap_store *zswap_store_create(const struct zswap_store_config *cfg)
 	s->recomp_len = recomp_len;
 	s->ws = (struct store_ws *)(mem + store_round64(sizeof(*s)));
 
+	s->recomp_mem = mem + store_round64(head);
+	pthread_mutex_init(&s->kinds_lock, NULL);
 	for (unsigned int i = 0; i < nr_ws; i++) {
 		struct store_ws *w = &s->ws[i];
-		uint8_t *m = mem + store_round64(head) + (size_t)i * per_ws;
 
 		pthread_mutex_init(&w->lock, NULL);
-		w->buf = m + comp_len + recomp_len;
-		w->recomp_mem = m + comp_len;
-		if (comp_ws_init(&w->comp, cfg->comp, cfg->level, m, comp_len)) {
-			zlog("%s workspace of %zu bytes could not be set up", comp_name(cfg->comp), comp_len);
-			s->nr_ws = i + 1;
-			goto fail;
-		}
+		w->buf = s->recomp_mem + (size_t)nr_ws * recomp_len + (size_t)i * COMP_BUF_SIZE;
 	}
-	for (unsigned int i = 0; i < s->nr_pools; i++) {
-		s->pools[i] = zs_create_pool("zswap", cfg->order, cfg->lock);
-		if (!s->pools[i])
-			goto fail;
-	}
-	s->huge_size = zs_huge_class_size(s->pools[0]);
+	if (store_kind_make(s, cfg->comp, s->cfg.level))
+		goto fail;
+	atomic_store(&s->cur, (unsigned int)cfg->comp);
+	s->huge_size = zs_huge_class_size(s->pools[store_pool_id(cfg->comp, 0)]);
 	if (s->huge_size < 2 || s->huge_size > ZS_PAGE_SIZE)
 		s->huge_size = ZS_PAGE_SIZE;
-	for (unsigned int i = 0; i < s->nr_pools; i++)
-		store_pool_sync(s, i);
 	atomic_store(&s->mem_used_max, store_mem_used(s));
 	return s;
 
@@ -1031,10 +1339,10 @@ void zswap_store_destroy(struct zswap_store *s)
 		return;
 	if (store_tls.s == s)
 		store_tls.s = NULL;
-	for (unsigned int i = 0; i < s->nr_pools; i++)
-		if (s->pools[i])
-			zs_destroy_pool(s->pools[i]);
+	for (unsigned int k = 0; k < ZSWAP_COMP_KINDS; k++)
+		store_kind_free(s, k);
 	for (unsigned int i = 0; i < s->nr_ws; i++)
 		pthread_mutex_destroy(&s->ws[i].lock);
+	pthread_mutex_destroy(&s->kinds_lock);
 	prim_free(s, s->block_len);
 }

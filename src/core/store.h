@@ -2,13 +2,18 @@
 /*
  * store.h - the compressed page store: zswap's store/load/invalidate.
  *
- * A store owns one or more zs pools (ZSWAP_NR_POOLS), a compressor, and the
- * counters. The caller keeps one struct zswap_entry per stored page, the way
+ * A store owns one or more zs pools (ZSWAP_NR_POOLS) per compressor in use,
+ * the compressors, and the counters. As the kernel's zswap keeps a
+ * zswap_pool per compressor, a change of ZSWAP_COMPRESSOR at run time
+ * (zswap_store_set_comp) sends new stores to the new compressor's pools;
+ * a page stored before stays where it is, readable, until it is loaded,
+ * dropped or written back, and a compressor's pools and workspaces go once
+ * the last of its pages has (zswap_store_reap). The caller keeps one struct zswap_entry per stored page, the way
  * the kernel's zswap keeps a zswap_entry per swap slot; the store never
  * allocates per-page metadata of its own.
  *
- * Thread-safe. After zswap_store_create() nothing here calls malloc: the
- * compressor workspaces are allocated up front (zswap_store_create).
+ * Thread-safe. Nothing here calls malloc: the compressor workspaces come
+ * from prim, at zswap_store_create() and at a change of compressor.
  */
 #ifndef ZSWAP_STORE_H
 #define ZSWAP_STORE_H
@@ -34,10 +39,12 @@ enum zswap_entry_type {
  *
  *   bits  0..1   type (enum zswap_entry_type)
  *   ZE_SAME:     bits 32..63 the 4-byte pattern, bits 2..31 zero
- *   pool object: bits 2..7 the zs pool's index (ZSWAP_NR_POOLS, at most
- *                64), bits 8..20 the bytes in the pool (compressed length,
- *                PAGE_SIZE for ZE_RAW), bits 21..63 the zs handle shifted
- *                right by one (its bit 0 is zsmalloc's tag, always set)
+ *   pool object: bits 2..7 the zs pool's index among its compressor's
+ *                (ZSWAP_NR_POOLS, at most 64), bits 8..19 the compressed
+ *                length (0 for ZE_RAW, which holds PAGE_SIZE bytes), bits
+ *                20..59 the zs handle shifted right by one (its bit 0 is
+ *                zsmalloc's tag, always set), bits 60..61 the compressor
+ *                (enum zswap_comp) whose pools hold it
  *   ZE_BACKED:   bits 0..1 as ZE_SAME, bit 2 set, bits 3..63 the tier's file
  *                (its index, bits 59..63: 0 the process's own unless it is
  *                a fork child, which writes a file of its own and reads
@@ -53,12 +60,14 @@ struct zswap_entry {
 #define ZE_POOL_SHIFT		2
 #define ZE_POOL_MASK		63ull
 #define ZE_LEN_SHIFT		8
-#define ZE_LEN_MASK		0x1fffull
-#define ZE_HANDLE_SHIFT		21
+#define ZE_LEN_MASK		0xfffull
+#define ZE_HANDLE_SHIFT		20
+#define ZE_COMP_SHIFT		60
+#define ZE_COMP_MASK		3ull
 #define ZE_SAME_SHIFT		32
 #define ZE_BACKED_BIT		4ull
 #define ZE_SLOT_SHIFT		3
-/* Pool entries only: the handle takes bits 21..60; bit 62 says
+/* Pool entries only: the handle takes bits 20..59; bit 62 says
  * recompression was tried (it is not tried again: the page must change,
  * which stores it anew), bit 63 that the object is the recompression
  * algorithm's. */
@@ -92,7 +101,9 @@ static inline uint32_t zswap_entry_length(const struct zswap_entry *e)
 {
 	enum zswap_entry_type t = zswap_entry_type(e);
 
-	return t == ZE_COMPRESSED || t == ZE_RAW ? (uint32_t)((e->w >> ZE_LEN_SHIFT) & ZE_LEN_MASK) : 0;
+	if (t == ZE_RAW)
+		return ZS_PAGE_SIZE;
+	return t == ZE_COMPRESSED ? (uint32_t)((e->w >> ZE_LEN_SHIFT) & ZE_LEN_MASK) : 0;
 }
 
 /* A pool entry that saves less than a quarter of a page (held as-is, or
@@ -109,6 +120,12 @@ static inline bool zswap_entry_poor(const struct zswap_entry *e)
 static inline unsigned int zswap_entry_pool(const struct zswap_entry *e)
 {
 	return (unsigned int)((e->w >> ZE_POOL_SHIFT) & ZE_POOL_MASK);
+}
+
+/* The compressor whose pools hold a pool entry (ZE_COMPRESSED, ZE_RAW). */
+static inline enum zswap_comp zswap_entry_comp(const struct zswap_entry *e)
+{
+	return (enum zswap_comp)((e->w >> ZE_COMP_SHIFT) & ZE_COMP_MASK);
 }
 
 static inline unsigned long zswap_entry_handle(const struct zswap_entry *e)
@@ -139,7 +156,7 @@ static inline uint64_t zswap_entry_word(const struct zswap_entry *e)
 }
 
 struct zswap_store_config {
-	enum zswap_comp comp;		/* ZSWAP_COMPRESSOR */
+	enum zswap_comp comp;		/* ZSWAP_COMPRESSOR at start (zswap_store_set_comp) */
 	int level;			/* zstd level (1..19); ignored for lz4 (acceleration 1) and lzo */
 	unsigned int order;		/* ZSWAP_ZSPAGE_ORDER, 2..4 */
 	enum zs_lock_mode lock;		/* ZSWAP_POOL_LOCK */
@@ -314,11 +331,61 @@ unsigned long zswap_store_compact_some(struct zswap_store *s, unsigned long max_
 /* Pages compaction could free now, over every pool. */
 unsigned long zswap_store_freeable_pages(struct zswap_store *s);
 
-/* The pool (index) of a store, for class tables and benchmarks. */
+/* The current compressor's pool (index), for tests and benchmarks. */
 struct zs_pool *zswap_store_pool(struct zswap_store *s, unsigned int index);
 
-/* How many pools the store has (ZSWAP_NR_POOLS; indices 0 .. n-1). */
+/* How many pools each compressor has (ZSWAP_NR_POOLS; indices 0 .. n-1). */
 unsigned int zswap_store_nr_pools(const struct zswap_store *s);
+
+/* The pool a pool entry (ZE_COMPRESSED, ZE_RAW) is in, NULL for any other:
+ * valid as long as the entry is. */
+struct zs_pool *zswap_store_entry_pool(struct zswap_store *s, const struct zswap_entry *e);
+
+/* Over every pool of every compressor in use: the pages and the metadata
+ * bytes (the running totals, taking no lock), and class index's row summed
+ * (false when the class is merged into a larger one; safe against a
+ * compressor's pools going meanwhile). */
+uint64_t zswap_store_pool_pages(struct zswap_store *s);
+uint64_t zswap_store_meta_bytes(struct zswap_store *s);
+bool zswap_store_class_stat(struct zswap_store *s, unsigned int index, struct zs_class_stat *sum);
+
+/*
+ * ZSWAP_COMPRESSOR at run time (the kernel's zswap_compressor parameter):
+ * from now on pages are stored with comp/level into its own pools, made
+ * here unless pages of comp are still held (their pools then take the new
+ * ones too; a new zstd level only remakes the workspaces). The pools of
+ * the compressor before stay until their last page goes. Not on a fault
+ * path: it allocates (prim) and waits for every workspace. 0, -EINVAL (an
+ * unknown compressor) or -ENOMEM (nothing changed).
+ */
+int zswap_store_set_comp(struct zswap_store *s, enum zswap_comp comp, int level);
+
+/* Free the pools and workspaces of every compressor but the current one
+ * that holds no page any more; returns how many compressors it freed. A
+ * quick test when no old compressor is left. Not on a fault path. */
+unsigned int zswap_store_reap(struct zswap_store *s);
+
+/* Whether a compressor besides the current one is in use (a load). */
+bool zswap_store_reap_due(const struct zswap_store *s);
+
+/* One compressor's pools, for the dump: its name and level, the pages its
+ * pools hold (same-filled pages are in none) and their size in bytes. */
+struct zswap_store_comp_stat {
+	enum zswap_comp comp;
+	int level;
+	bool current;
+	uint64_t stored_pages;
+	uint64_t pool_total_size;
+};
+
+/* Fill out[] with the compressors in use, the current one first; returns
+ * how many. *freed: how many compressors' pools were freed since start. */
+unsigned int zswap_store_comp_stats(struct zswap_store *s, struct zswap_store_comp_stat out[ZSWAP_COMP_KINDS],
+				    uint64_t *freed);
+
+/* The fork child's lock of the compressors' pools, made afresh (a thread of
+ * the parent may have held it at the copy). */
+void zswap_store_fork_child(struct zswap_store *s);
 
 /* Test hooks: make the next n operations of a kind fail, so that each
  * failure path can be exercised (ZSWAP_INJECT_*_FAIL): DECOMPRESS, loads

@@ -18,6 +18,7 @@
 #include "base/maps.h"
 #include "base/prim.h"
 #include "engine/engine.h"
+#include "engine/pagecache.h"
 #include "engine/evict.h"
 #include "engine/fault.h"
 #include "engine/policy.h"
@@ -28,12 +29,17 @@ void calls_mapped(uintptr_t addr, size_t len, int prot, int flags, int fd)
 {
 	sigset_t old;
 
+	if (!(flags & MAP_ANONYMOUS) && fd >= 0 && policy_limit_set()) {
+		/* What of it the page cache holds already is charged to others. */
+		engine_sigblock(&old);
+		pagecache_mapped(addr, len, fd);
+		engine_sigrestore(&old);
+	}
 	if ((flags & MAP_TYPE) != MAP_PRIVATE || !(flags & MAP_ANONYMOUS) ||
 	    (prot & (PROT_READ | PROT_WRITE | PROT_EXEC)) != (PROT_READ | PROT_WRITE) ||
 	    (flags & (MAP_LOCKED | MAP_HUGETLB | MAP_STACK | MAP_GROWSDOWN)) ||
 	    len < eng.opt.min_region || atomic_load(&eng.lock_future))
 		return;
-	(void)fd;
 	len = (len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
 	engine_sigblock(&old);
 	/* Under the event lock: an UNMAP event read before this mapping existed
@@ -56,6 +62,7 @@ void calls_unmapped(uintptr_t addr, size_t len)
 	len = (len + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
 	engine_sigblock(&old);
 	region_forget_unregistered(addr, addr + len);
+	pagecache_unmapped(addr, len);
 	engine_sigrestore(&old);
 }
 

@@ -46,6 +46,7 @@
 
 #include "core/comp.h"
 #include "engine/engine.h"
+#include "engine/pagecache.h"
 #include "engine/events.h"
 #include "base/fdtab.h"
 #include "base/log.h"
@@ -249,11 +250,13 @@ static int fork_peek(const struct zswap_entry *e, void *dst)
 	}
 	if (t == ZE_BACKED)
 		return zswap_read_backed(eng.store, e, dst);
-	if (t == ZE_NONE || zswap_entry_pool(e) >= zswap_store_nr_pools(eng.store))
+	struct zs_pool *pool = zswap_store_entry_pool(eng.store, e);
+	if (!pool)
 		return -EIO;
-	if (zswap_entry_recompressed(e))
-		return -EIO;	/* follow.ws has the first compressor only: the handlers load it */
-	struct zs_pool *pool = zswap_store_pool(eng.store, zswap_entry_pool(e));
+	/* follow.ws has the compressor the process started with only: the
+	 * handlers load the others' pages after the freeze. */
+	if (zswap_entry_recompressed(e) || (t == ZE_COMPRESSED && zswap_entry_comp(e) != follow.ws.comp))
+		return -EIO;
 	unsigned long handle = zswap_entry_handle(e);
 	const void *obj = zs_map_object(pool, handle);
 	int rc = 0;
@@ -963,6 +966,7 @@ static void fork_child_locks(void)
 	eng.ev_lock = (pthread_rwlock_t)PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
 	eng.evict_gate = (pthread_rwlock_t)PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
 	region_fork_child();
+	pagecache_fork_child();
 	maps_fork_child();
 	prim_fork_child();
 }

@@ -40,6 +40,7 @@
 #include "base/prim.h"
 #include "core/zsmalloc.h"
 #include "engine/engine.h"
+#include "engine/pagecache.h"
 #include "engine/region.h"
 
 struct policy_state pol = { .statm_fd = -1, .status_fd = -1, .wait_fd = -1, .cold_lock = PTHREAD_MUTEX_INITIALIZER };
@@ -263,6 +264,7 @@ bool policy_select(struct slot *s, uint32_t state, bool written, bool follows)
  * the page tables (and by the file pages, as it always could).
  */
 #define RECLAIM_ACCOUNT_MS	100
+#define RECLAIM_PAGECACHE_EVERY 10
 
 /* Resident bytes of the slot arrays (mincore: an array's pages are touched
  * only where its region's pages were managed). An array two regions share
@@ -336,9 +338,11 @@ static void reclaim_account_refresh(void)
 	if (pol.adjust_at.tv_sec && policy_ns_between(&pol.adjust_at, &now) / 1000000 < pol.adjust_every_ms)
 		return;
 	pol.adjust_at = now;
-	uint64_t book = reclaim_slot_bytes();
-	for (unsigned int i = 0; i < zswap_store_nr_pools(eng.store); i++)
-		book += zs_get_metadata_bytes(zswap_store_pool(eng.store, i));
+	/* The file mappings made where no call is interposed (the dynamic
+	 * loader's), every RECLAIM_PAGECACHE_EVERY looks. */
+	if (pol.limit && pol.pagecache_looks++ % RECLAIM_PAGECACHE_EVERY == 0)
+		pagecache_sync();
+	uint64_t book = reclaim_slot_bytes() + zswap_store_meta_bytes(eng.store);
 	atomic_store_explicit(&pol.adjust, (int64_t)reclaim_pte_bytes() - (int64_t)book, memory_order_relaxed);
 	clock_gettime(CLOCK_MONOTONIC, &done);
 	long took_us = (long)(policy_ns_between(&now, &done) / 1000);
@@ -349,11 +353,7 @@ static void reclaim_account_refresh(void)
  * above). */
 uint64_t policy_pool_page_bytes(void)
 {
-	uint64_t pages = 0;
-
-	for (unsigned int i = 0; i < zswap_store_nr_pools(eng.store); i++)
-		pages += zs_get_total_pages(zswap_store_pool(eng.store, i));
-	return pages << ZS_PAGE_SHIFT;
+	return zswap_store_pool_pages(eng.store) << ZS_PAGE_SHIFT;
 }
 
 /* A member of a group: its share of the group's charge is the reading,
@@ -396,9 +396,15 @@ uint64_t policy_read_charge(void)
 		else if (buf[i] == ' ')
 			k++;
 	}
-	uint64_t rss = f[1] << ZS_PAGE_SHIFT;
-	atomic_store_explicit(&pol.file, (f[2] < f[1] ? f[2] : f[1]) << ZS_PAGE_SHIFT, memory_order_relaxed);
 	reclaim_account_refresh();
+	/* The file pages the page cache held before the program mapped them
+	 * are charged to others, as memcg charges a page to the group that
+	 * read it in (pagecache.h). */
+	uint64_t file = (f[2] < f[1] ? f[2] : f[1]) << ZS_PAGE_SHIFT, others = pagecache_others();
+	if (others > file)
+		others = file;
+	uint64_t rss = (f[1] << ZS_PAGE_SHIFT) - others;
+	atomic_store_explicit(&pol.file, file - others, memory_order_relaxed);
 	int64_t adj = atomic_load_explicit(&pol.adjust, memory_order_relaxed);
 	if (eng.opt.pool_uncharged)
 		adj -= (int64_t)policy_pool_page_bytes();
@@ -558,5 +564,6 @@ void policy_stats(struct zswap_stats *st)
 		some += t1 - t0;	/* the stretch under way */
 	st->memory_pressure_some_us = some / 1000;
 	st->thrashing_windows = atomic_load(&pol.thrash_windows);
+	st->file_mapped = pol.on ? atomic_load_explicit(&pol.file, memory_order_relaxed) : 0;
 }
 

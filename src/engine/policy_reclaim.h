@@ -130,6 +130,7 @@ struct policy_state {
 	_Atomic int64_t adjust;
 	struct timespec adjust_at;
 	long adjust_every_ms;
+	unsigned int pagecache_looks;	/* reclaim_account_refresh's, for pagecache_sync */
 	struct timespec t0;
 
 	_Atomic uint64_t charge;	/* bytes, at the last reading */

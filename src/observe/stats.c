@@ -201,31 +201,24 @@ static bool stats_class_summed(unsigned int c)
 	return c != CC_CLASS && c != CC_SIZE && c != CC_PPZ && c != CC_OPZ;
 }
 
-static bool stats_class_row(unsigned int class, unsigned int npools, uint64_t *v)
+/* Class's row over every pool of every compressor in use. */
+static bool stats_class_row(unsigned int class, uint64_t *v)
 {
-	bool have = false;
+	struct zs_class_stat st;
 
-	for (unsigned int p = 0; p < npools; p++) {
-		struct zs_pool *pool = zswap_store_pool(eng.store, p);
-		struct zs_class_stat st;
-		if (!pool || !zs_class_stat(pool, class, &st))
-			continue;
-		if (!have) {
-			memset(v, 0, CC__N * sizeof(*v));
-			v[CC_CLASS] = st.index;
-			v[CC_SIZE] = st.size;
-			v[CC_PPZ] = st.pages_per_zspage;
-			v[CC_OPZ] = st.objs_per_zspage;
-		}
-		for (unsigned int c = 0; c < ZS_INUSE_COLUMNS; c++)
-			v[CC_RATIO + c] += st.inuse_ratio[c];
-		v[CC_ALLOC] += st.obj_allocated;
-		v[CC_USED] += st.obj_used;
-		v[CC_PAGES] += st.pages_used;
-		v[CC_FREEABLE] += st.freeable;
-		have = true;
-	}
-	return have;
+	if (!zswap_store_class_stat(eng.store, class, &st))
+		return false;
+	v[CC_CLASS] = st.index;
+	v[CC_SIZE] = st.size;
+	v[CC_PPZ] = st.pages_per_zspage;
+	v[CC_OPZ] = st.objs_per_zspage;
+	for (unsigned int c = 0; c < ZS_INUSE_COLUMNS; c++)
+		v[CC_RATIO + c] = st.inuse_ratio[c];
+	v[CC_ALLOC] = st.obj_allocated;
+	v[CC_USED] = st.obj_used;
+	v[CC_PAGES] = st.pages_used;
+	v[CC_FREEABLE] = st.freeable;
+	return true;
 }
 
 /* A class no object of the store is in: all its summed columns zero. */
@@ -252,7 +245,7 @@ static void stats_classes(struct emitter *e, bool full)
 	emit_table_header(e, &table);
 	emit_json_array_begin(e, "rows");
 	for (unsigned int i = 0; i < ZS_SIZE_CLASSES && npools; i++) {
-		if (!stats_class_row(i, npools, v))
+		if (!stats_class_row(i, v))
 			continue;
 		if (!full && stats_class_empty(v)) {
 			hidden++;
@@ -304,6 +297,36 @@ static void stats_group(struct emitter *e)
 	emit_kv_u64(e, "memory.events.max", v.events_max);
 	emit_kv_u64(e, "members", v.nmembers);
 	emit_kv_str(e, "pids", pids);
+	emit_section_end(e);
+}
+
+/* One row per compressor in use, the current one first (the kernel's zswap
+ * keeps a pool per compressor: pages stored before a change of
+ * ZSWAP_COMPRESSOR stay in the pool of theirs until loaded or written
+ * back). stored_pages counts the pages a pool holds (same-filled pages are
+ * in none), pool_total_size its pages in bytes; their sums are the totals
+ * above. */
+static void stats_comp_pools(struct emitter *e)
+{
+	static const struct emit_col cols[] = { { "current", 7 }, { "stored_pages", 14 }, { "pool_total_size", 16 } };
+	static const struct emit_table table = { 8, cols, sizeof(cols) / sizeof(cols[0]) };
+	struct zswap_store_comp_stat cs[ZSWAP_COMP_KINDS];
+	uint64_t freed = 0;
+	unsigned int n = eng.store ? zswap_store_comp_stats(eng.store, cs, &freed) : 0;
+	char label[16];
+
+	emit_section_begin(e, "pools", "pools (one per compressor in use, the current one first)");
+	emit_table_header(e, &table);
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t v[] = { cs[i].current, cs[i].stored_pages, cs[i].pool_total_size };
+
+		if (cs[i].comp == ZSWAP_COMP_ZSTD)
+			log_snprintf(label, sizeof(label), "%s:%d", comp_name(cs[i].comp), cs[i].level);
+		else
+			log_snprintf(label, sizeof(label), "%s", comp_name(cs[i].comp));
+		emit_table_row(e, &table, label, v);
+	}
+	emit_kv_u64(e, "pools_freed", freed);
 	emit_section_end(e);
 }
 
@@ -552,6 +575,7 @@ static void stats_build(struct emit_buf *b, enum stats_fmt fmt, enum stats_reaso
 	 * zswap_stats does, so no class lock is held across fork (fork's
 	 * prepare handler takes ev_lock for writing). */
 	pthread_rwlock_rdlock(&eng.ev_lock);
+	stats_comp_pools(&e);
 	stats_classes(&e, full);
 	pthread_rwlock_unlock(&eng.ev_lock);
 	stats_counters(&e, &st, S_ENGINE);

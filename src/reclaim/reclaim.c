@@ -69,7 +69,7 @@
 #include "core/zsmalloc.h"
 
 /* Why reclaim is stuck (reclaim_say_stuck). */
-enum { RECLAIM_STUCK_NOTHING, RECLAIM_STUCK_POOL, RECLAIM_STUCK_POOL_FULL, RECLAIM_STUCK_CHILD };
+enum { RECLAIM_STUCK_NOTHING, RECLAIM_STUCK_POOL, RECLAIM_STUCK_POOL_FULL, RECLAIM_STUCK_CHILD, RECLAIM_STUCK_SHARED };
 
 /* --- the clock ---------------------------------------------------------- */
 
@@ -577,8 +577,17 @@ static void reclaim_to(uint64_t target)
 		if (writeback_on() && (reclaim_writeback_old() || reclaim_writeback(pool)))
 			continue;
 		bool pool_big = !eng.opt.pool_uncharged && pool > pol.limit - pol.limit / 8;
-		if (pool_big || !zswap_store_accepting(eng.store)) {
-			pol.stuck_why = pool_big ? RECLAIM_STUCK_POOL : RECLAIM_STUCK_POOL_FULL;
+		/* The same for the file pages and shared memory it maps alone,
+		 * which nothing here compresses (file pages go back only at
+		 * reclaim_file_due's pace): a process of a tree sharing a
+		 * segment (a database's buffer cache) is charged for every
+		 * shared page it touched, and evicting its private pages to
+		 * make up for them would only make each of their accesses
+		 * refault, without end. */
+		bool shared_big = atomic_load_explicit(&pol.file, memory_order_relaxed) > pol.limit - pol.limit / 8;
+		if (pool_big || shared_big || !zswap_store_accepting(eng.store)) {
+			pol.stuck_why = pool_big ? RECLAIM_STUCK_POOL
+				      : shared_big ? RECLAIM_STUCK_SHARED : RECLAIM_STUCK_POOL_FULL;
 			atomic_store(&pol.stuck, 1);
 			policy_progress();
 			reclaim_backoff();
@@ -695,10 +704,12 @@ static void reclaim_say_stuck(uint64_t charge)
 		[RECLAIM_STUCK_POOL_FULL] = "the pool is full (ZSWAP_MAX_POOL_PERCENT or ZSWAP_MAX_POOL_SIZE)",
 		[RECLAIM_STUCK_CHILD] = "this fork child writes nothing to the second tier (the parent's file, which it"
 					" only reads), and what it read back from there does not fit in the pool",
+		[RECLAIM_STUCK_SHARED] = "the file pages and shared memory charged to it (never compressed)"
+					 " leave less than an eighth of it for the rest",
 	};
 	/* Whatever the sweep found, a child's real reason is that it cannot
-	 * write back. */
-	if (writeback_child())
+	 * write back (unless what it maps leaves no room anyway). */
+	if (writeback_child() && pol.stuck_why != RECLAIM_STUCK_SHARED)
 		pol.stuck_why = RECLAIM_STUCK_CHILD;
 	uint64_t mib = 1 << 20;
 	zlog("ZSWAP_MEMORY_LIMIT (%llu MiB) cannot hold: %s, so the program runs over the limit"
@@ -1005,6 +1016,42 @@ static void reclaim_pool_limits(void)
 	zswap_store_set_limit(eng.store, cfg.mem_limit, cfg.accept_limit);
 }
 
+/*
+ * The pools and workspaces of a compressor used before, freed once no page
+ * is left in them (zswap_store_reap). Under ev_lock's read side, as
+ * compaction: the reaper takes every workspace's lock in turn, and a fork
+ * must not copy one held (fork_prepare takes the write side).
+ */
+static void reclaim_reap_pools(void)
+{
+	if (!zswap_store_reap_due(eng.store))
+		return;
+	pthread_rwlock_rdlock(&eng.ev_lock);
+	zswap_store_reap(eng.store);
+	pthread_rwlock_unlock(&eng.ev_lock);
+}
+
+/*
+ * ZSWAP_COMPRESSOR at run time: the store makes the new compressor's pools
+ * and workspaces, then sends new pages there. Under ev_lock's read side,
+ * so a fork copies the store either before the change or after it, never
+ * half made: fork_prepare takes the write side, so a change asked for while
+ * a fork is frozen waits for the freeze to end and is applied whole then.
+ * False (o->err, o->why) when nothing changed.
+ */
+static bool reclaim_set_comp(struct reclaim_order *o)
+{
+	pthread_rwlock_rdlock(&eng.ev_lock);
+	int rc = zswap_store_set_comp(eng.store, o->nv.comp, o->nv.comp_level);
+	pthread_rwlock_unlock(&eng.ev_lock);
+	if (!rc)
+		return true;
+	o->err = rc;
+	log_snprintf(o->why, sizeof(o->why), "%s could not be set up (%s); still %s", comp_name(o->nv.comp),
+		     rc == -ENOMEM ? "no memory" : "unknown compressor", comp_name(eng.opt.comp));
+	return false;
+}
+
 /* One option of a SET order (control.c lets only OPT_F_RUNTIME ones
  * through). Most are a field other threads read as it is; the limit, the
  * cold age, the pool's limits and writeback have state of their own to
@@ -1018,6 +1065,8 @@ static void reclaim_apply(enum opt_id id, struct reclaim_order *o)
 		log_snprintf(o->why, sizeof(o->why), "%s cannot change in a running process", opt_table[id].name);
 		return;
 	}
+	if (id == OPT_COMPRESSOR && !reclaim_set_comp(o))
+		return;
 	opt_copy(id, &o->nv, v);
 	v->from[id] = OPT_FROM_SET;
 	switch (id) {
@@ -1076,6 +1125,7 @@ static void reclaim_take_order(void)
 		o->pages = reclaim_charge(o->bytes, o->charge_before);
 		break;
 	case RECLAIM_ORDER_COMPACT:
+		reclaim_reap_pools();	/* an old compressor's empty pools too */
 		o->pages = reclaim_compact_rounds();	/* zram's compact: all it can */
 		break;
 	case RECLAIM_ORDER_WRITEBACK:
@@ -1167,6 +1217,7 @@ void *reclaim_thread(void *arg)
 		if (shrinker_tick())
 			reclaim_compact(reclaim_pool_bytes());
 		writeback_trim();
+		reclaim_reap_pools();
 		reclaim_recompress_idle();
 		reclaim_compact_idle();
 		uint64_t p0 = prof_now();	/* an instrumented build only (hist.h) */

@@ -192,6 +192,8 @@ static void start_fork_child(void)
 	start_tids_fork_child();
 	fork_gate_reset();	/* the calls it held back were the parent's threads */
 	sigchain_fork_child();	/* its own copy of the signal records */
+	if (eng.store)
+		zswap_store_fork_child(eng.store);
 	if (atomic_load(&eng.state) == ENGINE_DORMANT && start_fork_fds_shared)
 		atomic_store(&eng.state, ENGINE_OFF);	/* its start would close its parent's descriptors */
 	if (atomic_load(&eng.state) != ENGINE_RUNNING || start_fork_pid != eng.pid)

@@ -35,10 +35,13 @@
 #                 fork child before its threads start); anywhere: pread,
 #                 pwrite, fallocate, sync_file_range, posix_fadvise, fstat
 #                 and libsodium's pure functions (the second tier's I/O)
-#       store.o   sysconf, pthread_mutex_init (zswap_store_create),
-#                 pthread_mutex_destroy (zswap_store_destroy; tools only)
+#       store.o   sysconf, pthread_mutex_init (zswap_store_create;
+#                 zswap_store_fork_child, in a fork child before its threads
+#                 start), pthread_mutex_destroy (zswap_store_destroy; tools
+#                 only)
 #       zsmalloc.o pthread_mutex_init, pthread_mutexattr_* (zs_create_pool),
-#                 pthread_mutex_destroy (zs_destroy_pool)
+#                 pthread_mutex_destroy (zs_destroy_pool): at start and by
+#                 the reclaimer at a change of compressor, never on a fault
 #     options.o is start-up code as a whole and has its own test
 #     (test_options_calls.sh); here it may only add environ.
 #     growth.o (src/reclaim/growth.c) is what libzswap's malloc, calloc and
@@ -173,7 +176,7 @@ startup_fns() {
 	engine) echo "engine_note_objects" ;;
 	bindnow) echo "bindnow_closure" ;;
 	backing) echo "backing_open backing_create backing_check_dir backing_dir_on_disk backing_close backing_fork_child" ;;
-	store) echo "zswap_store_create store_default_workspaces zswap_store_destroy" ;;
+	store) echo "zswap_store_create store_default_workspaces zswap_store_destroy zswap_store_fork_child" ;;
 	comp) echo "comp_ws_init" ;;
 	zsmalloc) echo "zs_create_pool zs_lock_init zs_destroy_pool" ;;
 	group) echo "group_init group_env group_env_set" ;;

@@ -128,7 +128,7 @@ if start "$ENG_TMP/set" ZSWAP_COLD_AGE=0; then
 	ctl_try 0 "ZSWAP_WRITEBACK=0 (was auto)" set "$PID" writeback=0
 	# Refused, each with one line, changing nothing.
 	ctl_try 2 "expected a size" set "$PID" memory_limit=12x
-	ctl_try 2 "read once at start-up" set "$PID" compressor=zstd
+	ctl_try 2 "read once at start-up" set "$PID" zspage_order=2
 	ctl_try 2 "did you mean ZSWAP_MEMORY_LIMIT?" set "$PID" memory_limmit=1G
 	ctl_try 2 "expected NAME=VALUE" set "$PID" memory_limit
 	ctl_try 2 "expected a size" set "$PID" cold_age=5 memory_limit=-1

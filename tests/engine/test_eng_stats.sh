@@ -64,7 +64,7 @@ check_text() {	# check_text LABEL FILE
 	# Sections in the order.
 	order=$(grep '^== ' "$f" | awk '{ print $2 }' | tr '\n' ' ')
 	case $order in
-	"summary configuration zswap vmstat mm_stat bd_stat tier zsmalloc engine reclaim latency attribution end "*) ;;
+	"summary configuration zswap vmstat mm_stat bd_stat tier pools zsmalloc engine reclaim latency attribution end "*) ;;
 	*) eng_fail "$label: sections out of order: $order" ;;
 	esac
 	grep -q '^ZSWAP_STATS_SIGNAL=SIGUSR1$' "$f" || eng_fail "$label: the configuration misses ZSWAP_STATS_SIGNAL"

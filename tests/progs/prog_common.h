@@ -618,6 +618,39 @@ static PC_UNUSED size_t pc_evict(const char *what, void *addr, size_t npages, bo
 	return resident;
 }
 
+/* ---- phases a test starts with files --------------------------------------- */
+
+/* Whether DIR/NAME exists. */
+static PC_UNUSED bool pc_file_exists(const char *dir, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return access(path, F_OK) == 0;
+}
+
+/* Wait for DIR/NAME, up to max_ms (a hang detector, not a timing). */
+static PC_UNUSED void pc_wait_file(const char *dir, const char *name, int max_ms)
+{
+	for (int waited = 0; !pc_file_exists(dir, name); waited += 10) {
+		if (waited >= max_ms)
+			pc_fail("%s/%s did not appear", dir, name);
+		pc_sleep_ms(10);
+	}
+}
+
+/* Create DIR/NAME, empty: a phase done, for the test. */
+static PC_UNUSED void pc_make_file(const char *dir, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	int fd = open(path, O_CREAT | O_WRONLY, 0600);
+	if (fd < 0)
+		pc_fail("%s: %s", path, strerror(errno));
+	close(fd);
+}
+
 /*
  * Wait (bounded: up to 10 s, it is a hang detector, not a timing assertion)
  * for stored_pages to reach want: entries of unmapped or discarded memory may

@@ -49,29 +49,6 @@ static void od_check(const char *what, const char *p, size_t npages, const uint6
 	}
 }
 
-static void od_wait(const char *dir, const char *name)
-{
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	for (int waited = 0; access(path, F_OK) != 0; waited += 10) {
-		if (waited >= OD_WAIT_MS)
-			pc_fail("%s did not appear", path);
-		pc_sleep_ms(10);
-	}
-}
-
-static void od_say(const char *dir, const char *name)
-{
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	int fd = open(path, O_CREAT | O_WRONLY, 0600);
-	if (fd < 0)
-		pc_fail("%s: %s", path, strerror(errno));
-	close(fd);
-}
-
 int main(int argc, char **argv)
 {
 	pc_init("prog_ondemand", &argc, argv);
@@ -93,8 +70,8 @@ int main(int argc, char **argv)
 	pc_evict("pageout", p, npages, false);
 	printf("ready %ld\n", (long)getpid());
 	fflush(stdout);
-	od_say(dir, "ready");
-	od_wait(dir, "go");
+	pc_make_file(dir, "ready");
+	pc_wait_file(dir, "go", OD_WAIT_MS);
 	od_check("after the first request", p, npages, version);
 
 	/* Written anew: the first page of each kind, then all out again. */
@@ -106,8 +83,8 @@ int main(int argc, char **argv)
 		od_fill(p + first[k] * PC_PAGE, first[k], version[first[k]]);
 	}
 	pc_evict("pageout again", p, npages, false);
-	od_say(dir, "ready2");
-	od_wait(dir, "go2");
+	pc_make_file(dir, "ready2");
+	pc_wait_file(dir, "go2", OD_WAIT_MS);
 	od_check("after the second request", p, npages, version);
 	printf("sum %016" PRIx64 "\n", pc_sum(p, npages * PC_PAGE));
 	munmap(p, npages * PC_PAGE);

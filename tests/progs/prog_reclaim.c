@@ -44,6 +44,13 @@
  *                                 RssFile + RssShmem and VmPTE
  *                                 (/proc/self/status), its pool
  *                                 metadata and the slot arrays' size
+ *   prog_reclaim shared MB SMB    write SMB of shared anonymous memory
+ *                                 (MAP_SHARED, which the library never
+ *                                 evicts), then fill, then 8 passes over
+ *                                 every page in order as cycle's; reports
+ *                                 shared_refaults: with SMB over the limit,
+ *                                 evicting the pages the passes use makes
+ *                                 no room, and each would come back
  *   prog_reclaim boost MB         fill while a thread samples the library's
  *                                 watermark_boost every millisecond, then
  *                                 wait (at most 3 s) for it to be 0 again;
@@ -528,7 +535,7 @@ int main(int argc, char **argv)
 		deny_vm_readv();
 	pc_init("prog_reclaim", &argc, argv);
 	if (argc < 3)
-		pc_fail("usage: prog_reclaim fill|random|random-for|hotcold|cycle|idle|hotstream|cold|cold-over|frag|boost|account MB [OPS|SECS|PASSES|CMB]");
+		pc_fail("usage: prog_reclaim fill|random|random-for|hotcold|cycle|idle|hotstream|cold|cold-over|frag|boost|account|shared MB [OPS|SECS|PASSES|CMB|SMB]");
 	const char *mode = argv[1];
 	size_t mb = strtoul(argv[2], NULL, 10);
 	unsigned long arg = argc > 3 ? strtoul(argv[3], NULL, 10) : 0;
@@ -558,6 +565,14 @@ int main(int argc, char **argv)
 		printf("checksum %016llx\n", (unsigned long long)check_all());
 		print_stats();
 		return 0;
+	}
+	if (strcmp(mode, "shared") == 0) {
+		size_t slen = arg * PC_MIB;
+		unsigned char *shm = mmap(NULL, slen, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (shm == MAP_FAILED)
+			pc_fail("mmap shared: %s", strerror(errno));
+		for (size_t off = 0; off < slen; off += PC_PAGE)
+			memset(shm + off, (int)(off / PC_PAGE) | 1, PC_PAGE);
 	}
 	struct zswap_stats f0, f1;
 	bool boost = strcmp(mode, "boost") == 0;
@@ -617,6 +632,16 @@ int main(int argc, char **argv)
 		}
 		fprintf(stderr, "%s: cycle_passes=%lu cycle_refaults=%llu cycle_activations=%llu\n", pc.name, passes,
 			lib_refaults() - r0, lib_activations() - a0);
+	} else if (strcmp(mode, "shared") == 0) {
+		unsigned long long r0 = lib_refaults();
+		for (int pass = 0; pass < 8; pass++) {
+			for (size_t i = 0; i < npages; i++) {
+				page_check(i);
+				ver[i]++;
+				page_write(i);
+			}
+		}
+		fprintf(stderr, "%s: stat shared_refaults=%llu\n", pc.name, lib_refaults() - r0);
 	} else if (strcmp(mode, "idle") == 0) {
 		/* Wait (bounded) for proactive reclaim to store half the pages. */
 		struct zswap_stats st;
@@ -656,9 +681,10 @@ int main(int argc, char **argv)
 		pc_stats(&st);
 		if (pc_managed())
 			fprintf(stderr, "%s: account rss_anon_kb=%ld rss_file_kb=%ld vm_pte_kb=%ld memory_current_kb=%llu"
-				" pool_metadata_kb=%llu slots_kb=%zu\n", pc.name, anon, file, pte,
+				" pool_metadata_kb=%llu slots_kb=%zu file_mapped_kb=%llu\n", pc.name, anon, file, pte,
 				(unsigned long long)(st.memory_current >> 10),
-				(unsigned long long)(st.pool_metadata_bytes >> 10), npages * 16 / 1024);
+				(unsigned long long)(st.pool_metadata_bytes >> 10), npages * 16 / 1024,
+				(unsigned long long)(st.file_mapped >> 10));
 	} else if (strcmp(mode, "fill") != 0) {
 		pc_fail("unknown mode %s", mode);
 	}

@@ -458,6 +458,11 @@ static void test_bad_values(void)
 		{ "ZSWAP_COMPRESSOR", "lz4:1", "lz4, lzo, zstd" },
 		{ "ZSWAP_COMPRESSOR", "lzo:1", "lz4, lzo, zstd" },
 		{ "ZSWAP_COMPRESSOR", "lzo-rle", "lz4, lzo, zstd" },
+		/* a misspelt compressor: the one meant */
+		{ "ZSWAP_COMPRESSOR", "zstdd", "zstd:LEVEL with LEVEL from 1 to 19 (did you mean zstd?)" },
+		{ "ZSWAP_COMPRESSOR", "zsdt", "(did you mean zstd?)" },
+		{ "ZSWAP_COMPRESSOR", "lz5", "(did you mean lz4?)" },
+		{ "ZSWAP_RECOMP_ALGORITHM", "ztsd:3", "(did you mean zstd?)" },
 		/* zstd level out of range, missing, not a number */
 		{ "ZSWAP_COMPRESSOR", "zstd:0", "LEVEL from 1 to 19" },
 		{ "ZSWAP_COMPRESSOR", "zstd:20", "LEVEL from 1 to 19" },

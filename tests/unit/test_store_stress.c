@@ -43,33 +43,6 @@ struct run {
 
 static uint8_t *text;
 
-/* A page of a kind drawn from the seed: some zero, some same-filled, mostly
- * text at an odd offset, some random, some half-random. */
-static void make_page(uint8_t *pg, uint64_t seed)
-{
-	uint64_t st = seed | 1;
-	unsigned int kind = (unsigned int)(tp_rand(&st) % 20);
-
-	if (kind < 2) {
-		memset(pg, 0, TP_PAGE);
-	} else if (kind < 4) {
-		uint64_t w = tp_rand(&st);
-		for (size_t i = 0; i < TP_PAGE / 8; i++)
-			((uint64_t *)pg)[i] = w;
-	} else if (kind < 15) {
-		size_t off = tp_rand(&st) % ((TEXT_PAGES - 1) * TP_PAGE);
-		memcpy(pg, text + off, TP_PAGE);
-		for (int i = 0; i < 4; i++)
-			pg[tp_rand(&st) % TP_PAGE] = (uint8_t)tp_rand(&st);
-	} else {
-		size_t rnd = kind < 17 ? TP_PAGE : TP_PAGE / 2 + tp_rand(&st) % (TP_PAGE / 2);
-		for (size_t i = 0; i < TP_PAGE; i += 8) {
-			uint64_t v = i < rnd ? tp_rand(&st) : 0;
-			memcpy(pg + i, &v, 8);
-		}
-	}
-}
-
 static void *worker(void *arg)
 {
 	struct run *r = arg;
@@ -84,7 +57,7 @@ static void *worker(void *arg)
 		if (!atomic_compare_exchange_strong(&sl->busy, &zero, 1))
 			continue;
 		if (!sl->stored) {
-			make_page(pg, tp_rand(&st));
+			tp_mixed_page(pg, tp_rand(&st), text, TEXT_PAGES);
 			TP_CHECK_EQ(zswap_store_page(r->s, pg, &sl->e), 0);
 			sl->sum = tp_sum(pg);
 			sl->stored = true;

@@ -139,3 +139,28 @@ uint8_t *tp_pages(enum tp_kind kind, size_t n, uint64_t seed)
 	}
 	return buf;
 }
+
+void tp_mixed_page(uint8_t *pg, uint64_t seed, const uint8_t *text, size_t text_pages)
+{
+	uint64_t st = seed | 1;
+	unsigned int kind = (unsigned int)(tp_rand(&st) % 20);
+
+	if (kind < 2) {
+		memset(pg, 0, TP_PAGE);
+	} else if (kind < 4) {
+		uint64_t w = tp_rand(&st);
+		for (size_t i = 0; i < TP_PAGE / 8; i++)
+			((uint64_t *)pg)[i] = w;
+	} else if (kind < 15) {
+		size_t off = tp_rand(&st) % ((text_pages - 1) * TP_PAGE);
+		memcpy(pg, text + off, TP_PAGE);
+		for (int i = 0; i < 4; i++)
+			pg[tp_rand(&st) % TP_PAGE] = (uint8_t)tp_rand(&st);
+	} else {
+		size_t rnd = kind < 17 ? TP_PAGE : TP_PAGE / 2 + tp_rand(&st) % (TP_PAGE / 2);
+		for (size_t i = 0; i < TP_PAGE; i += 8) {
+			uint64_t v = i < rnd ? tp_rand(&st) : 0;
+			memcpy(pg + i, &v, 8);
+		}
+	}
+}

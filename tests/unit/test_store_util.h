@@ -35,6 +35,11 @@ uint8_t *tp_pages(enum tp_kind kind, size_t n, uint64_t seed);
 /* xorshift64*: deterministic, thread-local state passed in. */
 uint64_t tp_rand(uint64_t *state);
 
+/* A page of a kind drawn from the seed: some zero, some same-filled, mostly
+ * text (text_pages pages of it) at an odd offset with a few bytes changed,
+ * some random, some half-random. The same seed makes the same page. */
+void tp_mixed_page(uint8_t *pg, uint64_t seed, const uint8_t *text, size_t text_pages);
+
 /* A checksum of one page, for stress tests that keep only the sum. */
 uint64_t tp_sum(const void *page);
 
