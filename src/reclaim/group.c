@@ -550,9 +550,10 @@ __attribute__((destructor)) static void group_fini(void)
 
 /* --- the reclaimer's side ------------------------------------------------ */
 
-/* Rss - Pss from smaps_rollup: this member's pages (anonymous pages shared
- * copy-on-write since a fork, the program's file pages) shared with others
- * beyond its proportional part, so that the group counts each page once. */
+/* Anonymous - Pss_Anon from smaps_rollup: this member's anonymous pages
+ * shared copy-on-write since a fork beyond its proportional part, so that
+ * the group counts each once. File pages are left to the charge's own rule
+ * (src/engine/pagecache.h: those others read in are not charged at all). */
 static uint64_t group_shared_bytes(void)
 {
 	char buf[2048];
@@ -567,13 +568,13 @@ static uint64_t group_shared_bytes(void)
 		const char *p = buf + i + 1;
 		if (buf[i] != '\n')
 			continue;
-		if (strncmp(p, "Rss:", 4) == 0)
-			f = &rss;
-		else if (strncmp(p, "Pss:", 4) == 0)
-			f = &pss;
+		if (strncmp(p, "Anonymous:", 10) == 0)
+			f = &rss, p += 10;
+		else if (strncmp(p, "Pss_Anon:", 9) == 0)
+			f = &pss, p += 9;
 		else
 			continue;
-		for (p += 4; *p == ' '; p++)
+		for (; *p == ' '; p++)
 			;
 		uint64_t v = 0;
 		for (; *p >= '0' && *p <= '9'; p++)

@@ -2,7 +2,11 @@
 # Runs a command and samples its process tree every 0.2 s: the sum of the
 # tree's proportional set sizes (Pss from /proc/PID/smaps_rollup: a page two
 # processes share counts half in each, so the sum counts it once, as a
-# memory cgroup charges it once). At the end, on stderr:
+# memory cgroup charges it once), less their file pages (Pss_File): the
+# interpreter's binary and libraries are in the page cache before the tree
+# starts, and a memory cgroup charges a page of it to the group that read
+# it in, not to this tree (the library's rule: src/engine/pagecache.h).
+# At the end, on stderr:
 # "group_tree: peak_kb=N samples=N procs=N"; the command's exit status.
 import os
 import subprocess
@@ -25,14 +29,17 @@ def children():
 
 
 def pss_kb(pid):
+    pss = pss_file = 0
     try:
         with open("/proc/%d/smaps_rollup" % pid) as f:
             for line in f:
                 if line.startswith("Pss:"):
-                    return int(line.split()[1])
+                    pss = int(line.split()[1])
+                elif line.startswith("Pss_File:"):
+                    pss_file = int(line.split()[1])
     except OSError:
         pass
-    return 0
+    return pss - pss_file
 
 
 p = subprocess.Popen(sys.argv[1:])
