@@ -44,6 +44,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -65,6 +66,8 @@
 #define GROUP_DEFER_MS	300		/* the longest a busy member leaves the excess to idle ones */
 #define GROUP_BEAT_NS	250000000ull	/* a reclaimer that has not turned for this long is not running */
 #define GROUP_LOOK_NS	1000000000ull	/* reaping, the shared pages and the cold bytes: once a second */
+#define GROUP_LOOK_FAST_NS 100000000ull	/* ten times as often while pages are shared after a fork */
+#define GROUP_SHARED_FAST (256u << 10)	/* shared bytes that ask for the faster looks */
 
 struct group_slot {
 	_Atomic int32_t pid;			/* 0: free */
@@ -106,6 +109,11 @@ static struct {
 	uint64_t look_ns;		/* the last once-a-second look */
 	uint64_t over_ns;		/* when the group last went over with this member deferring, 0: not */
 	uint64_t faults0;		/* fills, loads and holds at the last look */
+	uint64_t shared;		/* shared anonymous bytes at the last look */
+	uint64_t minflt;		/* minor faults at the last look */
+	uint64_t shared_ns;		/* the last look at the shared part */
+	uint64_t born_ns;		/* when this process joined: at start-up or fork */
+	uint64_t look_took;		/* ns that look took */
 	int smaps_fd;
 } grp = { .smaps_fd = -1 };
 
@@ -469,7 +477,8 @@ static void group_self(void)
 	group_proc_stat(grp.pid, &state, &grp.start);
 	fdtab_close(grp.smaps_fd);
 	grp.smaps_fd = fdtab_open_ro("/proc/self/smaps_rollup", true);
-	grp.look_ns = grp.over_ns = 0;
+	grp.look_ns = grp.shared_ns = grp.over_ns = 0;
+	grp.born_ns = hist_now();
 }
 
 void group_init(uint64_t limit)
@@ -616,9 +625,45 @@ static uint64_t group_faults(void)
 	return atomic_load(&eng.cnt.refaults) + atomic_load(&pol.allocstall) + atomic_load(&eng.cnt.zero_fill_pages);
 }
 
+/* Minor faults so far (getrusage): every copy-on-write break is one. */
+static uint64_t group_minflt(void)
+{
+	struct rusage ru;
+
+	return syscall(SYS_getrusage, RUSAGE_SELF, &ru) == 0 ? (uint64_t)ru.ru_minflt : 0;
+}
+
+/*
+ * The shared part between looks. A copy-on-write break adds a page to what
+ * the group holds with no change in any member's resident set: the writer's
+ * copy is new, the original stays with the others. smaps_rollup is read at
+ * most every GROUP_LOOK_FAST_NS, and after a fork the children break
+ * copy-on-write pages faster than that (an interpreter writes reference
+ * counts all over its heap). So between looks every minor fault is taken as
+ * one page no longer shared: the charge errs high (a first touch of a new
+ * page counts twice until the next look), never low, and the writer's
+ * whole page covers the half the parent still counts as shared.
+ */
+static void group_shared_now(void)
+{
+	uint64_t f = group_minflt() - grp.minflt, gone = f << ZS_PAGE_SHIFT;
+
+	atomic_store(&pol.grp_shared, grp.shared > gone ? grp.shared - gone : 0);
+}
+
+/* The shared part, read from smaps_rollup. */
+static void group_look_shared(uint64_t now)
+{
+	grp.minflt = group_minflt();
+	grp.shared = group_shared_bytes();
+	atomic_store(&pol.grp_shared, grp.shared);
+	grp.shared_ns = now;
+	grp.look_took = hist_now() - now;
+}
+
+/* Once a second: busy or not, the cold bytes, the members gone. */
 static void group_look(uint64_t now)
 {
-	atomic_store(&pol.grp_shared, group_shared_bytes());
 	uint64_t f = group_faults();
 	atomic_store(&grp.me[0]->busy, f != grp.faults0);
 	grp.faults0 = f;
@@ -639,6 +684,15 @@ uint64_t group_tick(void)
 		return 0;
 	for (unsigned int i = 0; i < grp.depth; i++)
 		atomic_store(&grp.me[i]->beat, now);
+	/* The faster looks cost at most ~1 % of a CPU: a large resident set
+	 * makes smaps_rollup's walk longer, and the looks rarer. */
+	uint64_t every = grp.shared >= GROUP_SHARED_FAST ? GROUP_LOOK_FAST_NS : GROUP_LOOK_NS;
+	if (every < grp.look_took * 100)
+		every = grp.look_took * 100;
+	if (now - grp.shared_ns >= every)
+		group_look_shared(now);
+	else if (grp.shared && now - grp.born_ns < GROUP_LOOK_NS)
+		group_shared_now();
 	if (now - grp.look_ns >= GROUP_LOOK_NS)
 		group_look(now);
 	/* The smallest headroom on the path holds. */

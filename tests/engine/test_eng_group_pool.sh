@@ -10,6 +10,11 @@
 # process's VmHWM to. Each process with a limit of its own would hold five
 # times the limit.
 ENG_TIMEOUT=${ENG_TIMEOUT:-600}	# a generous bound: a hang fails, slowness does not
+# Seven interpreters (forkserver's main, server, resource tracker and four
+# workers) hold ~30 MiB of their own before any data, so the tree's working
+# set may not fit in 48 MiB at times: the notice that says so is the truth,
+# any other libzswap: line a failure.
+ENG_ALLOW_LIBZSWAP='is thrashing under ZSWAP_MEMORY_LIMIT'
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/../..}/tests/engine/eng_lib.sh"
 
 [ -x /usr/bin/python3 ] || eng_skip "python3 is not installed"
