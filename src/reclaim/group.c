@@ -60,7 +60,7 @@
 #include "engine/policy_reclaim.h"
 
 #define GROUP_MAGIC	0x5a53574750524f31ull	/* "ZSWGPRO1" */
-#define GROUP_VERSION	1
+#define GROUP_VERSION	2
 #define GROUP_DEPTH	4		/* groups on a member's path: its own and its ancestors */
 #define GROUP_COLD_S	2		/* a resident page not faulted in for this long is cold */
 #define GROUP_DEFER_MS	300		/* the longest a busy member leaves the excess to idle ones */
@@ -76,7 +76,8 @@ struct group_slot {
 	_Atomic uint64_t charge;		/* bytes: its share of the group's charge */
 	_Atomic uint64_t cold;			/* bytes of resident pages idle GROUP_COLD_S */
 	_Atomic uint64_t beat;			/* CLOCK_MONOTONIC ns of the reclaimer's last turn */
-	uint64_t pad[3];
+	_Atomic uint64_t refaults;		/* its refaults so far (memory.stat's pgmajfault) */
+	uint64_t pad[2];
 };
 _Static_assert(sizeof(struct group_slot) == 64, "a slot is one cache line");
 
@@ -92,7 +93,8 @@ struct group_hdr {
 	_Atomic uint64_t max;			/* memory.max, bytes */
 	_Atomic uint64_t total;			/* memory.current: the slots' charges summed */
 	_Atomic uint64_t events_high, events_max;
-	uint8_t pad[4096 - 144];
+	_Atomic uint64_t refaults_gone;		/* refaults of the members that left */
+	uint8_t pad[4096 - 152];
 	struct group_slot slots[GROUP_MEMBERS_MAX];
 };
 _Static_assert(offsetof(struct group_hdr, slots) == 4096, "the header is one page");
@@ -113,6 +115,7 @@ static struct {
 	uint64_t minflt;		/* minor faults at the last look */
 	uint64_t shared_ns;		/* the last look at the shared part */
 	uint64_t born_ns;		/* when this process joined: at start-up or fork */
+	uint64_t refaults0;		/* refaults before it joined (a fork child's parent's) */
 	uint64_t look_took;		/* ns that look took */
 	int smaps_fd;
 } grp = { .smaps_fd = -1 };
@@ -303,6 +306,7 @@ static void group_slot_clear(struct group_hdr *h, struct group_slot *s)
 	uint64_t c = atomic_exchange(&s->charge, 0);
 
 	atomic_fetch_sub(&h->total, c);
+	atomic_fetch_add(&h->refaults_gone, atomic_exchange(&s->refaults, 0));
 	atomic_store(&s->cold, 0);
 	atomic_store(&s->start, 0);
 }
@@ -479,6 +483,7 @@ static void group_self(void)
 	grp.smaps_fd = fdtab_open_ro("/proc/self/smaps_rollup", true);
 	grp.look_ns = grp.shared_ns = grp.over_ns = 0;
 	grp.born_ns = hist_now();
+	grp.refaults0 = atomic_load(&eng.cnt.refaults);
 }
 
 void group_init(uint64_t limit)
@@ -682,8 +687,11 @@ uint64_t group_tick(void)
 
 	if (!grp.depth)
 		return 0;
-	for (unsigned int i = 0; i < grp.depth; i++)
+	uint64_t refaults = atomic_load(&eng.cnt.refaults) - grp.refaults0;
+	for (unsigned int i = 0; i < grp.depth; i++) {
 		atomic_store(&grp.me[i]->beat, now);
+		atomic_store(&grp.me[i]->refaults, refaults);
+	}
 	/* The faster looks cost at most ~1 % of a CPU: a large resident set
 	 * makes smaps_rollup's walk longer, and the looks rarer. */
 	uint64_t every = grp.shared >= GROUP_SHARED_FAST ? GROUP_LOOK_FAST_NS : GROUP_LOOK_NS;
@@ -774,10 +782,13 @@ bool group_snapshot(struct group_view *v)
 	v->max = atomic_load(&h->max);
 	v->events_high = atomic_load(&h->events_high);
 	v->events_max = atomic_load(&h->events_max);
+	v->refaults = atomic_load(&h->refaults_gone);
 	for (unsigned int i = 0; i < GROUP_MEMBERS_MAX; i++) {
 		int32_t pid = atomic_load(&h->slots[i].pid);
-		if (pid)
+		if (pid) {
 			v->pids[v->nmembers++] = pid;
+			v->refaults += atomic_load(&h->slots[i].refaults);
+		}
 	}
 	return true;
 }

@@ -34,6 +34,7 @@ struct group_view {
 	char parent[GROUP_TOKEN_HEX + 1];	/* "" for a group of its own */
 	uint64_t current, max;		/* memory.current, memory.max (bytes) */
 	uint64_t events_high, events_max;	/* memory.events */
+	uint64_t refaults;		/* every member's refaults, those gone included */
 	unsigned int nmembers;
 	int pids[GROUP_MEMBERS_MAX];
 };
