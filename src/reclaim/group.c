@@ -38,6 +38,7 @@
 #include "reclaim/group.h"
 
 #include <errno.h>
+#include <linux/futex.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -64,10 +65,11 @@
 #define GROUP_DEPTH	4		/* groups on a member's path: its own and its ancestors */
 #define GROUP_COLD_S	2		/* a resident page not faulted in for this long is cold */
 #define GROUP_DEFER_MS	300		/* the longest a busy member leaves the excess to idle ones */
-#define GROUP_BEAT_NS	250000000ull	/* a reclaimer that has not turned for this long is not running */
+#define GROUP_BEAT_NS	1000000000ull	/* a reclaimer that has not turned for this long is not running (RECLAIM_POLL_IDLE_MS below it) */
 #define GROUP_LOOK_NS	1000000000ull	/* reaping, the shared pages and the cold bytes: once a second */
 #define GROUP_LOOK_FAST_NS 100000000ull	/* ten times as often while pages are shared after a fork */
 #define GROUP_SHARED_FAST (256u << 10)	/* shared bytes that ask for the faster looks */
+#define GROUP_LOOK_QUIET_NS 5000000000ull /* while neither the member nor the group moves */
 
 struct group_slot {
 	_Atomic int32_t pid;			/* 0: free */
@@ -77,7 +79,9 @@ struct group_slot {
 	_Atomic uint64_t cold;			/* bytes of resident pages idle GROUP_COLD_S */
 	_Atomic uint64_t beat;			/* CLOCK_MONOTONIC ns of the reclaimer's last turn */
 	_Atomic uint64_t refaults;		/* its refaults so far (memory.stat's pgmajfault) */
-	uint64_t pad[2];
+	_Atomic uint32_t kick;			/* its reclaimer sleeps on this word (pol.kick_word) */
+	uint32_t pad32;
+	uint64_t pad;
 };
 _Static_assert(sizeof(struct group_slot) == 64, "a slot is one cache line");
 
@@ -94,7 +98,8 @@ struct group_hdr {
 	_Atomic uint64_t total;			/* memory.current: the slots' charges summed */
 	_Atomic uint64_t events_high, events_max;
 	_Atomic uint64_t refaults_gone;		/* refaults of the members that left */
-	uint8_t pad[4096 - 152];
+	_Atomic uint64_t reaped_ns;		/* the last reaping pass, by whichever member */
+	uint8_t pad[4096 - 160];
 	struct group_slot slots[GROUP_MEMBERS_MAX];
 };
 _Static_assert(offsetof(struct group_hdr, slots) == 4096, "the header is one page");
@@ -117,6 +122,7 @@ static struct {
 	uint64_t born_ns;		/* when this process joined: at start-up or fork */
 	uint64_t refaults0;		/* refaults before it joined (a fork child's parent's) */
 	uint64_t look_took;		/* ns that look took */
+	uint64_t shared_total;		/* the group's charge then */
 	int smaps_fd;
 } grp = { .smaps_fd = -1 };
 
@@ -362,7 +368,7 @@ static void group_release(struct group_hdr *h, struct group_slot *s)
 /* Slots of members gone without leaving; the sum recomputed. */
 static void group_reap(struct group_hdr *h)
 {
-	uint64_t sum = 0;
+	uint64_t sum = 0, now = hist_now();
 
 	for (unsigned int i = 0; i < GROUP_MEMBERS_MAX; i++) {
 		struct group_slot *s = &h->slots[i];
@@ -372,9 +378,12 @@ static void group_reap(struct group_hdr *h)
 		uint64_t now_start = 0;
 		if (!pid)
 			continue;
+		/* A member whose reclaimer turned lately is not a zombie nor
+		 * another process: only the others are looked up in /proc. */
 		if (pid != grp.pid) {
 			bool gone = syscall(SYS_kill, pid, 0) != 0 && errno == ESRCH;
-			if (!gone && group_proc_stat(pid, &state, &now_start))
+			if (!gone && now - atomic_load(&s->beat) > GROUP_BEAT_NS &&
+			    group_proc_stat(pid, &state, &now_start))
 				gone = state == 'Z' || state == 'X' || (start && now_start != start);
 			if (gone && atomic_compare_exchange_strong(&s->pid, &pid, pid)) {
 				/* Won by whoever clears it: a second reaper finds
@@ -460,6 +469,7 @@ static bool group_take_slots(void)
 static void group_point(unsigned int i)
 {
 	pol.grp_mine = grp.depth ? &grp.me[0]->charge : NULL;
+	pol.kick_word = grp.depth ? &grp.me[0]->kick : NULL;
 	pol.grp_total = grp.depth ? &grp.g[i]->total : NULL;
 	pol.grp_events_max = grp.depth ? &grp.g[i]->events_max : NULL;
 }
@@ -467,6 +477,7 @@ static void group_point(unsigned int i)
 static void group_leave_all(void)
 {
 	pol.grp_total = pol.grp_mine = pol.grp_events_max = NULL;
+	pol.kick_word = NULL;
 	for (unsigned int i = 0; i < grp.depth; i++)
 		if (grp.me[i])
 			group_release(grp.g[i], grp.me[i]);
@@ -544,6 +555,7 @@ void group_init(uint64_t limit)
 void group_fork_child(void)
 {
 	pol.grp_total = pol.grp_mine = pol.grp_events_max = NULL;
+	pol.kick_word = NULL;	/* the parent's slot's, until its own */
 	if (!grp.depth)
 		return;
 	group_self();
@@ -656,9 +668,22 @@ static void group_shared_now(void)
 	atomic_store(&pol.grp_shared, grp.shared > gone ? grp.shared - gone : 0);
 }
 
+/* Whether what this member shares may have changed since the last look:
+ * it faulted (its own copy-on-write breaks), or the group's charge moved
+ * (the others' breaks leave this member's pages its own). An idle tree
+ * reads smaps_rollup once a second a member, not ten times. */
+static bool group_sharing_moves(void)
+{
+	uint64_t t = atomic_load(&grp.g[0]->total);
+	uint64_t moved = t > grp.shared_total ? t - grp.shared_total : grp.shared_total - t;
+
+	return group_minflt() != grp.minflt || moved >= GROUP_SHARED_FAST;
+}
+
 /* The shared part, read from smaps_rollup. */
 static void group_look_shared(uint64_t now)
 {
+	grp.shared_total = atomic_load(&grp.g[0]->total);
 	grp.minflt = group_minflt();
 	grp.shared = group_shared_bytes();
 	atomic_store(&pol.grp_shared, grp.shared);
@@ -675,7 +700,11 @@ static void group_look(uint64_t now)
 	uint64_t cold = group_cold_bytes();
 	for (unsigned int i = 0; i < grp.depth; i++) {
 		atomic_store(&grp.me[i]->cold, cold);
-		group_reap(grp.g[i]);
+		/* One member a second reaps for all (each reading every
+		 * member's /proc/PID/stat would cost the tree members^2). */
+		uint64_t last = atomic_load(&grp.g[i]->reaped_ns);
+		if (now - last >= GROUP_LOOK_NS && atomic_compare_exchange_strong(&grp.g[i]->reaped_ns, &last, now))
+			group_reap(grp.g[i]);
 	}
 	grp.look_ns = now;
 }
@@ -694,7 +723,8 @@ uint64_t group_tick(void)
 	}
 	/* The faster looks cost at most ~1 % of a CPU: a large resident set
 	 * makes smaps_rollup's walk longer, and the looks rarer. */
-	uint64_t every = grp.shared >= GROUP_SHARED_FAST ? GROUP_LOOK_FAST_NS : GROUP_LOOK_NS;
+	bool moves = group_sharing_moves();
+	uint64_t every = !moves ? GROUP_LOOK_QUIET_NS : grp.shared >= GROUP_SHARED_FAST ? GROUP_LOOK_FAST_NS : GROUP_LOOK_NS;
 	if (every < grp.look_took * 100)
 		every = grp.look_took * 100;
 	if (now - grp.shared_ns >= every)
@@ -751,8 +781,18 @@ bool group_defer(uint64_t excess)
 		grp.over_ns = 0;
 		return false;
 	}
-	if (!grp.over_ns)
+	if (!grp.over_ns) {
 		grp.over_ns = now;
+		/* Their reclaimers may sleep a quiet period
+		 * (RECLAIM_POLL_IDLE_MS): wake them to make the room. */
+		for (unsigned int i = 0; i < GROUP_MEMBERS_MAX; i++) {
+			struct group_slot *s = &h->slots[i];
+			if (s == grp.me[0] || !atomic_load(&s->pid) || atomic_load(&s->busy) || !atomic_load(&s->cold))
+				continue;
+			atomic_fetch_add(&s->kick, 1);
+			syscall(SYS_futex, &s->kick, FUTEX_WAKE, 1, NULL, NULL, 0);
+		}
+	}
 	return true;
 }
 

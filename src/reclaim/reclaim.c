@@ -264,10 +264,11 @@ static void reclaim_sleep_ms(unsigned int ms)
 static void reclaim_idle(unsigned int ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	uint32_t k = atomic_load(&pol.kick);
+	_Atomic uint32_t *w = policy_kick_word();
+	uint32_t k = atomic_load(w);
 
 	atomic_store(&pol.sleeping, 1);
-	syscall(SYS_futex, &pol.kick, FUTEX_WAIT_PRIVATE, k, &ts, NULL, 0);
+	syscall(SYS_futex, w, FUTEX_WAIT, k, &ts, NULL, 0);
 	atomic_store(&pol.sleeping, 0);
 }
 
@@ -896,8 +897,9 @@ static struct reclaim_order ro_work;	/* the reclaimer's copy of the order under 
  * before it sleeps; the futex word changed since it read it). */
 static void reclaim_wake(void)
 {
-	atomic_fetch_add(&pol.kick, 1);
-	syscall(SYS_futex, &pol.kick, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	_Atomic uint32_t *w = policy_kick_word();
+	atomic_fetch_add(w, 1);
+	syscall(SYS_futex, w, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
 /* Wait until ro.done reaches seq or the deadline (CLOCK_MONOTONIC) passes. */
@@ -1147,6 +1149,30 @@ static void reclaim_take_order(void)
 	syscall(SYS_futex, &ro.done, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
 }
 
+/* The period of the next look under a limit (RECLAIM_POLL_IDLE_MS): short
+ * while anything moves, doubling while the process is quiet. */
+static unsigned int reclaim_poll_ms(uint64_t own, uint64_t seen)
+{
+	static uint64_t last_own, last_faults;
+	static unsigned int ms = RECLAIM_POLL_MS, quiet_ms;
+	uint64_t faults = atomic_load(&eng.cnt.refaults) + atomic_load(&eng.cnt.zero_fill_pages) +
+			  atomic_load(&pol.allocstall);
+	uint64_t moved = own > last_own ? own - last_own : last_own - own;
+	bool quiet = faults == last_faults && moved < RECLAIM_QUIET_BYTES && seen <= atomic_load(&pol.wake) &&
+		     !atomic_load(&pol.stuck) && !pol.boost;
+
+	last_own = own;
+	last_faults = faults;
+	/* A second of calm first at the short period: what the program did
+	 * last (and the reclaimer's own last steps) is read at once. */
+	quiet_ms = quiet ? quiet_ms + ms : 0;
+	if (quiet_ms < RECLAIM_QUIET_MS)
+		ms = RECLAIM_POLL_MS;
+	else
+		ms = ms * 2 < RECLAIM_POLL_IDLE_MS ? ms * 2 : RECLAIM_POLL_IDLE_MS;
+	return ms;
+}
+
 void *reclaim_thread(void *arg)
 {
 	(void)arg;
@@ -1221,7 +1247,7 @@ void *reclaim_thread(void *arg)
 		reclaim_recompress_idle();
 		reclaim_compact_idle();
 		uint64_t p0 = prof_now();	/* an instrumented build only (hist.h) */
-		reclaim_idle(pol.limit ? RECLAIM_POLL_MS : 1000);
+		reclaim_idle(pol.limit ? reclaim_poll_ms(own, c) : 1000);
 		prof_add(PROF_RC_IDLE, p0);
 	}
 	return NULL;
