@@ -70,6 +70,7 @@
 #define GROUP_LOOK_FAST_NS 100000000ull	/* ten times as often while pages are shared after a fork */
 #define GROUP_SHARED_FAST (256u << 10)	/* shared bytes that ask for the faster looks */
 #define GROUP_LOOK_QUIET_NS 5000000000ull /* while neither the member nor the group moves */
+#define GROUP_STALE_S	60		/* a group file untouched this long, no member alive: swept */
 
 struct group_slot {
 	_Atomic int32_t pid;			/* 0: free */
@@ -237,6 +238,60 @@ static struct group_hdr *group_open(const char *token, const char **why)
 }
 
 /* A new group of limit bytes under parent ("" for none). */
+/* Whether a group file (dir's entry name) belongs to nobody now: its
+ * user's regular file of the group's size, untouched for GROUP_STALE_S (a
+ * group being made has no member yet), whose table holds no live pid. */
+static bool group_file_dead(int dir, const char *name)
+{
+	struct stat st;
+	struct timespec now;
+	static struct group_slot slots[GROUP_MEMBERS_MAX];	/* the constructor's: one thread */
+	bool dead = false;
+
+	int fd = fdtab_short((int)syscall(SYS_openat, dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+	if (fd < 0)
+		return false;
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (syscall(SYS_fstat, fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == syscall(SYS_geteuid) &&
+	    st.st_size == (off_t)GROUP_SIZE && now.tv_sec - st.st_mtim.tv_sec >= GROUP_STALE_S) {
+		dead = syscall(SYS_pread64, fd, slots, sizeof(slots), (off_t)offsetof(struct group_hdr, slots)) ==
+		       (long)sizeof(slots);
+		for (unsigned int i = 0; i < GROUP_MEMBERS_MAX && dead; i++) {
+			int32_t pid = atomic_load(&slots[i].pid);
+			if (pid > 0 && (syscall(SYS_kill, pid, 0) == 0 || errno == EPERM))
+				dead = false;	/* alive (a reused pid errs on the side of keeping) */
+		}
+	}
+	fdtab_close_short(fd);
+	return dead;
+}
+
+/* Remove the group files of groups whose members were all killed (nobody
+ * left to remove them): a tree under a limit SIGKILLed whole leaves one
+ * page and a table in /dev/shm, swept when the next group is made. */
+static void group_sweep(int dir)
+{
+	char buf[4096];
+	long n;
+
+	while ((n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < n;) {
+			struct {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *d = (void *)(buf + off);
+			off += d->reclen;
+			if (strncmp(d->name, "g-", 2) != 0 || !group_token_ok(d->name + 2))
+				continue;
+			if (group_file_dead(dir, d->name))
+				syscall(SYS_unlinkat, dir, d->name, 0);
+		}
+	}
+}
+
 static struct group_hdr *group_create(uint64_t limit, const char *parent, const char **why)
 {
 	unsigned char rnd[GROUP_TOKEN_HEX / 2];
@@ -255,6 +310,7 @@ static struct group_hdr *group_create(uint64_t limit, const char *parent, const 
 	int dir = group_dir(true, why);
 	if (dir < 0)
 		return NULL;
+	group_sweep(dir);
 	log_snprintf(name, sizeof(name), "g-%s", token);
 	int fd = fdtab_short((int)syscall(SYS_openat, dir, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
 	fdtab_close_short(dir);
