@@ -37,13 +37,15 @@ done
 
 # 1. list: zramctl's columns, the process's row with its limit and what it stored.
 "$ctl" list > "$ENG_TMP/list.txt" 2> "$ENG_TMP/list.err" || eng_fail "zswapctl list failed: $(cat "$ENG_TMP/list.err")"
-head -n 1 "$ENG_TMP/list.txt" | grep -q '^ *PID  *COMMAND  *LIMIT  *CHARGE  *STORED  *POOL  *RATIO  *TIER  *REFAULTS/s  *SOCKET$' ||
+head -n 1 "$ENG_TMP/list.txt" | grep -q '^ *PID  *COMMAND  *LIMIT  *CHARGE  *STORED  *POOL  *RATIO  *TIER  *REFAULTS/s  *GROUP  *SOCKET$' ||
 	eng_fail "list's header: $(head -n 1 "$ENG_TMP/list.txt")"
 row=$(awk -v p="$pid" '$1 == p' "$ENG_TMP/list.txt")
 set -- $row
 [ "${2:-}" = python3 ] && [ "${3:-}" = 32M ] || eng_fail "list's row for $pid: '$row' (want python3, limit 32M)"
 [ "${5:-0}" != 0 ] || eng_fail "list's row for $pid stores nothing under a limit it passed: '$row'"
-[ "${10:-}" = "$XDG/libzswap/$pid.sock" ] || eng_fail "list's row for $pid names socket '${10:-}'"
+# A limit makes a group of the process (ZSWAP_MEMORY_SCOPE=tree).
+echo "${10:-}" | grep -qx '[0-9a-f]\{8\}' || eng_fail "list's row for $pid names group '${10:-}', not 8 hex digits"
+[ "${11:-}" = "$XDG/libzswap/$pid.sock" ] || eng_fail "list's row for $pid names socket '${11:-}'"
 
 # 2. list --json: the same process, sizes in bytes.
 "$ctl" list --json > "$ENG_TMP/list.json" 2> "$ENG_TMP/list.err" || eng_fail "zswapctl list --json failed"
