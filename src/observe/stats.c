@@ -903,6 +903,18 @@ int stats_fork_child(void)
 	 * parent's path. New ones, under this pid. A signal that comes before
 	 * this wakes the parent's thread: one extra dump there, no harm. */
 	atomic_store(&stats_ready, false);
+	/* The parent's statistics thread may have been answering at the
+	 * fork, stats_lock held: the child has no such thread, so the lock
+	 * starts free, and a buffer caught mid-growth (emit_buf_reserve) is
+	 * left to the parent's copy rather than trusted. */
+	if (pthread_mutex_trylock(&stats_lock) != 0) {
+		stats_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+		memset(&stats_out, 0, sizeof(stats_out));
+		if (!emit_buf_reserve(&stats_out, STATS_BUF_INIT, STATS_BUF_INIT))
+			return -ENOMEM;
+	} else {
+		pthread_mutex_unlock(&stats_lock);
+	}
 	fdtab_close(stats_efd);
 	sock_close();
 	stats_pid = syscall(SYS_getpid);

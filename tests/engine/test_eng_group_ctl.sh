@@ -162,4 +162,5 @@ rc=$?
 	eng_fail "stats @12ab: exit $rc, '$(cat "$ENG_TMP/err")' (want a usage error)"
 
 stop
+[ "$ENG_FAILED" = 0 ] || eng_say "stderr of A and B: $(cat "$ENG_TMP/A.err" "$ENG_TMP/B.err")"
 eng_finish
