@@ -14,7 +14,9 @@
 #            once, its members' rows and the three members' dumps, none of
 #            B's; --json the same as one object;
 #   errors   a token no group has: exit 1 and a line saying so; a malformed
-#            one: a usage error (exit 2).
+#            one: a usage error (exit 2);
+#   nested   zswapctl run --limit 32M inside a group: the inner group's row
+#            names the outer one as its parent.
 ENG_TIMEOUT=${ENG_TIMEOUT:-300}	# a generous bound: a hang fails, slowness does not
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/../..}/tests/engine/eng_lib.sh"
 
@@ -53,7 +55,7 @@ for g in A B; do
 		"$ENG_TMP/tree.py" < "$ENG_TMP/$g.hold" > "$ENG_TMP/$g.out" 2> "$ENG_TMP/$g.err" &
 done
 exec 8> "$ENG_TMP/A.hold" 9> "$ENG_TMP/B.hold"
-stop() { exec 8>&- 9>&-; wait; }
+stop() { exec 7>&- 8>&- 9>&-; wait; }
 
 # Every member of both groups listed (each serves its socket once its
 # library has started).
@@ -160,6 +162,31 @@ done
 rc=$?
 [ $rc = 2 ] && grep -q "expected @ and 8 to 32 hex digits" "$ENG_TMP/err" ||
 	eng_fail "stats @12ab: exit $rc, '$(cat "$ENG_TMP/err")' (want a usage error)"
+
+# 5. nested: zswapctl run --limit inside a group; the inner group's row
+# names its parent, the outer group.
+mkfifo "$ENG_TMP/C.hold" || eng_skip "mkfifo failed"
+timeout "$ENG_TIMEOUT" env LD_PRELOAD="$ENG_PRELOAD" ZSWAP_MEMORY_LIMIT=96M /bin/sh -c \
+	'echo "outer $$"; env -u LD_PRELOAD "$1" run --lib "$2" --limit 32M -- /usr/bin/python3 -c "
+import os
+print(\"inner\", os.getpid(), flush=True)
+while os.read(0, 1):
+    pass"' sh "$ctl" "$ENG_LIB" < "$ENG_TMP/C.hold" > "$ENG_TMP/C.out" 2> "$ENG_TMP/C.err" &
+exec 7> "$ENG_TMP/C.hold"
+for _ in $(seq 600); do
+	outer=$(sed -n 's/^outer //p' "$ENG_TMP/C.out")
+	inner=$(sed -n 's/^inner //p' "$ENG_TMP/C.out")
+	"$ctl" list > "$ENG_TMP/list.txt" 2> "$ENG_TMP/list.err"
+	gO=$(col "$outer" 10)
+	gI=$(col "$inner" 10)
+	[ -n "$outer" ] && [ -n "$inner" ] && [ "${gI:--}" != - ] && [ "${gO:--}" != - ] && break
+	sleep 0.1
+done
+exec 7>&-
+row=$(awk -v g="$gI" '$1 == "group" && $10 == g { print $3, $14 }' "$ENG_TMP/list.txt")
+eng_say "nested: outer $outer in ${gO:-?}, inner $inner in ${gI:-?}, the inner group's row: $row"
+[ -n "$gO" ] && [ "$gO" != - ] && [ "$gI" != "$gO" ] && [ "$row" = "32M parent=$gO" ] ||
+	eng_fail "nested: the inner group's row is '$row', not '32M parent=${gO:-?}'"
 
 stop
 [ "$ENG_FAILED" = 0 ] || eng_say "stderr of A and B: $(cat "$ENG_TMP/A.err" "$ENG_TMP/B.err")"
