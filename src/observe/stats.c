@@ -277,26 +277,28 @@ static void stats_classes(struct emitter *e, bool full)
 
 /* The process tree's limit (src/reclaim/group.c), as a memory cgroup shows
  * it: memory.current, memory.max, memory.events and the members' pids. */
+static struct group_view stats_gv;	/* under stats_lock */
+
 static void stats_group(struct emitter *e)
 {
-	static struct group_view v;	/* under stats_lock */
+	const struct group_view *v = &stats_gv;
 	char pids[GROUP_MEMBERS_MAX * 12];
 	size_t off = 0;
 
-	if (!group_snapshot(&v))
+	if (!group_snapshot(&stats_gv))
 		return;
-	for (unsigned int i = 0; i < v.nmembers; i++)
-		off += log_snprintf(pids + off, sizeof(pids) - off, "%s%d", i ? " " : "", v.pids[i]);
+	for (unsigned int i = 0; i < v->nmembers; i++)
+		off += log_snprintf(pids + off, sizeof(pids) - off, "%s%d", i ? " " : "", v->pids[i]);
 	pids[off] = '\0';
 	emit_section_begin(e, "group", "group (the process tree's memory limit)");
-	emit_kv_str(e, "token", v.token);
-	emit_kv_str(e, "parent", v.parent[0] ? v.parent : "none");
-	emit_kv_u64(e, "memory.current", v.current);
-	emit_kv_u64(e, "memory.max", v.max);
-	emit_kv_u64(e, "memory.events.high", v.events_high);
-	emit_kv_u64(e, "memory.events.max", v.events_max);
-	emit_kv_u64(e, "memory.stat.pgmajfault", v.refaults);
-	emit_kv_u64(e, "members", v.nmembers);
+	emit_kv_str(e, "token", v->token);
+	emit_kv_str(e, "parent", v->parent[0] ? v->parent : "none");
+	emit_kv_u64(e, "memory.current", v->current);
+	emit_kv_u64(e, "memory.max", v->max);
+	emit_kv_u64(e, "memory.events.high", v->events_high);
+	emit_kv_u64(e, "memory.events.max", v->events_max);
+	emit_kv_u64(e, "memory.stat.pgmajfault", v->refaults);
+	emit_kv_u64(e, "members", v->nmembers);
 	emit_kv_str(e, "pids", pids);
 	emit_section_end(e);
 }
@@ -517,9 +519,26 @@ static void stats_summary(struct emitter *e, const struct zswap_stats *st)
 	emit_section_end(e);
 }
 
+/* The group section's values as "group.NAME value" lines of the counters
+ * request: zswapctl list shows which processes share which limit, and
+ * finds a group's members, from what each member reports. */
+static void stats_group_counters(struct emit_buf *b)
+{
+	const struct group_view *v = &stats_gv;
+
+	if (!group_snapshot(&stats_gv))
+		return;
+	emit_printf(b, "group.token %s\ngroup.parent %s\n", v->token, v->parent[0] ? v->parent : "none");
+	emit_printf(b, "group.memory.current %llu\ngroup.memory.max %llu\n", (unsigned long long)v->current,
+		    (unsigned long long)v->max);
+	emit_printf(b, "group.memory.events.high %llu\ngroup.memory.events.max %llu\ngroup.members %u\n",
+		    (unsigned long long)v->events_high, (unsigned long long)v->events_max, v->nmembers);
+	emit_printf(b, "group.memory.stat.pgmajfault %llu\n", (unsigned long long)v->refaults);
+}
+
 /* The "counters" request: one "name value" line per counter (zswapctl
  * watch, list and top), those of struct zswap_stats first, then the dump's
- * own, then the summary's rates. */
+ * own, then the summary's rates, then the group's (stats_group_counters). */
 static void stats_build_counters(struct emit_buf *b, const struct zswap_stats *st, uint64_t up)
 {
 	struct stats_rates r;
@@ -536,6 +555,7 @@ static void stats_build_counters(struct emit_buf *b, const struct zswap_stats *s
 		    (unsigned long long)hist_percentile(&hist_refault, 50),
 		    (unsigned long long)(up / 1000000), (unsigned long long)r.refaults,
 		    (unsigned long long)r.stores);
+	stats_group_counters(b);
 }
 
 /* The whole dump into b (emptied first): the summary, then every section;
@@ -885,6 +905,18 @@ int stats_fork_child(void)
 	 * parent's path. New ones, under this pid. A signal that comes before
 	 * this wakes the parent's thread: one extra dump there, no harm. */
 	atomic_store(&stats_ready, false);
+	/* The parent's statistics thread may have been answering at the
+	 * fork, stats_lock held: the child has no such thread, so the lock
+	 * starts free, and a buffer caught mid-growth (emit_buf_reserve) is
+	 * left to the parent's copy rather than trusted. */
+	if (pthread_mutex_trylock(&stats_lock) != 0) {
+		stats_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+		memset(&stats_out, 0, sizeof(stats_out));
+		if (!emit_buf_reserve(&stats_out, STATS_BUF_INIT, STATS_BUF_INIT))
+			return -ENOMEM;
+	} else {
+		pthread_mutex_unlock(&stats_lock);
+	}
 	fdtab_close(stats_efd);
 	sock_close();
 	stats_pid = syscall(SYS_getpid);

@@ -295,3 +295,13 @@ time.sleep(300)' >"$ENG_TMP/live.out" 2>"$ENG_TMP/live.err" &
 	eng_fail "the live process offers no statistics socket: $(cat "$ENG_TMP/live.err")"
 	return 1
 }
+
+# eng_ctl_private: $ctl, the zswapctl of this build, and a private
+# XDG_RUNTIME_DIR ($XDG) for the sockets of the processes the test starts.
+eng_ctl_private() {
+	ctl=$ENG_BUILDDIR/tools/zswapctl/zswapctl
+	[ -x "$ctl" ] || { eng_say "ERROR: $ctl is not built"; exit 99; }
+	XDG=$ENG_TMP/xdg
+	mkdir -m 700 "$XDG"
+	export XDG_RUNTIME_DIR=$XDG
+}
