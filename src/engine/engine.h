@@ -70,6 +70,7 @@ struct engine {
 	unsigned int fault_threads;	/* handler threads started */
 	_Atomic unsigned int inject_copy_fail;	/* ZSWAP_INJECT_COPY_FAIL left (fault.c) */
 	_Atomic unsigned int inject_thread_fail;	/* ZSWAP_INJECT_THREAD_FAIL left (start.c) */
+	_Atomic unsigned int inject_switch_hold;	/* ZSWAP_INJECT_SWITCH_HOLD left (reclaim.c) */
 	_Atomic int evict_touching;	/* the evictor is in a call that may fault on program memory */
 	struct engine_counters cnt;
 };

@@ -55,6 +55,7 @@
 #include "engine/engine.h"
 #include "engine/policy_reclaim.h"
 #include "engine/evict.h"
+#include "engine/fork.h"
 #include "engine/writeback.h"
 #include "base/fdtab.h"
 #include "reclaim/cgroup.h"
@@ -62,6 +63,7 @@
 #include "reclaim/growth.h"
 #include "reclaim/shrinker.h"
 #include "base/hist.h"
+#include "base/inject.h"
 #include "base/log.h"
 #include "base/maps.h"
 #include "base/prim.h"
@@ -1006,32 +1008,54 @@ static void reclaim_pool_limits(void)
 
 /*
  * The pools and workspaces of a compressor used before, freed once no page
- * is left in them (zswap_store_reap). Under ev_lock's read side, as
- * compaction: the reaper takes every workspace's lock in turn, and a fork
- * must not copy one held (fork_prepare takes the write side).
+ * is left in them (zswap_store_reap). Inside the mapping gate, as a change
+ * of compressor (below): the reaper takes every workspace's lock in turn,
+ * and a fork must not copy one held.
  */
 static void reclaim_reap_pools(void)
 {
 	if (!zswap_store_reap_due(eng.store))
 		return;
-	pthread_rwlock_rdlock(&eng.ev_lock);
+	fork_gate_enter();
 	zswap_store_reap(eng.store);
-	pthread_rwlock_unlock(&eng.ev_lock);
+	fork_gate_exit();
 }
 
 /*
  * ZSWAP_COMPRESSOR at run time: the store makes the new compressor's pools
- * and workspaces, then sends new pages there. Under ev_lock's read side,
- * so a fork copies the store either before the change or after it, never
- * half made: fork_prepare takes the write side, so a change asked for while
- * a fork is frozen waits for the freeze to end and is applied whole then.
- * False (o->err, o->why) when nothing changed.
+ * and workspaces, then sends new pages there. Inside the mapping gate
+ * (fork.h), so a fork copies the store either before the change or after
+ * it, never half made: fork's prepare closes the gate and waits for the
+ * change to end, and a change asked for while a fork is prepared or frozen
+ * waits for the freeze to end and is applied whole then. Not under
+ * eng.ev_lock: making the pools takes milliseconds (zs_create_pool, a
+ * mapping per pool and workspace), and a handler must take ev_lock's write
+ * side to read each fault, so the read side held that long would hold
+ * every refault with it. False (o->err, o->why) when nothing changed.
  */
+/* ZSWAP_INJECT_SWITCH_HOLD: inside the change, wait until a fault is
+ * served (a test shows refaults go on meanwhile), ten seconds at most. */
+static void reclaim_switch_hold(struct reclaim_order *o)
+{
+	if (!inject_take(&eng.inject_switch_hold))
+		return;
+	uint64_t faults = atomic_load(&eng.cnt.faults);
+	zlog("ZSWAP_INJECT_SWITCH_HOLD: the change to %s waits for a fault", comp_name(o->nv.comp));
+	for (int i = 0; i < 10000; i++) {
+		if (atomic_load(&eng.cnt.faults) != faults)
+			return;
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	log_snprintf(o->why, sizeof(o->why), "no fault was served in ten seconds while the compressor changed");
+}
+
 static bool reclaim_set_comp(struct reclaim_order *o)
 {
-	pthread_rwlock_rdlock(&eng.ev_lock);
+	fork_gate_enter();
+	reclaim_switch_hold(o);
 	int rc = zswap_store_set_comp(eng.store, o->nv.comp, o->nv.comp_level);
-	pthread_rwlock_unlock(&eng.ev_lock);
+	fork_gate_exit();
 	if (!rc)
 		return true;
 	o->err = rc;
