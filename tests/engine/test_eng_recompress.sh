@@ -5,8 +5,9 @@
 #
 # prog_ondemand pages out text pages, pages held whole that shrink a little
 # and random pages, then waits. recompress huge tries only those held whole
-# (none lands below the huge class: all kept as they were); recompress idle
-# then tries the text pages alone (the others were tried), most of which go
+# (none lands below the huge class: all kept as they were); idle=3600 and
+# threshold=4000 try none (nothing that old, no text page that large);
+# recompress idle then tries the text pages alone (the others were tried), most of which go
 # to a smaller class: the pool's compressed bytes fall, and after compact
 # its pages too, by at least RECOMP_MIN_SAVED percent; a second request
 # tries nothing. The program then reads every page back from the
@@ -49,6 +50,13 @@ expect num_recompressed 0 "huge"
 expect recompress_kept $((HUGE + NRAND)) "huge"
 expect huge_pages $((HUGE + NRAND)) "huge"
 expect compr_data_size "$compr0" "huge"
+
+# idle=SECONDS: nothing was stored an hour ago; threshold=BYTES: no text
+# page takes 4000 bytes under lz4, and the pages held whole were tried.
+rc_ok idle=3600
+grep -q "of 0 tried" "$ENG_TMP/rc.out" || eng_fail "idle=3600: $(cat "$ENG_TMP/rc.out")"
+rc_ok threshold=4000
+grep -q "of 0 tried" "$ENG_TMP/rc.out" || eng_fail "threshold=4000: $(cat "$ENG_TMP/rc.out")"
 
 rc_ok idle
 grep -q "of $TEXT tried" "$ENG_TMP/rc.out" || eng_fail "idle: $(cat "$ENG_TMP/rc.out")"
