@@ -5,6 +5,9 @@
  *
  * Lock order (outermost first); no library lock is held while touching
  * program memory, and every program thread blocks signals while it holds one:
+ *   0. the mapping gate (fork.h), held shared by the program's munmap,
+ *      mremap and discards and by the reclaimer's change of compressor and
+ *      reap of an old one's pools; fork's prepare closes it first.
  *   1. eng.evict_gate (rwlock): evictions read; fork's prepare handler writes,
  *      so no page is in flight across fork().
  *   2. eng.ev_lock (rwlock, writers preferred): reading userfaultfd messages
