@@ -175,6 +175,12 @@ const struct opt_def opt_table[OPT__COUNT] = {
 	[OPT_INJECT_THREAD_FAIL] = {
 		OPT_INJECT_THREAD_FAIL, "ZSWAP_INJECT_THREAD_FAIL", OPT_UINT, "0", 0, 64,
 		NULL, "threads", "testing: the first N threads the library starts cannot be created", 0 },
+	[OPT_INJECT_POOL_HOLD] = {
+		OPT_INJECT_POOL_HOLD, "ZSWAP_INJECT_POOL_HOLD", OPT_UINT, "0", 0, 1000000,
+		NULL, "orders",
+		"testing: the next N orders of zswapctl that change the pools (set compressor=, compact)"
+		" wait inside the change, where a fork waits for them, until a fault is served"
+		" (at most ten seconds; the reply says if none was)", 0 },
 	[OPT_STATS_SIGNAL] = {
 		OPT_STATS_SIGNAL, "ZSWAP_STATS_SIGNAL", OPT_SIGNAL, "SIGUSR1", 1, 64, NULL, "",
 		"signal that makes the library write a statistics dump; none: no signal", 0 },
@@ -663,6 +669,7 @@ static void opt_set(enum opt_id id, const struct opt_val *val, struct opt_values
 	case OPT_INJECT_ALLOC_FAIL: v->inject_alloc_fail = (unsigned int)val->u; break;
 	case OPT_INJECT_COPY_FAIL: v->inject_copy_fail = (unsigned int)val->u; break;
 	case OPT_INJECT_THREAD_FAIL: v->inject_thread_fail = (unsigned int)val->u; break;
+	case OPT_INJECT_POOL_HOLD: v->inject_pool_hold = (unsigned int)val->u; break;
 	case OPT_STATS_SIGNAL:	v->stats_signal = (int)val->u; break;
 	case OPT_STATS_FILE:
 		log_snprintf(v->stats_file, sizeof(v->stats_file), "%s", val->str ? val->str : "");
@@ -719,6 +726,7 @@ static void opt_get(enum opt_id id, const struct opt_values *v, struct opt_val *
 	case OPT_INJECT_ALLOC_FAIL: val->u = v->inject_alloc_fail; break;
 	case OPT_INJECT_COPY_FAIL: val->u = v->inject_copy_fail; break;
 	case OPT_INJECT_THREAD_FAIL: val->u = v->inject_thread_fail; break;
+	case OPT_INJECT_POOL_HOLD: val->u = v->inject_pool_hold; break;
 	case OPT_STATS_SIGNAL:	val->u = (uint64_t)v->stats_signal; break;
 	case OPT_STATS_FILE:	val->u = 0; val->str = v->stats_file; break;
 	case OPT_LOG_FILE:	val->u = 0; val->str = v->log_file; break;

@@ -92,6 +92,7 @@ enum opt_id {
 	OPT_INJECT_ALLOC_FAIL,	/* ZSWAP_INJECT_ALLOC_FAIL (testing) */
 	OPT_INJECT_COPY_FAIL,	/* ZSWAP_INJECT_COPY_FAIL (testing) */
 	OPT_INJECT_THREAD_FAIL,	/* ZSWAP_INJECT_THREAD_FAIL (testing) */
+	OPT_INJECT_POOL_HOLD,	/* ZSWAP_INJECT_POOL_HOLD (testing) */
 	OPT_STATS_SIGNAL,	/* ZSWAP_STATS_SIGNAL */
 	OPT_STATS_FILE,		/* ZSWAP_STATS_FILE */
 	OPT_LOG_FILE,		/* ZSWAP_LOG_FILE */
@@ -176,6 +177,7 @@ struct opt_values {
 	unsigned int inject_alloc_fail;		/* pool allocations made to fail, for tests */
 	unsigned int inject_copy_fail;		/* page installs made to fail, for tests */
 	unsigned int inject_thread_fail;	/* library threads made not to start, for tests */
+	unsigned int inject_pool_hold;	/* changes of compressor held until a fault is served, for tests */
 	int stats_signal;		/* 0 = none */
 	char stats_file[OPT_STRING_MAX];	/* "stderr", or a path with %p/%t */
 	char log_file[OPT_STRING_MAX];		/* "stderr", or a path with %p/%t */

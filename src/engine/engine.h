@@ -5,6 +5,10 @@
  *
  * Lock order (outermost first); no library lock is held while touching
  * program memory, and every program thread blocks signals while it holds one:
+ *   0. the mapping gate (fork.h), held shared by the program's munmap,
+ *      mremap and discards and by the reclaimer's change of compressor,
+ *      reap of an old one's pools and compaction rounds; fork's prepare
+ *      closes it first.
  *   1. eng.evict_gate (rwlock): evictions read; fork's prepare handler writes,
  *      so no page is in flight across fork().
  *   2. eng.ev_lock (rwlock, writers preferred): reading userfaultfd messages
@@ -70,6 +74,7 @@ struct engine {
 	unsigned int fault_threads;	/* handler threads started */
 	_Atomic unsigned int inject_copy_fail;	/* ZSWAP_INJECT_COPY_FAIL left (fault.c) */
 	_Atomic unsigned int inject_thread_fail;	/* ZSWAP_INJECT_THREAD_FAIL left (start.c) */
+	_Atomic unsigned int inject_pool_hold;	/* ZSWAP_INJECT_POOL_HOLD left (reclaim.c) */
 	_Atomic int evict_touching;	/* the evictor is in a call that may fault on program memory */
 	struct engine_counters cnt;
 };

@@ -668,6 +668,7 @@ static void start_init(void)
 	if (!eng.opt.enabled)
 		goto off;
 	atomic_store(&eng.inject_thread_fail, eng.opt.inject_thread_fail);
+	atomic_store(&eng.inject_pool_hold, eng.opt.inject_pool_hold);
 	engine_note_objects();
 	start_find_nthreads();
 	sigchain_on_tkill(start_on_tkill);
