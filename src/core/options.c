@@ -98,6 +98,10 @@ const struct opt_def opt_table[OPT__COUNT] = {
 	[OPT_COLD_AGE] = {
 		OPT_COLD_AGE, "ZSWAP_COLD_AGE", OPT_UINT, "120", 0, 86400, NULL, "seconds",
 		"pages idle this long are compressed even below the limit; 0 = never", OPT_F_RUNTIME },
+	[OPT_START_DELAY] = {
+		OPT_START_DELAY, "ZSWAP_START_DELAY", OPT_UINT, "100", 0, 60000, NULL, "milliseconds",
+		"a process without a memory limit starts the library at its first memory call this"
+		" long after it began: a short-lived one never does; 0 = at once", 0 },
 	[OPT_MAX_POOL_PERCENT] = {
 		OPT_MAX_POOL_PERCENT, "ZSWAP_MAX_POOL_PERCENT", OPT_UINT, "20", 1, 100, NULL, "percent",
 		"most physical memory the pool may take (ZSWAP_MAX_POOL_SIZE, when set, wins)",
@@ -648,6 +652,7 @@ static void opt_set(enum opt_id id, const struct opt_val *val, struct opt_values
 	case OPT_MEMORY_CHARGE:	v->pool_uncharged = val->u != 0; break;
 	case OPT_MEMORY_SCOPE:	v->memory_scope = (unsigned int)val->u; break;
 	case OPT_COLD_AGE:	v->cold_age = (unsigned int)val->u; break;
+	case OPT_START_DELAY:	v->start_delay = (unsigned int)val->u; break;
 	case OPT_MAX_POOL_PERCENT: v->max_pool_percent = (unsigned int)val->u; break;
 	case OPT_ACCEPT_THRESHOLD_PERCENT: v->accept_threshold_percent = (unsigned int)val->u; break;
 	case OPT_WRITEBACK:	v->writeback = (unsigned int)val->u; break;
@@ -707,6 +712,7 @@ static void opt_get(enum opt_id id, const struct opt_values *v, struct opt_val *
 	case OPT_MEMORY_CHARGE:	val->u = v->pool_uncharged; break;
 	case OPT_MEMORY_SCOPE:	val->u = v->memory_scope; break;
 	case OPT_COLD_AGE:	val->u = v->cold_age; break;
+	case OPT_START_DELAY:	val->u = v->start_delay; break;
 	case OPT_MAX_POOL_PERCENT: val->u = v->max_pool_percent; break;
 	case OPT_ACCEPT_THRESHOLD_PERCENT: val->u = v->accept_threshold_percent; break;
 	case OPT_WRITEBACK:	val->u = v->writeback; break;

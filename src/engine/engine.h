@@ -47,6 +47,8 @@ enum engine_state {
 	ENGINE_OFF,		/* disabled, unavailable, or the child of a fork not followed: pass-through */
 	ENGINE_DORMANT,		/* a fork child without fork events, until its first memory call
 				 * starts its own (src/shim/start.h): pass-through meanwhile */
+	ENGINE_DEFERRED,	/* a process without a memory limit, until its first memory call
+				 * after ZSWAP_START_DELAY (src/shim/start.h): pass-through meanwhile */
 };
 
 /* The plain counters (source CNT of engine/counters.def, where each row
@@ -71,6 +73,7 @@ struct engine {
 	_Atomic uint64_t remove_seq;	/* bumped by every processed REMOVE of program memory */
 	_Atomic bool lock_future;	/* mlockall(MCL_FUTURE): manage nothing new */
 	_Atomic int start_gate;		/* a fork child's threads wait while 1 (engine_gate_wait) */
+	_Atomic uint64_t start_after;	/* ENGINE_DEFERRED: CLOCK_MONOTONIC_COARSE ns to start at */
 	unsigned int fault_threads;	/* handler threads started */
 	_Atomic unsigned int inject_copy_fail;	/* ZSWAP_INJECT_COPY_FAIL left (fault.c) */
 	_Atomic unsigned int inject_thread_fail;	/* ZSWAP_INJECT_THREAD_FAIL left (start.c) */

@@ -79,6 +79,7 @@ static _Atomic bool stats_ready;
  * answered (stats_answer_signals): a request is never lost, even when the
  * program ends before the thread gets to it. */
 static _Atomic uint64_t stats_asked;
+static bool stats_early;	/* the signal taken before a deferred start */
 static _Atomic uint64_t stats_answered;		/* written under stats_lock */
 
 /* ---- the counters, by section (engine/counters.def) --------------------- */
@@ -789,8 +790,20 @@ static bool stats_on_signal(int sig, siginfo_t *info, void *uc)
 	uint64_t one = 1;
 	long pid = syscall(SYS_getpid);
 	bool sent = info->si_code == SI_USER || info->si_code == SI_QUEUE || info->si_code == SI_TKILL;
+	int state = atomic_load(&eng.state);
 
 	(void)uc;
+	if (sent && info->si_pid != pid && pid == eng.pid && stats_early &&
+	    !atomic_load_explicit(&stats_ready, memory_order_acquire) &&
+	    (state == ENGINE_DEFERRED || state == ENGINE_STARTING)) {
+		/* Before a deferred start: counted, and stats_init wakes the
+		 * thread for it. Started meanwhile: the thread is woken here. */
+		atomic_fetch_add(&stats_asked, 1);
+		atomic_store(&eng.start_after, 0);
+		if (atomic_load_explicit(&stats_ready, memory_order_acquire))
+			syscall(SYS_write, stats_efd, &one, sizeof(one));
+		return true;
+	}
 	if (!sent || info->si_pid == pid || pid != stats_pid ||
 	    !atomic_load_explicit(&stats_ready, memory_order_acquire)) {
 		if (coredump_signal(sig))
@@ -890,10 +903,27 @@ int stats_init(void)
 		return -errno;
 	if (eng.opt.stats_socket && (rc = stats_open_socket()) < 0 && eng.opt.verbose)
 		zlog("no statistics socket (errno %d): zswapctl stats cannot reach this process", -rc);
-	if (eng.opt.stats_signal && (rc = sigchain_take_while_default(eng.opt.stats_signal, stats_on_signal)) < 0)
+	if (eng.opt.stats_signal && !stats_early &&
+	    (rc = sigchain_take_while_default(eng.opt.stats_signal, stats_on_signal)) < 0)
 		zlog("cannot take signal %d for statistics (errno %d)", eng.opt.stats_signal, -rc);
 	atomic_store_explicit(&stats_ready, true, memory_order_release);
+	if (atomic_load(&stats_asked) != atomic_load(&stats_answered)) {
+		uint64_t one = 1;	/* asked for before the start */
+		syscall(SYS_write, stats_efd, &one, sizeof(one));
+	}
 	return 0;
+}
+
+void stats_take_signal_early(void)
+{
+	int rc;
+
+	if (!eng.opt.stats_signal)
+		return;
+	if ((rc = sigchain_take_while_default(eng.opt.stats_signal, stats_on_signal)) < 0)
+		zlog("cannot take signal %d for statistics (errno %d)", eng.opt.stats_signal, -rc);
+	else
+		stats_early = true;
 }
 
 int stats_fork_child(void)

@@ -553,6 +553,11 @@ static void group_self(void)
 	grp.refaults0 = atomic_load(&eng.cnt.refaults);
 }
 
+bool group_named(void)
+{
+	return eng.opt.memory_scope == OPT_SCOPE_TREE && group_env(GROUP_ENV) != NULL;
+}
+
 void group_init(uint64_t limit)
 {
 	const char *token = group_env(GROUP_ENV), *parent = group_env(GROUP_PARENT_ENV), *why = NULL;

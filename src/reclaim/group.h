@@ -44,6 +44,10 @@ struct group_view {
  * one when a limit is set and the scope is tree. */
 void group_init(uint64_t limit);
 
+/* True when ZSWAP_GROUP names a group for this process to join (its
+ * limit then holds from the start: no deferred start). */
+bool group_named(void);
+
 /* A followed fork child, before its reclaimer starts: a slot of its own in
  * the group it inherited. */
 void group_fork_child(void);

@@ -280,7 +280,9 @@ eng_compare_run() {
 }
 
 eng_live() {
-	env LD_PRELOAD="$ENG_PRELOAD" "$@" python3 -c 'import os, time
+	# Started at once: an interpreter that only sleeps makes no memory
+	# call to start it after ZSWAP_START_DELAY.
+	env LD_PRELOAD="$ENG_PRELOAD" ZSWAP_START_DELAY=0 "$@" python3 -c 'import os, time
 print(os.getpid(), flush=True)
 time.sleep(300)' >"$ENG_TMP/live.out" 2>"$ENG_TMP/live.err" &
 	eng_live_bg=$!
