@@ -990,11 +990,24 @@ void stats_exit_signals(void)
  * At exit: a dump the signal asked for and not yet written, the dump at
  * exit (ZSWAP_STATS_AT_EXIT), and the socket removed. Not in a forked child
  * (another pid: the socket is the parent's). Nothing is stopped: faults are
- * still served (see engine.c).
+ * still served (see engine.c). A fork child's copy of done is the
+ * parent's value, false: the parent has not ended.
  */
+bool stats_signal_pending(void)
+{
+	return atomic_load(&stats_answered) != atomic_load(&stats_asked);
+}
+
 __attribute__((destructor)) static void stats_fini(void)
 {
-	if (!stats_owned())
+	stats_exit();
+}
+
+void stats_exit(void)
+{
+	static _Atomic bool done;
+
+	if (!stats_owned() || atomic_exchange(&done, true))
 		return;
 	sock_remove();
 	stats_exit_signals();

@@ -13,6 +13,8 @@
 #ifndef ZSWAP_STATS_H
 #define ZSWAP_STATS_H
 
+#include <stdbool.h>
+
 #define STATS_STACK_SIZE (256 * 1024)
 
 /* Start-up (engine_init, engine running): buffers, the wake-up eventfd,
@@ -43,6 +45,13 @@ void stats_fork_child_off(void);
  * for and the thread has not written yet is written by the caller. exit()
  * needs no call: a destructor does the same. */
 void stats_exit_signals(void);
+
+/* A dump the statistics signal asked for is not written yet. */
+bool stats_signal_pending(void);
+
+/* What the destructor does at exit (a dump asked for, the dump at exit,
+ * the socket removed), once: for a start made at exit itself. */
+void stats_exit(void);
 
 /* The statistics socket for the current effective user (sock.h says
  * where): any socket open before is closed first, not removed. 0, or

@@ -500,6 +500,8 @@ ZSWAP_EXPORT void closefrom(int lowfd)
  */
 ZSWAP_EXPORT void _exit(int status)
 {
+	if (atomic_load(&eng.state) == ENGINE_DEFERRED)
+		start_exit();
 	stats_exit_signals();
 	for (;;)
 		syscall(SYS_exit_group, status);

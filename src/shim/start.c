@@ -205,6 +205,8 @@ static void start_fork_child(void)
 			return;
 		}
 		eng.pid = (pid_t)syscall(SYS_getpid);
+		if (start_log_per_process())
+			start_log_open(eng.opt.log_file);	/* the child's own file */
 		start_defer_from_now();
 		return;
 	}
@@ -323,11 +325,20 @@ static uint64_t start_coarse_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* A deferred process's requests (start_deferred_alloc). */
+#define START_DEFER_ALLOCS	64
+#define START_DEFER_BIG		(8u << 20)
+#define START_DEFER_BYTES	(64u << 20)
+static unsigned int start_deferred_allocs;
+static size_t start_deferred_bytes;
+
 /* A deferred process starts ZSWAP_START_DELAY from now (its start, or a
- * fork child's fork). */
+ * fork child's fork), its requests counted from none. */
 static void start_defer_from_now(void)
 {
 	atomic_store(&eng.start_after, start_coarse_ns() + (uint64_t)eng.opt.start_delay * 1000000u);
+	start_deferred_allocs = 0;
+	start_deferred_bytes = 0;
 }
 
 static void start_run(void);
@@ -366,11 +377,6 @@ void start_wake_slow(bool now)
  * its first milliseconds and then makes no call (computes, or sleeps)
  * would never start, and its cold pages would never be compressed.
  */
-#define START_DEFER_ALLOCS	64
-#define START_DEFER_BIG		(8u << 20)
-#define START_DEFER_BYTES	(64u << 20)
-static unsigned int start_deferred_allocs;
-static size_t start_deferred_bytes;
 
 static void start_deferred_alloc(size_t n)
 {
@@ -400,6 +406,20 @@ void start_wake_map_slow(size_t len)
 		start_deferred_alloc(len);
 	else
 		start_wake_slow(false);
+}
+
+void start_exit(void)
+{
+	if (atomic_load(&eng.state) == ENGINE_DEFERRED && stats_signal_pending())
+		start_wake_slow(true);
+	stats_exit();
+}
+
+/* exit() with a dump asked for before a deferred start: start_exit. (The
+ * statistics' own destructor does the rest when it runs after this one.) */
+__attribute__((destructor)) static void start_fini(void)
+{
+	start_exit();
 }
 
 /* A process that no memory limit covers (ZSWAP_START_DELAY): start_wake.

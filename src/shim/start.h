@@ -45,6 +45,11 @@ void start_fork_raw_child(bool fds_shared);
  */
 void start_wake_slow(bool now);
 
+/* The process ends (exit's destructors, or _exit): a dump the statistics
+ * signal asked for before a deferred start starts the library so that it
+ * is written (the signal's promise), then stats_exit. */
+void start_exit(void);
+
 /* Wait while another thread starts the library (a fork or a credential
  * change then finds it running, with every thread it made). */
 void start_settle(void);

@@ -23,8 +23,8 @@
 #   - start-up only, and checked to be referenced ONLY from the named
 #     functions (objdump -dr: the function holding each relocation):
 #       start.o   getauxval, pthread_atfork, pthread_create, pthread_attr_*,
-#                 pthread_rwlock_init, pthread_rwlockattr_* (start_init and
-#                 the thread starts it calls)
+#                 pthread_rwlock_init, pthread_rwlockattr_* (start_init, start_run and
+#                 the thread starts they call)
 #       engine.o  dl_iterate_phdr (the loader lock: the objects' data, noted
 #                 once) (engine_note_objects)
 #       bindnow.o dl_iterate_phdr, dladdr1 (the dependencies' PLT slots,
@@ -172,7 +172,7 @@ allowed() {
 # that may reference a start-up-only symbol of an object.
 startup_fns() {
 	case $1 in
-	start) echo "start_init start_ctor start_handlers start_thread start_handler_cpus" ;;
+	start) echo "start_init start_run start_ctor start_handlers start_thread start_handler_cpus" ;;
 	engine) echo "engine_note_objects" ;;
 	bindnow) echo "bindnow_closure" ;;
 	backing) echo "backing_open backing_create backing_check_dir backing_dir_on_disk backing_close backing_fork_child" ;;

@@ -16,18 +16,9 @@
 # build-aux/, m4/, config.h.in) are not tracked, so never checked. A tree
 # that is not a git checkout (a release tarball) has nothing to list: the
 # check is skipped there.
-srcdir=${ZSWAP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 name=test_spdx
 project=GPL-2.0-or-later
-
-say() { printf '%s: %s\n' "$name" "$*" >&2; }
-skip() { say "SKIP: $*"; exit 77; }
-
-command -v git >/dev/null 2>&1 || skip "needs git"
-cd "$srcdir" || skip "no source tree at $srcdir"
-# The tree itself, not a tarball unpacked inside some other checkout.
-top=$(git rev-parse --show-toplevel 2>/dev/null) || skip "$srcdir is not a git checkout"
-[ "$(cd "$top" && pwd -P)" = "$(pwd -P)" ] || skip "$srcdir is not a git checkout's top"
+. "$(dirname "$0")/git_tree.sh"
 
 # skip FILE: true for a file that carries no SPDX line, and why.
 skip_file() {

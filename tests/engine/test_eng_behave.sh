@@ -120,9 +120,11 @@ fi
 # 6. ZSWAP_LOG_FILE: the library's own messages (a start-up line at
 #    ZSWAP_VERBOSE=1, the warning about a bad option) go to the file, the
 #    program's stderr stays its own; a fork child writes to its own file
-#    (%p); an unopenable file leaves them on stderr, said once.
+#    (%p); an unopenable file leaves them on stderr, said once. These short
+#    programs start the library at once (ZSWAP_START_DELAY=0) to say the
+#    start-up line.
 mkdir -p "$ENG_TMP/logs"
-if plain_then_lib log-file 0 ZSWAP_LOG_FILE="$ENG_TMP/logs/%p" ZSWAP_VERBOSE=1 ZSWAP_COLD_AGE=soon \
+if plain_then_lib log-file 0 ZSWAP_LOG_FILE="$ENG_TMP/logs/%p" ZSWAP_VERBOSE=1 ZSWAP_COLD_AGE=soon ZSWAP_START_DELAY=0 \
 	-- fork-thread; then
 	set -- "$ENG_TMP"/logs/*
 	[ $# = 2 ] || eng_fail "log-file: expected a log file for the process and its child, found: $*"
@@ -132,7 +134,7 @@ if plain_then_lib log-file 0 ZSWAP_LOG_FILE="$ENG_TMP/logs/%p" ZSWAP_VERBOSE=1 Z
 	grep -q '^libzswap: active: ' "$ENG_TMP/log.all" ||
 		eng_fail "log-file: the start-up line is not in the log file"
 fi
-eng_run log-file-bad lib ZSWAP_LOG_FILE=/nonexistent/dir/log ZSWAP_VERBOSE=1 "$prog" last-thread
+eng_run log-file-bad lib ZSWAP_LOG_FILE=/nonexistent/dir/log ZSWAP_VERBOSE=1 ZSWAP_START_DELAY=0 "$prog" last-thread
 if eng_expect_rc 0; then
 	grep -q '^libzswap: ZSWAP_LOG_FILE /nonexistent/dir/log cannot be created (errno 2): messages go to stderr' "$ENG_ERR" &&
 		grep -q '^libzswap: active: ' "$ENG_ERR" ||

@@ -21,11 +21,12 @@ first=$(printf '%s\n' "$allowed" | sed 's/[-,].*//')
 # handler_affinity MASK: start a program under the library with
 # ZSWAP_FAULT_THREADS=0 (under taskset MASK when not empty) and print the
 # Cpus_allowed_list of each zswap-fault thread, one a line, sorted.
+# sleep(1) makes no memory call: the library starts at once (ZSWAP_START_DELAY=0).
 handler_affinity() {
 	if [ -n "$1" ]; then
-		env LD_PRELOAD="$ENG_PRELOAD" ZSWAP_FAULT_THREADS=0 taskset -c "$1" sleep 60 &
+		env LD_PRELOAD="$ENG_PRELOAD" ZSWAP_FAULT_THREADS=0 ZSWAP_START_DELAY=0 taskset -c "$1" sleep 60 &
 	else
-		env LD_PRELOAD="$ENG_PRELOAD" ZSWAP_FAULT_THREADS=0 sleep 60 &
+		env LD_PRELOAD="$ENG_PRELOAD" ZSWAP_FAULT_THREADS=0 ZSWAP_START_DELAY=0 sleep 60 &
 	fi
 	ha_pid=$!
 	# The threads name and pin themselves as they start: wait (bounded)

@@ -122,14 +122,14 @@ for dir in "$ENG_TMP/none" "$ENG_TMP/afile" /dev/shm; do
 	eng_expect_rc 1 && grep -q "ZSWAP_BACKING_DIR=$dir (in the environment): " "$ENG_ERR" ||
 		eng_fail "run with ZSWAP_BACKING_DIR=$dir in the environment: $(cat "$ENG_ERR" "$ENG_OUT")"
 	# The library names the variable that was set, not ZSWAP_WRITEBACK.
-	eng_run "lib-dir-$d" lib ZSWAP_WRITEBACK=1 ZSWAP_BACKING_DIR="$dir" "$prog"
+	eng_run "lib-dir-$d" lib ZSWAP_WRITEBACK=1 ZSWAP_START_DELAY=0 ZSWAP_BACKING_DIR="$dir" "$prog"
 	grep -q "^libzswap: ZSWAP_BACKING_DIR=$dir: .*the second tier is off" "$ENG_ERR" ||
 		eng_fail "library with ZSWAP_BACKING_DIR=$dir: $(cat "$ENG_ERR")"
 done
 
 # auto passing over a TMPDIR on tmpfs says so.
 if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
-	eng_run tmpdir-shm lib ZSWAP_WRITEBACK=1 TMPDIR=/dev/shm "$prog"
+	eng_run tmpdir-shm lib ZSWAP_WRITEBACK=1 ZSWAP_START_DELAY=0 TMPDIR=/dev/shm "$prog"
 	grep -q '^libzswap: ZSWAP_BACKING_DIR=auto: TMPDIR: /dev/shm .*; the second tier goes to /var/tmp' "$ENG_ERR" ||
 		eng_fail "TMPDIR=/dev/shm: no line saying the tier goes to /var/tmp: $(cat "$ENG_ERR")"
 fi

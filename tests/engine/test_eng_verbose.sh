@@ -34,12 +34,20 @@ has defaults "libzswap: option ZSWAP_VERBOSE=1 (from the environment)"
 	eng_fail "defaults: options at their defaults are listed: $(grep '^libzswap: option' "$ENG_ERR")"
 hasnt defaults 'lazy PLT'
 hasnt defaults 'memory limit 0 MiB'
-has defaults "libzswap: reclaim: no memory limit, cold age 120 s"
+# true ends within ZSWAP_START_DELAY: the library never starts.
+hasnt defaults 'libzswap: active:'
+hasnt defaults 'libzswap: reclaim:'
+eng_run defaults-now lib ZSWAP_VERBOSE=1 ZSWAP_START_DELAY=0 true
+eng_expect_rc 0
+has defaults-now "libzswap: reclaim: no memory limit, cold age 120 s"
 
 eng_run level2 lib ZSWAP_VERBOSE=2 true
 eng_expect_rc 0
+has level2 "libzswap: no memory limit: starts at the first memory call after 100 ms (ZSWAP_START_DELAY)"
+eng_run level2-now lib ZSWAP_VERBOSE=2 ZSWAP_START_DELAY=0 true
+eng_expect_rc 0
 grep -q '^libzswap: bound [0-9]* lazy PLT slot' "$ENG_ERR" ||
-	eng_fail "level2: ZSWAP_VERBOSE=2 gives no binding details: $(cat "$ENG_ERR")"
+	eng_fail "level2-now: ZSWAP_VERBOSE=2 gives no binding details: $(cat "$ENG_ERR")"
 
 eng_run limit lib ZSWAP_VERBOSE=1 ZSWAP_MEMORY_LIMIT=64M ZSWAP_COLD_AGE=30 ZSWAP_BACKING_DIR="$ENG_BUILDDIR" true
 eng_expect_rc 0

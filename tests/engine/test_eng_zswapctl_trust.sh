@@ -151,7 +151,8 @@ XDG=$ENG_TMP/xdg
 mkdir -m 700 "$XDG"
 evil=$(printf 'z\033[2Jz')
 ln -s "$(command -v sleep)" "$ENG_TMP/$evil"
-XDG_RUNTIME_DIR=$XDG LD_PRELOAD="$ENG_PRELOAD" "$ENG_TMP/$evil" 120 & victim=$!
+# sleep(1) makes no memory call: the library starts at once (ZSWAP_START_DELAY=0).
+XDG_RUNTIME_DIR=$XDG LD_PRELOAD="$ENG_PRELOAD" ZSWAP_START_DELAY=0 "$ENG_TMP/$evil" 120 & victim=$!
 for _ in $(seq 100); do [ -S "$XDG/libzswap/$victim.sock" ] && break; sleep 0.1; done
 ctl env XDG_RUNTIME_DIR="$XDG" "$ctl" stats "$victim"
 [ "$RC" = 0 ] || eng_fail "stats of a genuine process: exit $RC: $(cat "$ENG_TMP/c.err")"
@@ -173,7 +174,7 @@ ctypes.CDLL(None).prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE
 print("ready", os.getpid(), flush=True)
 time.sleep(120)
 PY
-XDG_RUNTIME_DIR=$XDG LD_PRELOAD="$ENG_PRELOAD" timeout -k 5 120 python3 "$ENG_TMP/drop.py" > "$ENG_TMP/drop.out" 2> "$ENG_TMP/drop.err" &
+XDG_RUNTIME_DIR=$XDG LD_PRELOAD="$ENG_PRELOAD" ZSWAP_START_DELAY=0 timeout -k 5 120 python3 "$ENG_TMP/drop.py" > "$ENG_TMP/drop.out" 2> "$ENG_TMP/drop.err" &
 dropper=$!
 if ! pid=$(ready_pid "$ENG_TMP/drop.out"); then
 	eng_fail "the program that changes user did not start: $(cat "$ENG_TMP/drop.err")"

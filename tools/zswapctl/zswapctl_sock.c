@@ -237,7 +237,8 @@ static void sock_not_found(const struct zswapctl_cmd *cmd, long pid, uid_t uid,
 			"user or as root)", pid, (unsigned long)uid);
 	else if (lib == 1)
 		fprintf(stderr, "process %ld has libzswap loaded but offers no statistics socket "
-			"(ZSWAP_STATS_SOCKET=0, ZSWAP_ENABLED=0, or no userfaultfd); looked in %s", pid, tried);
+			"(not started yet: no memory limit and no memory call since ZSWAP_START_DELAY;"
+			" or ZSWAP_STATS_SOCKET=0, ZSWAP_ENABLED=0, or no userfaultfd); looked in %s", pid, tried);
 	else
 		fprintf(stderr, "process %ld is not running libzswap (no socket in %s)", pid, tried);
 	fprintf(stderr, "%s\n", ds->notes);
