@@ -295,6 +295,9 @@ static void stats_group(struct emitter *e)
 	emit_kv_u64(e, "memory.max", v.max);
 	emit_kv_u64(e, "memory.events.high", v.events_high);
 	emit_kv_u64(e, "memory.events.max", v.events_max);
+	emit_kv_u64(e, "memory.swap.current", v.swap_current);
+	emit_kv_u64(e, "memory.swap.max", v.swap_max);
+	emit_kv_u64(e, "memory.swap.events.max", v.swap_events_max);
 	emit_kv_u64(e, "members", v.nmembers);
 	emit_kv_str(e, "pids", pids);
 	emit_section_end(e);

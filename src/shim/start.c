@@ -49,6 +49,7 @@
 #include "engine/region.h"
 #include "engine/uffd.h"
 #include "observe/stats.h"
+#include "reclaim/group.h"
 #include "reclaim/reclaim.h"
 
 static __thread sigset_t start_fork_mask;	/* the forking thread's mask, blocked across fork */
@@ -707,6 +708,9 @@ static void start_init(void)
 		zlog("cannot start (%s); running without libzswap", start_errname(-rc));
 		goto off_fd;
 	}
+	/* ZSWAP_MEMORY_SCOPE=tree: the process tree's limit, and its second
+	 * tier's directory and cap, which the tier opens with. */
+	group_init(eng.opt.memory_limit);
 	writeback_init();	/* the second tier, when asked for (it says why not) */
 	if (!fork_init() && (eng.features & UFFD_FEATURE_EVENT_FORK) && eng.opt.verbose)
 		zlog("fork: children are not followed (pool-lock mode or no memory): fork loads the pool back");
