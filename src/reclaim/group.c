@@ -26,6 +26,13 @@
  * both. The policy holds to the group whose headroom is smallest (the
  * reclaimer points the throttle at that group's sum).
  *
+ * The second tier. The maker records its tier's directory and cap among
+ * the fixed fields (writeback_place); members open their files there with
+ * that cap and count their blocks in swap and their slot's disk
+ * (writeback_group, backing_set_share). A slot cleared, by leaving or by
+ * the reaper, takes its disk bytes out of swap: the member's file was
+ * unlinked at its making and went with its descriptors.
+ *
  * Coldest first. Each member publishes the bytes of its resident pages not
  * faulted in for GROUP_COLD_S seconds, and whether it faulted (filled,
  * loaded or was held) in the last second. A member that is busy leaves the
@@ -346,8 +353,12 @@ static struct group_slot *group_claim(struct group_hdr *h)
 {
 	for (unsigned int i = 0; i < GROUP_MEMBERS_MAX; i++) {
 		struct group_slot *s = &h->slots[i];
-		if (atomic_load(&s->pid) == grp.pid && atomic_load(&s->start) == grp.start)
+		if (atomic_load(&s->pid) == grp.pid && atomic_load(&s->start) == grp.start) {
+			/* The image before the exec: its tier's file, close-on-exec,
+			 * is gone. */
+			atomic_fetch_sub(&h->swap, atomic_exchange(&s->disk, 0));
 			return s;
+		}
 	}
 	for (unsigned int i = 0; i < GROUP_MEMBERS_MAX; i++) {
 		struct group_slot *s = &h->slots[i];

@@ -15,10 +15,16 @@
 #   kill    member 2 killed with SIGKILL: it leaves the table, no member
 #           holds its file, and memory.swap.current is the remaining files'
 #           blocks again (its bytes left the group's);
+#   refill  member 1 writes back into the room member 2 left: the group's
+#           disk use is at the cap again;
+#   exec    member 1, once it has checked its bytes, execs a program under
+#           the library (member 3, the same pid and slot): its old file
+#           is gone, and memory.swap.current is the files' blocks again;
 #   data    members 0 and 1 read back every byte they wrote.
 # member K WORK DIRB: member 0 runs member 2 (TMPDIR=DIRB: a default of its
 # own elsewhere) and forks member 1; each holds MEMBER_MIB of random bytes,
-# says it is ready, waits for the driver's go and checks them.
+# says it is ready, waits for the driver's go and checks them; member 1 then
+# execs member 3, which says it is ready and waits for the driver's done.
 import os
 import random
 import re
@@ -37,7 +43,22 @@ def data_of(k):
     return b"".join(r.randbytes(MIB) for _ in range(MEMBER_MIB))
 
 
+def ready(work, k):
+    with open("%s/ready-%d.tmp" % (work, k), "w") as f:
+        f.write(str(os.getpid()))
+    os.rename("%s/ready-%d.tmp" % (work, k), "%s/ready-%d" % (work, k))
+
+
+def wait_for(path):
+    while not os.path.exists(path):
+        time.sleep(0.1)
+
+
 def member(k, work, dirb):
+    if k == 3:
+        ready(work, 3)
+        wait_for(work + "/done")
+        return
     kids = []
     if k == 0:
         env = dict(os.environ, TMPDIR=dirb)
@@ -45,17 +66,14 @@ def member(k, work, dirb):
         pid = os.fork()
         if pid == 0:
             member(1, work, dirb)
-            os._exit(0)
+            os.execv(sys.executable, [sys.executable, __file__, "member", "3", work, dirb])
         kids.append(pid)
     r = random.Random(k)
     data = bytearray(MEMBER_MIB * MIB)
     for i in range(MEMBER_MIB):
         data[i * MIB:(i + 1) * MIB] = r.randbytes(MIB)
-    with open("%s/ready-%d.tmp" % (work, k), "w") as f:
-        f.write(str(os.getpid()))
-    os.rename("%s/ready-%d.tmp" % (work, k), "%s/ready-%d" % (work, k))
-    while not os.path.exists(work + "/go"):
-        time.sleep(0.1)
+    ready(work, k)
+    wait_for(work + "/go")
     with open("%s/out-%d" % (work, k), "w") as f:
         f.write("%08x\n" % zlib.crc32(data))
     for kid in kids:
@@ -202,7 +220,19 @@ def driver(work, zswapctl, tdir, cap, cmd):
           "files' blocks %d, its file still held: %s" % (before, len(mine), g["pids"], was, now, disk(f),
                                                          bool(held)))
 
+    ctl(zswapctl, "writeback", pids[1], "incompressible")
+    f = sample()
+    check("refill", abs(disk(f) - cap) <= tol, "member 1 wrote into the room: %d bytes on disk, cap %d"
+          % (disk(f), cap))
+
     open(work + "/go", "w").close()
+    while p.poll() is None and not os.path.exists(work + "/ready-3"):
+        sample()
+        time.sleep(0.05)
+    ok, g, f = agree()
+    check("exec", ok, "after member 1's exec: memory.swap.current %s, the files' blocks %d"
+          % (g["memory.swap.current"], disk(f)))
+    open(work + "/done", "w").close()
     while p.poll() is None:
         sample()
         time.sleep(0.05)

@@ -10,8 +10,10 @@
 # first member resolved; the dump's memory.swap.current is the files'
 # blocks, memory.swap.max the cap and memory.swap.events.max counts the
 # refusals; the third member killed with SIGKILL takes its bytes out of
-# memory.swap.current and the table, and no member holds its file; the
-# others read every byte back.
+# memory.swap.current and the table, no member holds its file, and another
+# member writes into the room; a member that execs a program under the
+# library (its slot kept) takes its old file's bytes out; the others read
+# every byte back.
 ENG_TIMEOUT=${ENG_TIMEOUT:-300}	# a generous bound: a hang fails, slowness does not
 # The writes refused at the cap say so.
 ENG_ALLOW_LIBZSWAP='could not take a page'
@@ -32,7 +34,7 @@ eng_run tier plain /usr/bin/python3 "$script" driver "$base/work" "$zswapctl" "$
 	/usr/bin/python3 "$script" member 0 "$base/work" "$base/b"
 eng_expect_no_libzswap
 sed 's/^/  /' "$ENG_OUT" >&2
-for c in dir dump kill cap data; do
+for c in dir dump kill refill exec cap data; do
 	grep -q "^check $c: True" "$ENG_OUT" || eng_fail "$c: $(sed -n "s/^check $c: //p" "$ENG_OUT")"
 done
 eng_finish
