@@ -382,7 +382,7 @@ static bool backing_alloc_run(struct backing *b, unsigned int n, uint64_t *first
 			 * disk still, from the hint on. */
 			*refused = true;
 			reuse = true;
-			w = b->hint / 64 - 1;
+			w = b->hint / 64 - 1;	/* the loop's w++ starts it at the hint's word */
 			continue;
 		}
 		backing_take(b, s, n);
