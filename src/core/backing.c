@@ -275,23 +275,31 @@ static void backing_uncharge(struct backing *b, uint64_t slots)
 }
 
 /* Blocks about to be written where none is on disk: counted, unless a
- * counter would pass its cap (force: counted all the same). */
+ * counter would pass its cap (force: counted all the same). A sum may be
+ * recomputed from the parts at any time (the group's reaper): each part
+ * goes up before its sum and down after it, so that a sum recomputed
+ * between the two errs high, never below zero. */
 static bool backing_charge(struct backing *b, uint64_t slots, bool force)
 {
 	uint64_t bytes = slots * ZS_PAGE_SIZE;
+	unsigned int i;
 
-	for (unsigned int i = 0; i < b->share.n; i++) {
-		uint64_t old = atomic_fetch_add(b->share.g[i].total, bytes);
-		if (!force && old + bytes > b->share.g[i].max) {
-			for (unsigned int k = 0; k <= i; k++)
-				atomic_fetch_sub(b->share.g[k].total, bytes);
-			return false;
-		}
-	}
-	for (unsigned int i = 0; i < b->share.n; i++)
+	for (i = 0; i < b->share.n; i++)
 		atomic_fetch_add(b->share.g[i].mine, bytes);
-	b->nr_disk += slots;
-	return true;
+	for (i = 0; i < b->share.n; i++) {
+		uint64_t old = atomic_fetch_add(b->share.g[i].total, bytes);
+		if (!force && old + bytes > b->share.g[i].max)
+			break;
+	}
+	if (i == b->share.n) {
+		b->nr_disk += slots;
+		return true;
+	}
+	for (unsigned int k = 0; k <= i; k++)
+		atomic_fetch_sub(b->share.g[k].total, bytes);
+	for (unsigned int k = 0; k < b->share.n; k++)
+		atomic_fetch_sub(b->share.g[k].mine, bytes);
+	return false;
 }
 
 static void backing_refused(struct backing *b)
