@@ -98,6 +98,10 @@ const struct opt_def opt_table[OPT__COUNT] = {
 	[OPT_COLD_AGE] = {
 		OPT_COLD_AGE, "ZSWAP_COLD_AGE", OPT_UINT, "120", 0, 86400, NULL, "seconds",
 		"pages idle this long are compressed even below the limit; 0 = never", OPT_F_RUNTIME },
+	[OPT_START_DELAY] = {
+		OPT_START_DELAY, "ZSWAP_START_DELAY", OPT_UINT, "100", 0, 60000, NULL, "milliseconds",
+		"a process without a memory limit starts the library at its first memory call this"
+		" long after it began: a short-lived one never does; 0 = at once", 0 },
 	[OPT_MAX_POOL_PERCENT] = {
 		OPT_MAX_POOL_PERCENT, "ZSWAP_MAX_POOL_PERCENT", OPT_UINT, "20", 1, 100, NULL, "percent",
 		"most physical memory the pool may take (ZSWAP_MAX_POOL_SIZE, when set, wins)",
@@ -175,6 +179,12 @@ const struct opt_def opt_table[OPT__COUNT] = {
 	[OPT_INJECT_THREAD_FAIL] = {
 		OPT_INJECT_THREAD_FAIL, "ZSWAP_INJECT_THREAD_FAIL", OPT_UINT, "0", 0, 64,
 		NULL, "threads", "testing: the first N threads the library starts cannot be created", 0 },
+	[OPT_INJECT_POOL_HOLD] = {
+		OPT_INJECT_POOL_HOLD, "ZSWAP_INJECT_POOL_HOLD", OPT_UINT, "0", 0, 1000000,
+		NULL, "orders",
+		"testing: the next N orders of zswapctl that change the pools (set compressor=, compact)"
+		" wait inside the change, where a fork waits for them, until a fault is served"
+		" (at most ten seconds; the reply says if none was)", 0 },
 	[OPT_STATS_SIGNAL] = {
 		OPT_STATS_SIGNAL, "ZSWAP_STATS_SIGNAL", OPT_SIGNAL, "SIGUSR1", 1, 64, NULL, "",
 		"signal that makes the library write a statistics dump; none: no signal", 0 },
@@ -642,6 +652,7 @@ static void opt_set(enum opt_id id, const struct opt_val *val, struct opt_values
 	case OPT_MEMORY_CHARGE:	v->pool_uncharged = val->u != 0; break;
 	case OPT_MEMORY_SCOPE:	v->memory_scope = (unsigned int)val->u; break;
 	case OPT_COLD_AGE:	v->cold_age = (unsigned int)val->u; break;
+	case OPT_START_DELAY:	v->start_delay = (unsigned int)val->u; break;
 	case OPT_MAX_POOL_PERCENT: v->max_pool_percent = (unsigned int)val->u; break;
 	case OPT_ACCEPT_THRESHOLD_PERCENT: v->accept_threshold_percent = (unsigned int)val->u; break;
 	case OPT_WRITEBACK:	v->writeback = (unsigned int)val->u; break;
@@ -663,6 +674,7 @@ static void opt_set(enum opt_id id, const struct opt_val *val, struct opt_values
 	case OPT_INJECT_ALLOC_FAIL: v->inject_alloc_fail = (unsigned int)val->u; break;
 	case OPT_INJECT_COPY_FAIL: v->inject_copy_fail = (unsigned int)val->u; break;
 	case OPT_INJECT_THREAD_FAIL: v->inject_thread_fail = (unsigned int)val->u; break;
+	case OPT_INJECT_POOL_HOLD: v->inject_pool_hold = (unsigned int)val->u; break;
 	case OPT_STATS_SIGNAL:	v->stats_signal = (int)val->u; break;
 	case OPT_STATS_FILE:
 		log_snprintf(v->stats_file, sizeof(v->stats_file), "%s", val->str ? val->str : "");
@@ -700,6 +712,7 @@ static void opt_get(enum opt_id id, const struct opt_values *v, struct opt_val *
 	case OPT_MEMORY_CHARGE:	val->u = v->pool_uncharged; break;
 	case OPT_MEMORY_SCOPE:	val->u = v->memory_scope; break;
 	case OPT_COLD_AGE:	val->u = v->cold_age; break;
+	case OPT_START_DELAY:	val->u = v->start_delay; break;
 	case OPT_MAX_POOL_PERCENT: val->u = v->max_pool_percent; break;
 	case OPT_ACCEPT_THRESHOLD_PERCENT: val->u = v->accept_threshold_percent; break;
 	case OPT_WRITEBACK:	val->u = v->writeback; break;
@@ -719,6 +732,7 @@ static void opt_get(enum opt_id id, const struct opt_values *v, struct opt_val *
 	case OPT_INJECT_ALLOC_FAIL: val->u = v->inject_alloc_fail; break;
 	case OPT_INJECT_COPY_FAIL: val->u = v->inject_copy_fail; break;
 	case OPT_INJECT_THREAD_FAIL: val->u = v->inject_thread_fail; break;
+	case OPT_INJECT_POOL_HOLD: val->u = v->inject_pool_hold; break;
 	case OPT_STATS_SIGNAL:	val->u = (uint64_t)v->stats_signal; break;
 	case OPT_STATS_FILE:	val->u = 0; val->str = v->stats_file; break;
 	case OPT_LOG_FILE:	val->u = 0; val->str = v->log_file; break;

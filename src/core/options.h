@@ -73,6 +73,7 @@ enum opt_id {
 	OPT_MEMORY_CHARGE,	/* ZSWAP_MEMORY_CHARGE */
 	OPT_MEMORY_SCOPE,	/* ZSWAP_MEMORY_SCOPE */
 	OPT_COLD_AGE,		/* ZSWAP_COLD_AGE */
+	OPT_START_DELAY,	/* ZSWAP_START_DELAY */
 	OPT_MAX_POOL_PERCENT,	/* ZSWAP_MAX_POOL_PERCENT */
 	OPT_ACCEPT_THRESHOLD_PERCENT,	/* ZSWAP_ACCEPT_THRESHOLD_PERCENT */
 	OPT_WRITEBACK,		/* ZSWAP_WRITEBACK */
@@ -92,6 +93,7 @@ enum opt_id {
 	OPT_INJECT_ALLOC_FAIL,	/* ZSWAP_INJECT_ALLOC_FAIL (testing) */
 	OPT_INJECT_COPY_FAIL,	/* ZSWAP_INJECT_COPY_FAIL (testing) */
 	OPT_INJECT_THREAD_FAIL,	/* ZSWAP_INJECT_THREAD_FAIL (testing) */
+	OPT_INJECT_POOL_HOLD,	/* ZSWAP_INJECT_POOL_HOLD (testing) */
 	OPT_STATS_SIGNAL,	/* ZSWAP_STATS_SIGNAL */
 	OPT_STATS_FILE,		/* ZSWAP_STATS_FILE */
 	OPT_LOG_FILE,		/* ZSWAP_LOG_FILE */
@@ -156,6 +158,7 @@ struct opt_values {
 	 * (src/reclaim/group.c); OPT_SCOPE_PROCESS, each process's own. */
 	unsigned int memory_scope;
 	unsigned int cold_age;		/* seconds; 0 = no proactive reclaim */
+	unsigned int start_delay;	/* milliseconds before a process without a limit starts */
 	unsigned int max_pool_percent;	/* of physical memory */
 	unsigned int accept_threshold_percent;	/* of the pool limit */
 	unsigned int writeback;		/* OPT_WB_*: the second tier */
@@ -176,6 +179,7 @@ struct opt_values {
 	unsigned int inject_alloc_fail;		/* pool allocations made to fail, for tests */
 	unsigned int inject_copy_fail;		/* page installs made to fail, for tests */
 	unsigned int inject_thread_fail;	/* library threads made not to start, for tests */
+	unsigned int inject_pool_hold;	/* changes of compressor held until a fault is served, for tests */
 	int stats_signal;		/* 0 = none */
 	char stats_file[OPT_STRING_MAX];	/* "stderr", or a path with %p/%t */
 	char log_file[OPT_STRING_MAX];		/* "stderr", or a path with %p/%t */

@@ -5,6 +5,10 @@
  *
  * Lock order (outermost first); no library lock is held while touching
  * program memory, and every program thread blocks signals while it holds one:
+ *   0. the mapping gate (fork.h), held shared by the program's munmap,
+ *      mremap and discards and by the reclaimer's change of compressor,
+ *      reap of an old one's pools and compaction rounds; fork's prepare
+ *      closes it first.
  *   1. eng.evict_gate (rwlock): evictions read; fork's prepare handler writes,
  *      so no page is in flight across fork().
  *   2. eng.ev_lock (rwlock, writers preferred): reading userfaultfd messages
@@ -43,6 +47,8 @@ enum engine_state {
 	ENGINE_OFF,		/* disabled, unavailable, or the child of a fork not followed: pass-through */
 	ENGINE_DORMANT,		/* a fork child without fork events, until its first memory call
 				 * starts its own (src/shim/start.h): pass-through meanwhile */
+	ENGINE_DEFERRED,	/* a process without a memory limit, until its first memory call
+				 * after ZSWAP_START_DELAY (src/shim/start.h): pass-through meanwhile */
 };
 
 /* The plain counters (source CNT of engine/counters.def, where each row
@@ -67,9 +73,11 @@ struct engine {
 	_Atomic uint64_t remove_seq;	/* bumped by every processed REMOVE of program memory */
 	_Atomic bool lock_future;	/* mlockall(MCL_FUTURE): manage nothing new */
 	_Atomic int start_gate;		/* a fork child's threads wait while 1 (engine_gate_wait) */
+	_Atomic uint64_t start_after;	/* ENGINE_DEFERRED: CLOCK_MONOTONIC_COARSE ns to start at */
 	unsigned int fault_threads;	/* handler threads started */
 	_Atomic unsigned int inject_copy_fail;	/* ZSWAP_INJECT_COPY_FAIL left (fault.c) */
 	_Atomic unsigned int inject_thread_fail;	/* ZSWAP_INJECT_THREAD_FAIL left (start.c) */
+	_Atomic unsigned int inject_pool_hold;	/* ZSWAP_INJECT_POOL_HOLD left (reclaim.c) */
 	_Atomic int evict_touching;	/* the evictor is in a call that may fault on program memory */
 	struct engine_counters cnt;
 };

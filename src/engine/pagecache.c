@@ -29,10 +29,11 @@
 struct pc_map {
 	uintptr_t start, end;
 	uint64_t pages;		/* counted as others' */
+	unsigned int gen;	/* the last pagecache_sync that found it */
 };
 
 static struct pc_map pc_maps[PC_MAPS];
-static unsigned int pc_n;
+static unsigned int pc_n, pc_gen;
 static _Atomic uint64_t pc_pages;
 static pthread_mutex_t pc_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned char pc_vec[PC_VEC];	/* under pc_lock */
@@ -100,9 +101,9 @@ static void pc_drop(uintptr_t start, uintptr_t end)
 
 static void pc_add(uintptr_t start, uintptr_t end, uint64_t pages)
 {
-	if (pc_n == PC_MAPS || !pages)
+	if (pc_n == PC_MAPS)
 		return;
-	pc_maps[pc_n++] = (struct pc_map){ .start = start, .end = end, .pages = pages };
+	pc_maps[pc_n++] = (struct pc_map){ .start = start, .end = end, .pages = pages, .gen = pc_gen };
 	atomic_fetch_add_explicit(&pc_pages, pages, memory_order_relaxed);
 }
 
@@ -125,25 +126,16 @@ void pagecache_unmapped(uintptr_t addr, size_t len)
 	pthread_mutex_unlock(&pc_lock);
 }
 
-/* The mappings of the last look, to find the records of gone ones. */
-struct pc_sync {
-	bool seen[PC_MAPS];
-};
-
 static int pc_sync_vma(const struct maps_vma *v, void *arg)
 {
-	struct pc_sync *s = arg;
-	unsigned int i;
-
+	(void)arg;
 	if (!v->file || v->special)
 		return 0;
-	for (i = 0; i < pc_n; i++)
-		if (pc_maps[i].start == v->start && pc_maps[i].end == v->end)
-			break;
-	if (i < pc_n) {
-		s->seen[i] = true;
-		return 0;
-	}
+	for (unsigned int i = 0; i < pc_n; i++)
+		if (pc_maps[i].start == v->start && pc_maps[i].end == v->end) {
+			pc_maps[i].gen = pc_gen;
+			return 0;
+		}
 	/* Not seen yet: the dynamic loader's, or made before the limit. */
 	char path[256];
 	if (!v->path_len || v->path_len >= sizeof(path) || v->path[0] != '/')
@@ -151,27 +143,21 @@ static int pc_sync_vma(const struct maps_vma *v, void *arg)
 	memcpy(path, v->path, v->path_len);
 	path[v->path_len] = '\0';
 	pc_drop(v->start, v->end);
-	uint64_t pages = pc_others(v->start, v->end, -1, path);
-	if (pc_n < PC_MAPS) {
-		s->seen[pc_n] = true;
-		pc_add(v->start, v->end, pages);
-	}
+	pc_add(v->start, v->end, pc_others(v->start, v->end, -1, path));
 	return 0;
 }
 
+/* Records the walk did not find are of mappings gone (or split, and found
+ * anew as their parts). */
 void pagecache_sync(void)
 {
-	static struct pc_sync s;	/* the reclaimer's alone */
-
 	pthread_mutex_lock(&pc_lock);
-	for (unsigned int i = 0; i < PC_MAPS; i++)
-		s.seen[i] = false;
-	maps_for_each(pc_sync_vma, &s);
+	pc_gen++;
+	maps_for_each(pc_sync_vma, NULL);
 	for (unsigned int i = pc_n; i-- > 0;)
-		if (!s.seen[i]) {
+		if (pc_maps[i].gen != pc_gen) {
 			atomic_fetch_sub_explicit(&pc_pages, pc_maps[i].pages, memory_order_relaxed);
 			pc_maps[i] = pc_maps[--pc_n];
-			s.seen[i] = s.seen[pc_n];
 		}
 	pthread_mutex_unlock(&pc_lock);
 }

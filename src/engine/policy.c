@@ -342,11 +342,7 @@ static void reclaim_account_refresh(void)
 	 * loader's), every RECLAIM_PAGECACHE_EVERY looks. */
 	if (pol.limit && pol.pagecache_looks++ % RECLAIM_PAGECACHE_EVERY == 0)
 		pagecache_sync();
-	/* A group's members are one program's processes, each with the
-	 * library's bookkeeping: summed over a tree it is megabytes the limit
-	 * must hold (the tree's memory is what its user sees), so a member's
-	 * charge keeps it. */
-	uint64_t book = pol.grp_total ? 0 : reclaim_slot_bytes() + zswap_store_meta_bytes(eng.store);
+	uint64_t book = reclaim_slot_bytes() + zswap_store_meta_bytes(eng.store);
 	atomic_store_explicit(&pol.adjust, (int64_t)reclaim_pte_bytes() - (int64_t)book, memory_order_relaxed);
 	clock_gettime(CLOCK_MONOTONIC, &done);
 	long took_us = (long)(policy_ns_between(&now, &done) / 1000);
@@ -421,8 +417,9 @@ uint64_t policy_read_charge(void)
 static void reclaim_kick(void)
 {
 	if (atomic_load_explicit(&pol.sleeping, memory_order_relaxed)) {
-		atomic_fetch_add(&pol.kick, 1);
-		syscall(SYS_futex, &pol.kick, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+		_Atomic uint32_t *w = policy_kick_word();
+		atomic_fetch_add(w, 1);
+		syscall(SYS_futex, w, FUTEX_WAKE, 1, NULL, NULL, 0);
 	}
 }
 

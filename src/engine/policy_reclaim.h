@@ -19,6 +19,17 @@
 #define RECLAIM_COLD_HINTS 16
 
 #define RECLAIM_POLL_MS		10	/* charge read this often under a limit */
+/* ... and, once nothing changed for RECLAIM_QUIET_MS (no fault, the charge
+ * within RECLAIM_QUIET_BYTES of the last reading), twice as seldom at each
+ * quiet turn up to this: every wake-up of an idle process's reclaimer costs tens
+ * of microseconds where wake-ups are dear, and a tree of idle members pays
+ * it once per member. A fault over the wake line kicks the reclaimer at
+ * once whatever the period, as does a busy member of its group that leaves
+ * it the room to make (group.c), and the group's heartbeat stays younger
+ * than its staleness bound. */
+#define RECLAIM_POLL_IDLE_MS	320
+#define RECLAIM_QUIET_MS	1000	/* calm this long at RECLAIM_POLL_MS first */
+#define RECLAIM_QUIET_BYTES	(64u << 10)
 /* Pages per eviction step, then the charge is read again and held faults
  * are told (policy_progress): one staging batch (evict.c's EVICT_BATCH). A
  * larger step makes a held fault wait for all of it (docs/DESIGN.md,
@@ -157,6 +168,10 @@ struct policy_state {
 	_Atomic uint64_t some_start, some_total;
 	_Atomic int deep;		/* one held needs more room than background reclaim leaves */
 	_Atomic uint32_t kick;		/* futex word: bumped to wake the thread */
+	/* The word the thread sleeps on: kick, or in a group its slot's, which
+	 * other members bump to wake it (group.c); so the futex calls on it
+	 * are shared, not FUTEX_*_PRIVATE. NULL: kick. */
+	_Atomic uint32_t *kick_word;
 	_Atomic int sleeping;
 
 	_Atomic uint64_t pgscan, pgsteal, pgsteal_proactive, activate, allocstall, events_max, backoff;
@@ -199,6 +214,13 @@ struct policy_state {
 };
 
 extern struct policy_state pol;
+
+static inline _Atomic uint32_t *policy_kick_word(void)
+{
+	_Atomic uint32_t *w = pol.kick_word;
+
+	return w ? w : &pol.kick;
+}
 
 /* Nanoseconds from a to b. */
 static inline int64_t policy_ns_between(const struct timespec *a, const struct timespec *b)

@@ -186,8 +186,9 @@ static void control_compact(int fd, unsigned long uid)
 	char what[200];
 	log_snprintf(what, sizeof(what), "compact: %llu pool pages freed", (unsigned long long)o->pages);
 	control_record(uid, what);
-	control_say(fd, "ok\ncompacted %llu pages\npool %llu -> %llu bytes\n", (unsigned long long)o->pages,
-		    (unsigned long long)o->pool_before, (unsigned long long)o->pool_after);
+	control_say(fd, "ok\ncompacted %llu pages\npool %llu -> %llu bytes\n%s%s%s", (unsigned long long)o->pages,
+		    (unsigned long long)o->pool_before, (unsigned long long)o->pool_after, o->why[0] ? "note: " : "",
+		    o->why, o->why[0] ? "\n" : "");
 }
 
 /* "writeback MODE": zram's writeback. The answer is "partial" when the

@@ -79,6 +79,7 @@ static _Atomic bool stats_ready;
  * answered (stats_answer_signals): a request is never lost, even when the
  * program ends before the thread gets to it. */
 static _Atomic uint64_t stats_asked;
+static bool stats_early;	/* the signal taken before a deferred start */
 static _Atomic uint64_t stats_answered;		/* written under stats_lock */
 
 /* ---- the counters, by section (engine/counters.def) --------------------- */
@@ -277,28 +278,31 @@ static void stats_classes(struct emitter *e, bool full)
 
 /* The process tree's limit (src/reclaim/group.c), as a memory cgroup shows
  * it: memory.current, memory.max, memory.events and the members' pids. */
+static struct group_view stats_gv;	/* under stats_lock */
+
 static void stats_group(struct emitter *e)
 {
-	static struct group_view v;	/* under stats_lock */
+	const struct group_view *v = &stats_gv;
 	char pids[GROUP_MEMBERS_MAX * 12];
 	size_t off = 0;
 
-	if (!group_snapshot(&v))
+	if (!group_snapshot(&stats_gv))
 		return;
-	for (unsigned int i = 0; i < v.nmembers; i++)
-		off += log_snprintf(pids + off, sizeof(pids) - off, "%s%d", i ? " " : "", v.pids[i]);
+	for (unsigned int i = 0; i < v->nmembers; i++)
+		off += log_snprintf(pids + off, sizeof(pids) - off, "%s%d", i ? " " : "", v->pids[i]);
 	pids[off] = '\0';
 	emit_section_begin(e, "group", "group (the process tree's memory limit)");
-	emit_kv_str(e, "token", v.token);
-	emit_kv_str(e, "parent", v.parent[0] ? v.parent : "none");
-	emit_kv_u64(e, "memory.current", v.current);
-	emit_kv_u64(e, "memory.max", v.max);
-	emit_kv_u64(e, "memory.events.high", v.events_high);
-	emit_kv_u64(e, "memory.events.max", v.events_max);
-	emit_kv_u64(e, "memory.swap.current", v.swap_current);
-	emit_kv_u64(e, "memory.swap.max", v.swap_max);
-	emit_kv_u64(e, "memory.swap.events.max", v.swap_events_max);
-	emit_kv_u64(e, "members", v.nmembers);
+	emit_kv_str(e, "token", v->token);
+	emit_kv_str(e, "parent", v->parent[0] ? v->parent : "none");
+	emit_kv_u64(e, "memory.current", v->current);
+	emit_kv_u64(e, "memory.max", v->max);
+	emit_kv_u64(e, "memory.events.high", v->events_high);
+	emit_kv_u64(e, "memory.events.max", v->events_max);
+	emit_kv_u64(e, "memory.swap.current", v->swap_current);
+	emit_kv_u64(e, "memory.swap.max", v->swap_max);
+	emit_kv_u64(e, "memory.swap.events.max", v->swap_events_max);
+	emit_kv_u64(e, "memory.stat.pgmajfault", v->refaults);
+	emit_kv_u64(e, "members", v->nmembers);
 	emit_kv_str(e, "pids", pids);
 	emit_section_end(e);
 }
@@ -519,9 +523,28 @@ static void stats_summary(struct emitter *e, const struct zswap_stats *st)
 	emit_section_end(e);
 }
 
+/* The group section's values as "group.NAME value" lines of the counters
+ * request: zswapctl list shows which processes share which limit, and
+ * finds a group's members, from what each member reports. */
+static void stats_group_counters(struct emit_buf *b)
+{
+	const struct group_view *v = &stats_gv;
+
+	if (!group_snapshot(&stats_gv))
+		return;
+	emit_printf(b, "group.token %s\ngroup.parent %s\n", v->token, v->parent[0] ? v->parent : "none");
+	emit_printf(b, "group.memory.current %llu\ngroup.memory.max %llu\n", (unsigned long long)v->current,
+		    (unsigned long long)v->max);
+	emit_printf(b, "group.memory.events.high %llu\ngroup.memory.events.max %llu\ngroup.members %u\n",
+		    (unsigned long long)v->events_high, (unsigned long long)v->events_max, v->nmembers);
+	emit_printf(b, "group.memory.stat.pgmajfault %llu\n", (unsigned long long)v->refaults);
+	emit_printf(b, "group.memory.swap.current %llu\ngroup.memory.swap.max %llu\n",
+		    (unsigned long long)v->swap_current, (unsigned long long)v->swap_max);
+}
+
 /* The "counters" request: one "name value" line per counter (zswapctl
  * watch, list and top), those of struct zswap_stats first, then the dump's
- * own, then the summary's rates. */
+ * own, then the summary's rates, then the group's (stats_group_counters). */
 static void stats_build_counters(struct emit_buf *b, const struct zswap_stats *st, uint64_t up)
 {
 	struct stats_rates r;
@@ -538,6 +561,7 @@ static void stats_build_counters(struct emit_buf *b, const struct zswap_stats *s
 		    (unsigned long long)hist_percentile(&hist_refault, 50),
 		    (unsigned long long)(up / 1000000), (unsigned long long)r.refaults,
 		    (unsigned long long)r.stores);
+	stats_group_counters(b);
 }
 
 /* The whole dump into b (emptied first): the summary, then every section;
@@ -771,8 +795,20 @@ static bool stats_on_signal(int sig, siginfo_t *info, void *uc)
 	uint64_t one = 1;
 	long pid = syscall(SYS_getpid);
 	bool sent = info->si_code == SI_USER || info->si_code == SI_QUEUE || info->si_code == SI_TKILL;
+	int state = atomic_load(&eng.state);
 
 	(void)uc;
+	if (sent && info->si_pid != pid && pid == eng.pid && stats_early &&
+	    !atomic_load_explicit(&stats_ready, memory_order_acquire) &&
+	    (state == ENGINE_DEFERRED || state == ENGINE_STARTING)) {
+		/* Before a deferred start: counted, and stats_init wakes the
+		 * thread for it. Started meanwhile: the thread is woken here. */
+		atomic_fetch_add(&stats_asked, 1);
+		atomic_store(&eng.start_after, 0);
+		if (atomic_load_explicit(&stats_ready, memory_order_acquire))
+			syscall(SYS_write, stats_efd, &one, sizeof(one));
+		return true;
+	}
 	if (!sent || info->si_pid == pid || pid != stats_pid ||
 	    !atomic_load_explicit(&stats_ready, memory_order_acquire)) {
 		if (coredump_signal(sig))
@@ -872,10 +908,27 @@ int stats_init(void)
 		return -errno;
 	if (eng.opt.stats_socket && (rc = stats_open_socket()) < 0 && eng.opt.verbose)
 		zlog("no statistics socket (errno %d): zswapctl stats cannot reach this process", -rc);
-	if (eng.opt.stats_signal && (rc = sigchain_take_while_default(eng.opt.stats_signal, stats_on_signal)) < 0)
+	if (eng.opt.stats_signal && !stats_early &&
+	    (rc = sigchain_take_while_default(eng.opt.stats_signal, stats_on_signal)) < 0)
 		zlog("cannot take signal %d for statistics (errno %d)", eng.opt.stats_signal, -rc);
 	atomic_store_explicit(&stats_ready, true, memory_order_release);
+	if (atomic_load(&stats_asked) != atomic_load(&stats_answered)) {
+		uint64_t one = 1;	/* asked for before the start */
+		syscall(SYS_write, stats_efd, &one, sizeof(one));
+	}
 	return 0;
+}
+
+void stats_take_signal_early(void)
+{
+	int rc;
+
+	if (!eng.opt.stats_signal)
+		return;
+	if ((rc = sigchain_take_while_default(eng.opt.stats_signal, stats_on_signal)) < 0)
+		zlog("cannot take signal %d for statistics (errno %d)", eng.opt.stats_signal, -rc);
+	else
+		stats_early = true;
 }
 
 int stats_fork_child(void)
@@ -887,6 +940,18 @@ int stats_fork_child(void)
 	 * parent's path. New ones, under this pid. A signal that comes before
 	 * this wakes the parent's thread: one extra dump there, no harm. */
 	atomic_store(&stats_ready, false);
+	/* The parent's statistics thread may have been answering at the
+	 * fork, stats_lock held: the child has no such thread, so the lock
+	 * starts free, and a buffer caught mid-growth (emit_buf_reserve) is
+	 * left to the parent's copy rather than trusted. */
+	if (pthread_mutex_trylock(&stats_lock) != 0) {
+		stats_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+		memset(&stats_out, 0, sizeof(stats_out));
+		if (!emit_buf_reserve(&stats_out, STATS_BUF_INIT, STATS_BUF_INIT))
+			return -ENOMEM;
+	} else {
+		pthread_mutex_unlock(&stats_lock);
+	}
 	fdtab_close(stats_efd);
 	sock_close();
 	stats_pid = syscall(SYS_getpid);

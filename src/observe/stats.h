@@ -21,6 +21,13 @@
  * not (the dump is then unavailable; the engine runs on). */
 int stats_init(void);
 
+/* A deferred start (ZSWAP_START_DELAY): the statistics signal is taken at
+ * once, so that one sent before the start is not the default action (the
+ * end of the program): the dump is written once the library starts, which
+ * the signal brings forward to the program's next memory call. stats_init
+ * then keeps it. */
+void stats_take_signal_early(void);
+
 /* The statistics thread's body (library stack, every signal blocked). */
 void *stats_thread(void *arg);
 

@@ -13,8 +13,10 @@
  * mapping writable and write it meanwhile). MADV_DONTNEED would lose those;
  * MADV_PAGEOUT swaps them out or, with no swap, leaves them. It skips files
  * the process may not write unless it is their owner or privileged (the
- * kernel's rule for file pageout) and pages other processes map too: those
- * stay charged, and anonymous memory makes the room. The mappings come from one reading of /proc/self/maps, under
+ * kernel's rule for file pageout; their pages are not charged either:
+ * src/engine/pagecache.h) and pages other processes map too: those the
+ * process read in first stay charged, and anonymous memory makes the room.
+ * The mappings come from one reading of /proc/self/maps, under
  * eng.evict_gate's read side as reclaim's own reading (fork's prepare
  * handler takes its write side, so maps_lock is never held across a fork).
  */

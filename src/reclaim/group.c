@@ -45,6 +45,7 @@
 #include "reclaim/group.h"
 
 #include <errno.h>
+#include <linux/futex.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -68,14 +69,16 @@
 #include "engine/writeback.h"
 
 #define GROUP_MAGIC	0x5a53574750524f31ull	/* "ZSWGPRO1" */
-#define GROUP_VERSION	2
+#define GROUP_VERSION	3
 #define GROUP_DEPTH	4		/* groups on a member's path: its own and its ancestors */
 #define GROUP_COLD_S	2		/* a resident page not faulted in for this long is cold */
 #define GROUP_DEFER_MS	300		/* the longest a busy member leaves the excess to idle ones */
-#define GROUP_BEAT_NS	250000000ull	/* a reclaimer that has not turned for this long is not running */
+#define GROUP_BEAT_NS	1000000000ull	/* a reclaimer that has not turned for this long is not running (RECLAIM_POLL_IDLE_MS below it) */
 #define GROUP_LOOK_NS	1000000000ull	/* reaping, the shared pages and the cold bytes: once a second */
 #define GROUP_LOOK_FAST_NS 100000000ull	/* ten times as often while pages are shared after a fork */
 #define GROUP_SHARED_FAST (256u << 10)	/* shared bytes that ask for the faster looks */
+#define GROUP_LOOK_QUIET_NS 5000000000ull /* while neither the member nor the group moves */
+#define GROUP_STALE_S	60		/* a group file untouched this long, no member alive: swept */
 
 struct group_slot {
 	_Atomic int32_t pid;			/* 0: free */
@@ -84,8 +87,10 @@ struct group_slot {
 	_Atomic uint64_t charge;		/* bytes: its share of the group's charge */
 	_Atomic uint64_t cold;			/* bytes of resident pages idle GROUP_COLD_S */
 	_Atomic uint64_t beat;			/* CLOCK_MONOTONIC ns of the reclaimer's last turn */
+	_Atomic uint64_t refaults;		/* its refaults so far (memory.stat's pgmajfault) */
+	_Atomic uint32_t kick;			/* its reclaimer sleeps on this word (pol.kick_word) */
+	uint32_t pad32;
 	_Atomic uint64_t disk;			/* bytes its second tier's file holds on disk */
-	uint64_t pad[2];
 };
 _Static_assert(sizeof(struct group_slot) == 64, "a slot is one cache line");
 
@@ -103,9 +108,11 @@ struct group_hdr {
 	_Atomic uint64_t max;			/* memory.max, bytes */
 	_Atomic uint64_t total;			/* memory.current: the slots' charges summed */
 	_Atomic uint64_t events_high, events_max;
+	_Atomic uint64_t refaults_gone;		/* refaults of the members that left */
+	_Atomic uint64_t reaped_ns;		/* the last reaping pass, by whichever member */
 	_Atomic uint64_t swap;			/* memory.swap.current: the slots' disk bytes summed */
 	_Atomic uint64_t swap_events_max;	/* tier writes refused at tier_max */
-	uint8_t pad[4096 - 160 - OPT_STRING_MAX - 8];
+	uint8_t pad[4096 - 176 - OPT_STRING_MAX - 8];
 	struct group_slot slots[GROUP_MEMBERS_MAX];
 };
 _Static_assert(offsetof(struct group_hdr, slots) == 4096, "the header is one page");
@@ -126,7 +133,9 @@ static struct {
 	uint64_t minflt;		/* minor faults at the last look */
 	uint64_t shared_ns;		/* the last look at the shared part */
 	uint64_t born_ns;		/* when this process joined: at start-up or fork */
+	uint64_t refaults0;		/* refaults before it joined (a fork child's parent's) */
 	uint64_t look_took;		/* ns that look took */
+	uint64_t shared_total;		/* the group's charge then */
 	int smaps_fd;
 } grp = { .smaps_fd = -1 };
 
@@ -264,6 +273,60 @@ static void group_tier_place(struct group_hdr *h, const char *parent)
 }
 
 /* A new group of limit bytes under parent ("" for none). */
+/* Whether a group file (dir's entry name) belongs to nobody now: its
+ * user's regular file of the group's size, untouched for GROUP_STALE_S (a
+ * group being made has no member yet), whose table holds no live pid. */
+static bool group_file_dead(int dir, const char *name)
+{
+	struct stat st;
+	struct timespec now;
+	static struct group_slot slots[GROUP_MEMBERS_MAX];	/* the constructor's: one thread */
+	bool dead = false;
+
+	int fd = fdtab_short((int)syscall(SYS_openat, dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+	if (fd < 0)
+		return false;
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (syscall(SYS_fstat, fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == syscall(SYS_geteuid) &&
+	    st.st_size == (off_t)GROUP_SIZE && now.tv_sec - st.st_mtim.tv_sec >= GROUP_STALE_S) {
+		dead = syscall(SYS_pread64, fd, slots, sizeof(slots), (off_t)offsetof(struct group_hdr, slots)) ==
+		       (long)sizeof(slots);
+		for (unsigned int i = 0; i < GROUP_MEMBERS_MAX && dead; i++) {
+			int32_t pid = atomic_load(&slots[i].pid);
+			if (pid > 0 && (syscall(SYS_kill, pid, 0) == 0 || errno == EPERM))
+				dead = false;	/* alive (a reused pid errs on the side of keeping) */
+		}
+	}
+	fdtab_close_short(fd);
+	return dead;
+}
+
+/* Remove the group files of groups whose members were all killed (nobody
+ * left to remove them): a tree under a limit SIGKILLed whole leaves one
+ * page and a table in /dev/shm, swept when the next group is made. */
+static void group_sweep(int dir)
+{
+	char buf[4096];
+	long n;
+
+	while ((n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < n;) {
+			struct {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *d = (void *)(buf + off);
+			off += d->reclen;
+			if (strncmp(d->name, "g-", 2) != 0 || !group_token_ok(d->name + 2))
+				continue;
+			if (group_file_dead(dir, d->name))
+				syscall(SYS_unlinkat, dir, d->name, 0);
+		}
+	}
+}
+
 static struct group_hdr *group_create(uint64_t limit, const char *parent, const char **why)
 {
 	unsigned char rnd[GROUP_TOKEN_HEX / 2];
@@ -282,6 +345,7 @@ static struct group_hdr *group_create(uint64_t limit, const char *parent, const 
 	int dir = group_dir(true, why);
 	if (dir < 0)
 		return NULL;
+	group_sweep(dir);
 	log_snprintf(name, sizeof(name), "g-%s", token);
 	int fd = fdtab_short((int)syscall(SYS_openat, dir, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
 	fdtab_close_short(dir);
@@ -343,6 +407,7 @@ static void group_slot_clear(struct group_hdr *h, struct group_slot *s)
 	/* The tier's file was unlinked at its making: its blocks went with
 	 * the member's descriptors. */
 	atomic_fetch_sub(&h->swap, d);
+	atomic_fetch_add(&h->refaults_gone, atomic_exchange(&s->refaults, 0));
 	atomic_store(&s->cold, 0);
 	atomic_store(&s->start, 0);
 }
@@ -402,7 +467,7 @@ static void group_release(struct group_hdr *h, struct group_slot *s)
 /* Slots of members gone without leaving; the sums recomputed. */
 static void group_reap(struct group_hdr *h)
 {
-	uint64_t sum = 0, disk = 0;
+	uint64_t sum = 0, disk = 0, now = hist_now();
 
 	for (unsigned int i = 0; i < GROUP_MEMBERS_MAX; i++) {
 		struct group_slot *s = &h->slots[i];
@@ -412,9 +477,12 @@ static void group_reap(struct group_hdr *h)
 		uint64_t now_start = 0;
 		if (!pid)
 			continue;
+		/* A member whose reclaimer turned lately is not a zombie nor
+		 * another process: only the others are looked up in /proc. */
 		if (pid != grp.pid) {
 			bool gone = syscall(SYS_kill, pid, 0) != 0 && errno == ESRCH;
-			if (!gone && group_proc_stat(pid, &state, &now_start))
+			if (!gone && now - atomic_load(&s->beat) > GROUP_BEAT_NS &&
+			    group_proc_stat(pid, &state, &now_start))
 				gone = state == 'Z' || state == 'X' || (start && now_start != start);
 			if (gone && atomic_compare_exchange_strong(&s->pid, &pid, pid)) {
 				/* Won by whoever clears it: a second reaper finds
@@ -502,6 +570,7 @@ static bool group_take_slots(void)
 static void group_point(unsigned int i)
 {
 	pol.grp_mine = grp.depth ? &grp.me[0]->charge : NULL;
+	pol.kick_word = grp.depth ? &grp.me[0]->kick : NULL;
 	pol.grp_total = grp.depth ? &grp.g[i]->total : NULL;
 	pol.grp_events_max = grp.depth ? &grp.g[i]->events_max : NULL;
 }
@@ -526,6 +595,7 @@ static void group_leave_all(void)
 {
 	writeback_group(NULL, 0, NULL);	/* before the slots go: another member may take them */
 	pol.grp_total = pol.grp_mine = pol.grp_events_max = NULL;
+	pol.kick_word = NULL;
 	for (unsigned int i = 0; i < grp.depth; i++)
 		if (grp.me[i])
 			group_release(grp.g[i], grp.me[i]);
@@ -542,6 +612,12 @@ static void group_self(void)
 	grp.smaps_fd = fdtab_open_ro("/proc/self/smaps_rollup", true);
 	grp.look_ns = grp.shared_ns = grp.over_ns = 0;
 	grp.born_ns = hist_now();
+	grp.refaults0 = atomic_load(&eng.cnt.refaults);
+}
+
+bool group_named(void)
+{
+	return eng.opt.memory_scope == OPT_SCOPE_TREE && group_env(GROUP_ENV) != NULL;
 }
 
 void group_init(uint64_t limit)
@@ -603,6 +679,7 @@ void group_init(uint64_t limit)
 void group_fork_child(void)
 {
 	pol.grp_total = pol.grp_mine = pol.grp_events_max = NULL;
+	pol.kick_word = NULL;	/* the parent's slot's, until its own */
 	if (!grp.depth)
 		return;
 	group_self();
@@ -716,9 +793,22 @@ static void group_shared_now(void)
 	atomic_store(&pol.grp_shared, grp.shared > gone ? grp.shared - gone : 0);
 }
 
+/* Whether what this member shares may have changed since the last look:
+ * it faulted (its own copy-on-write breaks), or the group's charge moved
+ * (the others' breaks leave this member's pages its own). An idle tree
+ * reads smaps_rollup once a second a member, not ten times. */
+static bool group_sharing_moves(void)
+{
+	uint64_t t = atomic_load(&grp.g[0]->total);
+	uint64_t moved = t > grp.shared_total ? t - grp.shared_total : grp.shared_total - t;
+
+	return group_minflt() != grp.minflt || moved >= GROUP_SHARED_FAST;
+}
+
 /* The shared part, read from smaps_rollup. */
 static void group_look_shared(uint64_t now)
 {
+	grp.shared_total = atomic_load(&grp.g[0]->total);
 	grp.minflt = group_minflt();
 	grp.shared = group_shared_bytes();
 	atomic_store(&pol.grp_shared, grp.shared);
@@ -735,7 +825,11 @@ static void group_look(uint64_t now)
 	uint64_t cold = group_cold_bytes();
 	for (unsigned int i = 0; i < grp.depth; i++) {
 		atomic_store(&grp.me[i]->cold, cold);
-		group_reap(grp.g[i]);
+		/* One member a second reaps for all (each reading every
+		 * member's /proc/PID/stat would cost the tree members^2). */
+		uint64_t last = atomic_load(&grp.g[i]->reaped_ns);
+		if (now - last >= GROUP_LOOK_NS && atomic_compare_exchange_strong(&grp.g[i]->reaped_ns, &last, now))
+			group_reap(grp.g[i]);
 	}
 	grp.look_ns = now;
 }
@@ -747,11 +841,15 @@ uint64_t group_tick(void)
 
 	if (!grp.depth)
 		return 0;
-	for (unsigned int i = 0; i < grp.depth; i++)
+	uint64_t refaults = atomic_load(&eng.cnt.refaults) - grp.refaults0;
+	for (unsigned int i = 0; i < grp.depth; i++) {
 		atomic_store(&grp.me[i]->beat, now);
+		atomic_store(&grp.me[i]->refaults, refaults);
+	}
 	/* The faster looks cost at most ~1 % of a CPU: a large resident set
 	 * makes smaps_rollup's walk longer, and the looks rarer. */
-	uint64_t every = grp.shared >= GROUP_SHARED_FAST ? GROUP_LOOK_FAST_NS : GROUP_LOOK_NS;
+	bool moves = group_sharing_moves();
+	uint64_t every = !moves ? GROUP_LOOK_QUIET_NS : grp.shared >= GROUP_SHARED_FAST ? GROUP_LOOK_FAST_NS : GROUP_LOOK_NS;
 	if (every < grp.look_took * 100)
 		every = grp.look_took * 100;
 	if (now - grp.shared_ns >= every)
@@ -808,8 +906,18 @@ bool group_defer(uint64_t excess)
 		grp.over_ns = 0;
 		return false;
 	}
-	if (!grp.over_ns)
+	if (!grp.over_ns) {
 		grp.over_ns = now;
+		/* Their reclaimers may sleep a quiet period
+		 * (RECLAIM_POLL_IDLE_MS): wake them to make the room. */
+		for (unsigned int i = 0; i < GROUP_MEMBERS_MAX; i++) {
+			struct group_slot *s = &h->slots[i];
+			if (s == grp.me[0] || !atomic_load(&s->pid) || atomic_load(&s->busy) || !atomic_load(&s->cold))
+				continue;
+			atomic_fetch_add(&s->kick, 1);
+			syscall(SYS_futex, &s->kick, FUTEX_WAKE, 1, NULL, NULL, 0);
+		}
+	}
 	return true;
 }
 
@@ -842,10 +950,13 @@ bool group_snapshot(struct group_view *v)
 	v->swap_current = atomic_load(&h->swap);
 	v->swap_max = h->tier_dir[0] ? h->tier_max : 0;
 	v->swap_events_max = atomic_load(&h->swap_events_max);
+	v->refaults = atomic_load(&h->refaults_gone);
 	for (unsigned int i = 0; i < GROUP_MEMBERS_MAX; i++) {
 		int32_t pid = atomic_load(&h->slots[i].pid);
-		if (pid)
+		if (pid) {
 			v->pids[v->nmembers++] = pid;
+			v->refaults += atomic_load(&h->slots[i].refaults);
+		}
 	}
 	return true;
 }

@@ -41,6 +41,7 @@ struct group_view {
 	uint64_t events_high, events_max;	/* memory.events */
 	uint64_t swap_current, swap_max;	/* memory.swap.current, .max: the second tier (bytes; max 0: none) */
 	uint64_t swap_events_max;		/* memory.swap.events max: tier writes refused at the cap */
+	uint64_t refaults;		/* every member's refaults, those gone included */
 	unsigned int nmembers;
 	int pids[GROUP_MEMBERS_MAX];
 };
@@ -49,6 +50,10 @@ struct group_view {
  * before the second tier opens and the reclaimer starts): join the group ZSWAP_GROUP names, or make
  * one when a limit is set and the scope is tree. */
 void group_init(uint64_t limit);
+
+/* True when ZSWAP_GROUP names a group for this process to join (its
+ * limit then holds from the start: no deferred start). */
+bool group_named(void);
 
 /* A followed fork child, before its reclaimer starts: a slot of its own in
  * the group it inherited. */

@@ -55,6 +55,7 @@
 #include "engine/engine.h"
 #include "engine/policy_reclaim.h"
 #include "engine/evict.h"
+#include "engine/fork.h"
 #include "engine/writeback.h"
 #include "base/fdtab.h"
 #include "reclaim/cgroup.h"
@@ -63,6 +64,7 @@
 #include "reclaim/growth.h"
 #include "reclaim/shrinker.h"
 #include "base/hist.h"
+#include "base/inject.h"
 #include "base/log.h"
 #include "base/maps.h"
 #include "base/prim.h"
@@ -264,10 +266,11 @@ static void reclaim_sleep_ms(unsigned int ms)
 static void reclaim_idle(unsigned int ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	uint32_t k = atomic_load(&pol.kick);
+	_Atomic uint32_t *w = policy_kick_word();
+	uint32_t k = atomic_load(w);
 
 	atomic_store(&pol.sleeping, 1);
-	syscall(SYS_futex, &pol.kick, FUTEX_WAIT_PRIVATE, k, &ts, NULL, 0);
+	syscall(SYS_futex, w, FUTEX_WAIT, k, &ts, NULL, 0);
 	atomic_store(&pol.sleeping, 0);
 }
 
@@ -304,24 +307,52 @@ static void reclaim_set_workingset(uint64_t charge, uint64_t pool)
 	atomic_store_explicit(&pol.workingset, pages, memory_order_relaxed);
 }
 
+/*
+ * ZSWAP_INJECT_POOL_HOLD: an order of zswapctl's that changes the pools
+ * (o: a change of compressor, a compaction) waits inside the mapping gate
+ * until a fault is served, ten seconds at most (said in o->why and the
+ * log when none was): a test shows that refaults go on meanwhile. Orders
+ * only, never the reclaimer's own steps, so a test knows which one waits.
+ */
+static void reclaim_pool_hold(struct reclaim_order *o, const char *what)
+{
+	if (!o || !inject_take(&eng.inject_pool_hold))
+		return;
+	uint64_t faults = atomic_load(&eng.cnt.faults);
+	zlog("ZSWAP_INJECT_POOL_HOLD: %s waits for a fault", what);
+	for (int i = 0; i < 10000; i++) {
+		if (atomic_load(&eng.cnt.faults) != faults)
+			return;
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	log_snprintf(o->why, sizeof(o->why), "no fault was served in ten seconds while %s waited", what);
+	zlog("ZSWAP_INJECT_POOL_HOLD: %s", o->why);
+}
+
 /* Pack the pool before evicting more: pages the pool holds in partly used
  * zspages come back without a refault (the kernel's zsmalloc shrinker is
  * not memcg-aware, so a cgroup's reclaim never compacts). Only when at
  * least RECLAIM_COMPACT_MIN pages, or 1/256 of the pool, would be freed.
- * In rounds of at most RECLAIM_COMPACT_ROUND pages under ev_lock's read
- * side, as an eviction: fork_prepare takes the write side, so no fork
- * copies the pool with a class lock held or a zspage half moved (mapcount
- * -1), which the child would wait on forever; and a handler that needs the
- * write side to read its next message waits for one round, not for the
- * whole pool. True if it freed something. */
-static uint64_t reclaim_compact_rounds(void)
+ * In rounds of at most RECLAIM_COMPACT_ROUND pages inside the mapping gate
+ * (fork.h), as a change of compressor: a fork's prepare closes it and waits
+ * for the round, so no fork copies the pool with a class lock held or a
+ * zspage half moved (mapcount -1), which the child would wait on forever.
+ * Not under ev_lock: a round frees emptied zspages (a madvise and its TLB
+ * flush each, tens of microseconds to over a hundred in a guest), and a
+ * handler takes ev_lock's write side to read each fault, so every refault
+ * would wait for the round. o: the order of zswapctl compact, else NULL.
+ * True if it freed something. */
+static uint64_t reclaim_compact_rounds(struct reclaim_order *o)
 {
 	uint64_t freed = 0, got;
 
 	do {
-		pthread_rwlock_rdlock(&eng.ev_lock);
+		fork_gate_enter();
+		reclaim_pool_hold(o, "compaction");
+		o = NULL;
 		got = zswap_store_compact_some(eng.store, RECLAIM_COMPACT_ROUND);
-		pthread_rwlock_unlock(&eng.ev_lock);
+		fork_gate_exit();
 		freed += got;
 	} while (got >= RECLAIM_COMPACT_ROUND);
 	return freed;
@@ -333,7 +364,7 @@ static bool reclaim_compact_over(unsigned long min)
 		min = RECLAIM_COMPACT_MIN;
 	if (zswap_store_freeable_pages(eng.store) < min)
 		return false;
-	return reclaim_compact_rounds() > 0;
+	return reclaim_compact_rounds(NULL) > 0;
 }
 
 static bool reclaim_compact(uint64_t pool)
@@ -896,8 +927,9 @@ static struct reclaim_order ro_work;	/* the reclaimer's copy of the order under 
  * before it sleeps; the futex word changed since it read it). */
 static void reclaim_wake(void)
 {
-	atomic_fetch_add(&pol.kick, 1);
-	syscall(SYS_futex, &pol.kick, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	_Atomic uint32_t *w = policy_kick_word();
+	atomic_fetch_add(w, 1);
+	syscall(SYS_futex, w, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
 /* Wait until ro.done reaches seq or the deadline (CLOCK_MONOTONIC) passes. */
@@ -1018,32 +1050,37 @@ static void reclaim_pool_limits(void)
 
 /*
  * The pools and workspaces of a compressor used before, freed once no page
- * is left in them (zswap_store_reap). Under ev_lock's read side, as
- * compaction: the reaper takes every workspace's lock in turn, and a fork
- * must not copy one held (fork_prepare takes the write side).
+ * is left in them (zswap_store_reap). Inside the mapping gate, as a change
+ * of compressor (below): the reaper takes every workspace's lock in turn,
+ * and a fork must not copy one held.
  */
 static void reclaim_reap_pools(void)
 {
 	if (!zswap_store_reap_due(eng.store))
 		return;
-	pthread_rwlock_rdlock(&eng.ev_lock);
+	fork_gate_enter();
 	zswap_store_reap(eng.store);
-	pthread_rwlock_unlock(&eng.ev_lock);
+	fork_gate_exit();
 }
 
 /*
  * ZSWAP_COMPRESSOR at run time: the store makes the new compressor's pools
- * and workspaces, then sends new pages there. Under ev_lock's read side,
- * so a fork copies the store either before the change or after it, never
- * half made: fork_prepare takes the write side, so a change asked for while
- * a fork is frozen waits for the freeze to end and is applied whole then.
- * False (o->err, o->why) when nothing changed.
+ * and workspaces, then sends new pages there. Inside the mapping gate
+ * (fork.h), so a fork copies the store either before the change or after
+ * it, never half made: fork's prepare closes the gate and waits for the
+ * change to end, and a change asked for while a fork is prepared or frozen
+ * waits for the freeze to end and is applied whole then. Not under
+ * eng.ev_lock: making the pools takes milliseconds (zs_create_pool, a
+ * mapping per pool and workspace), and a handler must take ev_lock's write
+ * side to read each fault, so the read side held that long would hold
+ * every refault with it. False (o->err, o->why) when nothing changed.
  */
 static bool reclaim_set_comp(struct reclaim_order *o)
 {
-	pthread_rwlock_rdlock(&eng.ev_lock);
+	fork_gate_enter();
+	reclaim_pool_hold(o, "the change of compressor");
 	int rc = zswap_store_set_comp(eng.store, o->nv.comp, o->nv.comp_level);
-	pthread_rwlock_unlock(&eng.ev_lock);
+	fork_gate_exit();
 	if (!rc)
 		return true;
 	o->err = rc;
@@ -1126,7 +1163,7 @@ static void reclaim_take_order(void)
 		break;
 	case RECLAIM_ORDER_COMPACT:
 		reclaim_reap_pools();	/* an old compressor's empty pools too */
-		o->pages = reclaim_compact_rounds();	/* zram's compact: all it can */
+		o->pages = reclaim_compact_rounds(o);	/* zram's compact: all it can */
 		break;
 	case RECLAIM_ORDER_WRITEBACK:
 		o->err = writeback_demand(&o->wb, &o->pages);
@@ -1145,6 +1182,30 @@ static void reclaim_take_order(void)
 	atomic_fetch_add(&ro.done, 1);
 	pthread_mutex_unlock(&ro.lock);
 	syscall(SYS_futex, &ro.done, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+}
+
+/* The period of the next look under a limit (RECLAIM_POLL_IDLE_MS): short
+ * while anything moves, doubling while the process is quiet. */
+static unsigned int reclaim_poll_ms(uint64_t own, uint64_t seen)
+{
+	static uint64_t last_own, last_faults;
+	static unsigned int ms = RECLAIM_POLL_MS, quiet_ms;
+	uint64_t faults = atomic_load(&eng.cnt.refaults) + atomic_load(&eng.cnt.zero_fill_pages) +
+			  atomic_load(&pol.allocstall);
+	uint64_t moved = own > last_own ? own - last_own : last_own - own;
+	bool quiet = faults == last_faults && moved < RECLAIM_QUIET_BYTES && seen <= atomic_load(&pol.wake) &&
+		     !atomic_load(&pol.stuck) && !pol.boost;
+
+	last_own = own;
+	last_faults = faults;
+	/* A second of calm first at the short period: what the program did
+	 * last (and the reclaimer's own last steps) is read at once. */
+	quiet_ms = quiet ? quiet_ms + ms : 0;
+	if (quiet_ms < RECLAIM_QUIET_MS)
+		ms = RECLAIM_POLL_MS;
+	else
+		ms = ms * 2 < RECLAIM_POLL_IDLE_MS ? ms * 2 : RECLAIM_POLL_IDLE_MS;
+	return ms;
 }
 
 void *reclaim_thread(void *arg)
@@ -1221,7 +1282,7 @@ void *reclaim_thread(void *arg)
 		reclaim_recompress_idle();
 		reclaim_compact_idle();
 		uint64_t p0 = prof_now();	/* an instrumented build only (hist.h) */
-		reclaim_idle(pol.limit ? RECLAIM_POLL_MS : 1000);
+		reclaim_idle(pol.limit ? reclaim_poll_ms(own, c) : 1000);
 		prof_add(PROF_RC_IDLE, p0);
 	}
 	return NULL;

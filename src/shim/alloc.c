@@ -22,18 +22,18 @@
 
 ZSWAP_EXPORT void *malloc(size_t n)
 {
-	start_fork_wake_alloc(n);
+	start_wake_alloc(n);
 	return growth_malloc(n);
 }
 
 ZSWAP_EXPORT void *calloc(size_t n, size_t size)
 {
-	start_fork_wake_alloc(size && n > SIZE_MAX / size ? SIZE_MAX : n * size);
+	start_wake_alloc(size && n > SIZE_MAX / size ? SIZE_MAX : n * size);
 	return growth_calloc(n, size);
 }
 
 ZSWAP_EXPORT void *realloc(void *old, size_t n)
 {
-	start_fork_wake_alloc(n);
+	start_wake_alloc(n);
 	return growth_realloc(old, n);
 }

@@ -16,7 +16,7 @@
 
 ZSWAP_EXPORT int zswap_pageout(void *addr, size_t len)
 {
-	start_fork_wake();
+	start_wake_now();
 	if (!engine_running()) {
 		errno = ENOSYS;
 		return -1;
@@ -31,13 +31,13 @@ ZSWAP_EXPORT int zswap_pageout(void *addr, size_t len)
 
 ZSWAP_EXPORT int zswap_stats(struct zswap_stats *st, size_t size)
 {
-	start_fork_wake();
+	start_wake_now();
 	return snapshot_stats(st, size);
 }
 
 ZSWAP_EXPORT int zswap_active(void)
 {
-	start_fork_wake();
+	start_wake_now();
 	return engine_running();
 }
 

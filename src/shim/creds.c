@@ -102,6 +102,7 @@ static void creds_follow(void)
 
 bool creds_setid_begin(uid_t euid)
 {
+	start_settle();
 	if (!engine_running())
 		return false;
 	start_threads_hold();
@@ -127,6 +128,7 @@ void creds_setid_end(bool begun)
 
 void creds_capset_after(void)
 {
+	start_settle();
 	if (!engine_running())
 		return;
 	int saved = errno;

@@ -43,7 +43,10 @@ static inline __attribute__((always_inline)) void *interpose_mmap(void *addr, si
 								   int flags, int fd, off_t off,
 								   void *caller)
 {
-	start_fork_wake();
+	if (flags & MAP_ANONYMOUS)
+		start_wake_map(len);
+	else
+		start_wake();
 	long r = syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 
 	if (r == -1)
@@ -70,7 +73,7 @@ ZSWAP_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, o
  * the whole call (src/engine/fork.h): none is in flight while a fork copies. */
 ZSWAP_EXPORT int munmap(void *addr, size_t len)
 {
-	start_fork_wake();
+	start_wake();
 	fork_gate_enter();
 	long r = syscall(SYS_munmap, addr, len);
 
@@ -93,7 +96,7 @@ ZSWAP_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, 
 		new_addr = va_arg(ap, void *);
 		va_end(ap);
 	}
-	start_fork_wake();
+	start_wake();
 	fork_gate_enter();
 	r = syscall(SYS_mremap, old, old_len, new_len, flags, new_addr);
 	if (r != -1 && engine_running()) {
@@ -114,7 +117,10 @@ ZSWAP_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, 
 
 ZSWAP_EXPORT int madvise(void *addr, size_t len, int advice)
 {
-	start_fork_wake();
+	if (advice == MADV_PAGEOUT || advice == MADV_COLD)
+		start_wake_now();	/* asked for now, not after ZSWAP_START_DELAY */
+	else
+		start_wake();
 	if (engine_running()) {
 		/* Managed pages go to the pool; then the kernel sees the whole
 		 * call, for its errors and for the parts we do not manage. */
@@ -305,7 +311,7 @@ ZSWAP_EXPORT int pthread_attr_setstack(pthread_attr_t *attr, void *stack, size_t
 
 	if (!f)
 		return ENOSYS;
-	start_fork_wake();
+	start_wake();
 	int r = f(attr, stack, size);
 	if (r == 0 && engine_running())
 		calls_thread_stack((uintptr_t)stack, size);
@@ -319,7 +325,7 @@ ZSWAP_EXPORT int pthread_attr_setstackaddr(pthread_attr_t *attr, void *top)
 
 	if (!f)
 		return ENOSYS;
-	start_fork_wake();
+	start_wake();
 	int r = f(attr, top);
 	/* Its size is not known here (pthread_attr_setstacksize may come
 	 * before or after): the top is all that must stay out. */
@@ -330,7 +336,7 @@ ZSWAP_EXPORT int pthread_attr_setstackaddr(pthread_attr_t *attr, void *top)
 
 ZSWAP_EXPORT int mlock(const void *addr, size_t len)
 {
-	start_fork_wake();
+	start_wake();
 	if (engine_running())
 		calls_locking((uintptr_t)addr, len);
 	return (int)syscall(SYS_mlock, addr, len);
@@ -338,7 +344,7 @@ ZSWAP_EXPORT int mlock(const void *addr, size_t len)
 
 ZSWAP_EXPORT int mlock2(const void *addr, size_t len, unsigned int flags)
 {
-	start_fork_wake();
+	start_wake();
 	if (engine_running())
 		calls_locking((uintptr_t)addr, len);
 	return (int)syscall(SYS_mlock2, addr, len, flags);
@@ -346,7 +352,7 @@ ZSWAP_EXPORT int mlock2(const void *addr, size_t len, unsigned int flags)
 
 ZSWAP_EXPORT int munlock(const void *addr, size_t len)
 {
-	start_fork_wake();
+	start_wake();
 	long r = syscall(SYS_munlock, addr, len);
 
 	if (r == 0 && engine_running())
@@ -356,7 +362,7 @@ ZSWAP_EXPORT int munlock(const void *addr, size_t len)
 
 ZSWAP_EXPORT int mlockall(int flags)
 {
-	start_fork_wake();
+	start_wake();
 	if (engine_running())
 		return calls_mlockall(flags);
 	return (int)syscall(SYS_mlockall, flags);
@@ -364,7 +370,7 @@ ZSWAP_EXPORT int mlockall(int flags)
 
 ZSWAP_EXPORT int munlockall(void)
 {
-	start_fork_wake();
+	start_wake();
 	if (engine_running())
 		return calls_munlockall();
 	return (int)syscall(SYS_munlockall);

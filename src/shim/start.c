@@ -92,6 +92,7 @@ static void start_fork_load_all(void)
  * (engine_fork_raw); else followed when fork.c can (fork_prepare). */
 static void start_fork_prepare_as(bool interim)
 {
+	start_settle();
 	start_fork_pid = 0;
 	if (!engine_running())
 		return;
@@ -184,6 +185,7 @@ static bool start_log_per_process(void)
 }
 
 static void start_tids_fork_child(void);
+static void start_defer_from_now(void);
 
 static void start_fork_off(void);
 static const char *start_errname(int e);
@@ -197,6 +199,15 @@ static void start_fork_child(void)
 		zswap_store_fork_child(eng.store);
 	if (atomic_load(&eng.state) == ENGINE_DORMANT && start_fork_fds_shared)
 		atomic_store(&eng.state, ENGINE_OFF);	/* its start would close its parent's descriptors */
+	if (atomic_load(&eng.state) == ENGINE_DEFERRED) {
+		if (start_fork_fds_shared) {
+			atomic_store(&eng.state, ENGINE_OFF);	/* its descriptors are its parent's */
+			return;
+		}
+		eng.pid = (pid_t)syscall(SYS_getpid);
+		start_defer_from_now();
+		return;
+	}
 	if (atomic_load(&eng.state) != ENGINE_RUNNING || start_fork_pid != eng.pid)
 		return;
 	eng.pid = (pid_t)syscall(SYS_getpid);
@@ -262,7 +273,7 @@ static void start_fork_off(void)
  * handler. Only then is the table registered, and nothing of the
  * program's is touched until the gate opens.
  */
-void start_fork_wake_slow(void)
+static void start_dormant_wake(void)
 {
 	int expected = ENGINE_DORMANT;
 	sigset_t old;
@@ -298,13 +309,112 @@ void start_fork_wake_slow(void)
 	engine_sigrestore(&old);
 }
 
-/* bash allocates a few dozen small blocks between fork and exec; a child
- * that goes on to work allocates thousands, or a large block, soon. */
-void start_fork_wake_alloc_slow(size_t n)
+void start_settle(void)
 {
-	if (n < START_WAKE_BIG && ++start_dormant_allocs < START_WAKE_ALLOCS)
+	while (atomic_load(&eng.state) == ENGINE_STARTING)
+		sched_yield();
+}
+
+static uint64_t start_coarse_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A deferred process starts ZSWAP_START_DELAY from now (its start, or a
+ * fork child's fork). */
+static void start_defer_from_now(void)
+{
+	atomic_store(&eng.start_after, start_coarse_ns() + (uint64_t)eng.opt.start_delay * 1000000u);
+}
+
+static void start_run(void);
+
+void start_wake_slow(bool now)
+{
+	int state = atomic_load(&eng.state);
+
+	if (state == ENGINE_DORMANT) {
+		start_dormant_wake();
 		return;
-	start_fork_wake_slow();
+	}
+	if (state != ENGINE_DEFERRED || (!now && start_coarse_ns() < atomic_load(&eng.start_after)))
+		return;
+	/* A vfork child (posix_spawn) runs on its parent's memory until it
+	 * execs: never a start there. */
+	if ((pid_t)syscall(SYS_getpid) != eng.pid)
+		return;
+	int expected = ENGINE_DEFERRED;
+	if (!atomic_compare_exchange_strong(&eng.state, &expected, ENGINE_STARTING))
+		return;		/* another thread starts it; its call passes meanwhile */
+	sigset_t old;
+	engine_sigblock(&old);
+	start_run();
+	engine_sigrestore(&old);
+}
+
+/*
+ * bash allocates a few dozen small blocks between fork and exec; a child
+ * that goes on to work allocates thousands, or a large block, soon.
+ *
+ * A deferred process looks at the clock once in START_DEFER_ALLOCS calls
+ * of the malloc family. One that asks for much memory early starts at
+ * once: START_DEFER_BIG in one request (malloc or an anonymous mmap), or
+ * START_DEFER_BYTES in all. Otherwise a program that fills its memory in
+ * its first milliseconds and then makes no call (computes, or sleeps)
+ * would never start, and its cold pages would never be compressed.
+ */
+#define START_DEFER_ALLOCS	64
+#define START_DEFER_BIG		(8u << 20)
+#define START_DEFER_BYTES	(64u << 20)
+static unsigned int start_deferred_allocs;
+static size_t start_deferred_bytes;
+
+static void start_deferred_alloc(size_t n)
+{
+	start_deferred_bytes += n < START_DEFER_BYTES ? n : START_DEFER_BYTES;
+	if (n >= START_DEFER_BIG || start_deferred_bytes >= START_DEFER_BYTES)
+		start_wake_slow(true);
+	else if (n >= START_WAKE_BIG || ++start_deferred_allocs % START_DEFER_ALLOCS == 0)
+		start_wake_slow(false);
+}
+
+void start_wake_alloc_slow(size_t n)
+{
+	int state = atomic_load(&eng.state);
+
+	if (state == ENGINE_DORMANT) {
+		if (n < START_WAKE_BIG && ++start_dormant_allocs < START_WAKE_ALLOCS)
+			return;
+		start_dormant_wake();
+	} else if (state == ENGINE_DEFERRED) {
+		start_deferred_alloc(n);
+	}
+}
+
+void start_wake_map_slow(size_t len)
+{
+	if (atomic_load(&eng.state) == ENGINE_DEFERRED)
+		start_deferred_alloc(len);
+	else
+		start_wake_slow(false);
+}
+
+/* A process that no memory limit covers (ZSWAP_START_DELAY): start_wake.
+ * A limit holds from the first page, and a dump asked for at exit or at
+ * intervals, or a test's injected failure, is about a running library. */
+static bool start_deferrable(void)
+{
+	const struct opt_values *o = &eng.opt;
+
+	if (!o->start_delay || o->stats_at_exit || o->stats_interval || o->inject_decompress_fail ||
+	    o->inject_writeback_fail || o->inject_compress_fail || o->inject_alloc_fail ||
+	    o->inject_copy_fail || o->inject_thread_fail || o->inject_pool_hold || o->inject_crash)
+		return false;
+	reclaim_resolve_limit(&eng.opt);	/* ZSWAP_MEMORY_LIMIT=auto or N%: the memory cgroup's */
+	return !eng.opt.memory_limit && !group_named();
 }
 
 void start_fork_raw_prepare(void)
@@ -390,8 +500,19 @@ static unsigned int *start_nthreads;
 struct start_record {
 	void *(*fn)(void *);
 	void *arg;
-	_Atomic uint32_t known;		/* in start_tids (or left out): a futex word */
 };
+
+/* Library threads created and not yet in start_tids (a futex word): the
+ * hold waits them out, so that a credential change reaches every thread.
+ * The creator does not: a wait for a thread's first step is a cross-CPU
+ * wake-up, and each process would pay one per thread at start-up. */
+static _Atomic uint32_t start_unknown;
+
+static void start_unknown_put(void)
+{
+	if (atomic_fetch_sub(&start_unknown, 1) == 1)
+		syscall(SYS_futex, &start_unknown, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
 
 /* --- a function run on every library thread (start_on_threads) ---------- */
 
@@ -411,7 +532,7 @@ static struct {
 
 /* A thread waiting here is still interrupted by start_on_threads (an
  * ending thread is in start_tids): the holder never waits for a waiter. */
-void start_threads_hold(void)
+static void start_tids_lock(void)
 {
 	uint32_t expect = 0;
 
@@ -421,10 +542,24 @@ void start_threads_hold(void)
 	}
 }
 
-void start_threads_release(void)
+static void start_tids_unlock(void)
 {
 	atomic_store(&start_call.held, 0);
 	syscall(SYS_futex, &start_call.held, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+void start_threads_hold(void)
+{
+	uint32_t n;
+
+	while ((n = atomic_load(&start_unknown)) != 0)
+		syscall(SYS_futex, &start_unknown, FUTEX_WAIT_PRIVATE, n, NULL, NULL, 0);
+	start_tids_lock();
+}
+
+void start_threads_release(void)
+{
+	start_tids_unlock();
 }
 
 static void start_call_done(void)
@@ -495,13 +630,14 @@ static int start_tid_add(void)
 	pid_t tid = (pid_t)syscall(SYS_gettid);
 	int slot = -1;
 
-	start_threads_hold();
+	start_tids_lock();
 	for (int i = 0; i < START_THREADS_MAX && slot < 0; i++)
 		if (!atomic_load(&start_tids[i])) {
 			atomic_store(&start_tids[i], tid);
 			slot = i;
 		}
-	start_threads_release();
+	start_tids_unlock();
+	start_unknown_put();
 	if (slot < 0)
 		zlog("more than %d library threads: thread %ld does not follow the program's credentials",
 		     START_THREADS_MAX, (long)tid);
@@ -512,9 +648,9 @@ static void start_tid_remove(int slot)
 {
 	if (slot < 0)
 		return;
-	start_threads_hold();
+	start_tids_lock();
 	atomic_store(&start_tids[slot], 0);
-	start_threads_release();
+	start_tids_unlock();
 }
 
 /* A fork child: none of the parent's threads is in it, and no call. */
@@ -526,6 +662,7 @@ static void start_tids_fork_child(void)
 	}
 	atomic_store(&start_call.left, 0);
 	atomic_store(&start_call.held, 0);
+	atomic_store(&start_unknown, 0);	/* the parent's new threads are not here */
 }
 
 static void start_find_nthreads(void)
@@ -538,11 +675,8 @@ static void start_find_nthreads(void)
 
 static void *start_thread_main(void *p)
 {
-	struct start_record *rec = p, st = { rec->fn, rec->arg, 0 };
+	struct start_record *rec = p, st = { rec->fn, rec->arg };
 	int slot = start_tid_add();
-
-	atomic_store(&rec->known, 1);
-	syscall(SYS_futex, &rec->known, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	void *r = st.fn(st.arg);
 
 	start_tid_remove(slot);
@@ -573,22 +707,22 @@ static int start_thread(void *(*fn)(void *), void *arg, size_t stack_size)
 		return -ENOMEM;
 	st->fn = fn;
 	st->arg = arg;
-	atomic_store(&st->known, 0);
+	/* Unknown to start_on_threads until it runs: a credential change
+	 * waits for it (start_threads_hold), or it would not follow. */
+	atomic_fetch_add(&start_unknown, 1);
 	engine_sigblock(&old);
 	pthread_attr_init(&attr);
 	pthread_attr_setstack(&attr, st, stack_size);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	rc = -pthread_create(&t, &attr, start_thread_main, st);
 	pthread_attr_destroy(&attr);
-	/* Known to start_on_threads before the program can change its
-	 * credentials: a thread it missed would not follow them. */
-	while (rc == 0 && !atomic_load(&st->known))
-		syscall(SYS_futex, &st->known, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
 	if (rc == 0 && start_nthreads)
 		__atomic_fetch_sub(start_nthreads, 1, __ATOMIC_SEQ_CST);
 	engine_sigrestore(&old);
-	if (rc < 0)
+	if (rc < 0) {
+		start_unknown_put();
 		prim_free(st, stack_size);
+	}
 	return rc;
 }
 
@@ -653,10 +787,6 @@ static void start_stats(int rc)
 static void start_init(void)
 {
 	int expected = ENGINE_UNINIT;
-	struct uf_info info;
-	struct zswap_store_config cfg;
-	pthread_rwlockattr_t attr;
-	int rc;
 
 	if (!atomic_compare_exchange_strong(&eng.state, &expected, ENGINE_STARTING))
 		return;
@@ -668,7 +798,40 @@ static void start_init(void)
 		opt_log_in_force(&eng.opt);
 	if (!eng.opt.enabled)
 		goto off;
+	/* From the start, so that a deferred process's fork children defer
+	 * from their own fork (and never registered by a start on some
+	 * program thread, which could wait on a fork holding glibc's atfork
+	 * lock). */
+	pthread_atfork(start_fork_prepare, start_fork_parent, start_fork_child);
+	eng.pid = (pid_t)syscall(SYS_getpid);
+	if (start_deferrable()) {
+		start_defer_from_now();
+		stats_take_signal_early();	/* a dump asked for meanwhile is not the default action */
+		atomic_store(&eng.state, ENGINE_DEFERRED);
+		if (eng.opt.verbose >= 2)
+			zlog("no memory limit: starts at the first memory call after %u ms (ZSWAP_START_DELAY)",
+			     eng.opt.start_delay);
+		return;
+	}
+	start_run();
+	return;
+off:
+	start_log_close();	/* a pass-through holds no descriptor */
+	atomic_store(&eng.state, ENGINE_OFF);
+}
+
+/* The start itself: in the constructor, or at a deferred process's first
+ * memory call (start_wake_slow: other threads of the program run, and
+ * their calls pass through until the state is ENGINE_RUNNING). */
+static void start_run(void)
+{
+	struct uf_info info;
+	struct zswap_store_config cfg;
+	pthread_rwlockattr_t attr;
+	int rc;
+
 	atomic_store(&eng.inject_thread_fail, eng.opt.inject_thread_fail);
+	atomic_store(&eng.inject_pool_hold, eng.opt.inject_pool_hold);
 	engine_note_objects();
 	start_find_nthreads();
 	sigchain_on_tkill(start_on_tkill);
@@ -730,8 +893,6 @@ static void start_init(void)
 	zswap_store_inject(eng.store, ZSWAP_INJECT_COMPRESS, eng.opt.inject_compress_fail);
 	zswap_store_inject(eng.store, ZSWAP_INJECT_ALLOC, eng.opt.inject_alloc_fail);
 	atomic_store(&eng.inject_copy_fail, eng.opt.inject_copy_fail);
-	pthread_atfork(start_fork_prepare, start_fork_parent, start_fork_child);
-	eng.pid = (pid_t)syscall(SYS_getpid);
 	atomic_store_explicit(&eng.state, ENGINE_RUNNING, memory_order_release);
 	/* The statistics thread (src/observe/stats.c), started like the handlers. */
 	start_stats(stats_init());

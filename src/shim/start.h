@@ -22,27 +22,60 @@ void start_fork_raw_prepare(void);
 void start_fork_raw_parent(void);
 void start_fork_raw_child(bool fds_shared);
 
-/* A fork child without fork events keeps its copy of the library dormant
- * (fork.h, fork_restarts) and starts a libzswap of its own at its first
- * call that may grow or change its memory: mmap, mremap, munmap, madvise,
- * the mlock family, a given thread stack, the public API; of the malloc
- * family, a large request or the START_WAKE_ALLOCS-th call, so that a
- * shell's few small allocations between fork and exec start nothing. A
- * child that execs first never pays for a start-up. The check is one
- * load; the start runs on the calling thread. */
-void start_fork_wake_slow(void);
-void start_fork_wake_alloc_slow(size_t n);
+/*
+ * Two states wait for a call that may grow or change the program's memory
+ * (mmap, mremap, munmap, madvise, the mlock family, a given thread stack,
+ * the public API; of the malloc family, a large request or one call in
+ * many) to start a libzswap on the calling thread:
+ *
+ * - ENGINE_DORMANT, a fork child without fork events, keeps its copy of
+ *   the library (fork.h, fork_restarts) and starts at its first such call;
+ *   of the malloc family, a large request or the START_WAKE_ALLOCS-th call,
+ *   so that a shell's few small allocations between fork and exec start
+ *   nothing.
+ * - ENGINE_DEFERRED, a process that no memory limit covers, starts at its
+ *   first such call ZSWAP_START_DELAY after it began (a fork child: after
+ *   the fork): a shell's sed or grep ends before that and pays neither for
+ *   a start-up nor for threads to end. Nothing is lost meanwhile: what it
+ *   mapped is adopted by the reclaimer's sweeps, and without a limit
+ *   nothing is reclaimed before ZSWAP_COLD_AGE. The public API and
+ *   MADV_PAGEOUT/MADV_COLD start it at once (start_wake_now).
+ *
+ * The check is one load.
+ */
+void start_wake_slow(bool now);
 
-static inline void start_fork_wake(void)
+/* Wait while another thread starts the library (a fork or a credential
+ * change then finds it running, with every thread it made). */
+void start_settle(void);
+void start_wake_alloc_slow(size_t n);
+
+static inline void start_wake(void)
 {
-	if (atomic_load_explicit(&eng.state, memory_order_relaxed) == ENGINE_DORMANT)
-		start_fork_wake_slow();
+	if (atomic_load_explicit(&eng.state, memory_order_relaxed) >= ENGINE_DORMANT)
+		start_wake_slow(false);
 }
 
-static inline void start_fork_wake_alloc(size_t n)
+static inline void start_wake_now(void)
 {
-	if (atomic_load_explicit(&eng.state, memory_order_relaxed) == ENGINE_DORMANT)
-		start_fork_wake_alloc_slow(n);
+	if (atomic_load_explicit(&eng.state, memory_order_relaxed) >= ENGINE_DORMANT)
+		start_wake_slow(true);
+}
+
+/* An anonymous mmap of len bytes: a request as the malloc family's for a
+ * deferred process, any other call's for a dormant one. */
+void start_wake_map_slow(size_t len);
+
+static inline void start_wake_map(size_t len)
+{
+	if (atomic_load_explicit(&eng.state, memory_order_relaxed) >= ENGINE_DORMANT)
+		start_wake_map_slow(len);
+}
+
+static inline void start_wake_alloc(size_t n)
+{
+	if (atomic_load_explicit(&eng.state, memory_order_relaxed) >= ENGINE_DORMANT)
+		start_wake_alloc_slow(n);
 }
 
 /* Run fn(arg) on every library thread, each on itself, and return once all

@@ -280,7 +280,9 @@ eng_compare_run() {
 }
 
 eng_live() {
-	env LD_PRELOAD="$ENG_PRELOAD" "$@" python3 -c 'import os, time
+	# Started at once: an interpreter that only sleeps makes no memory
+	# call to start it after ZSWAP_START_DELAY.
+	env LD_PRELOAD="$ENG_PRELOAD" ZSWAP_START_DELAY=0 "$@" python3 -c 'import os, time
 print(os.getpid(), flush=True)
 time.sleep(300)' >"$ENG_TMP/live.out" 2>"$ENG_TMP/live.err" &
 	eng_live_bg=$!
@@ -294,4 +296,14 @@ time.sleep(300)' >"$ENG_TMP/live.out" 2>"$ENG_TMP/live.err" &
 	grep -q 'userfaultfd unavailable' "$ENG_TMP/live.err" && eng_skip "$(grep -m1 '^libzswap:' "$ENG_TMP/live.err")"
 	eng_fail "the live process offers no statistics socket: $(cat "$ENG_TMP/live.err")"
 	return 1
+}
+
+# eng_ctl_private: $ctl, the zswapctl of this build, and a private
+# XDG_RUNTIME_DIR ($XDG) for the sockets of the processes the test starts.
+eng_ctl_private() {
+	ctl=$ENG_BUILDDIR/tools/zswapctl/zswapctl
+	[ -x "$ctl" ] || { eng_say "ERROR: $ctl is not built"; exit 99; }
+	XDG=$ENG_TMP/xdg
+	mkdir -m 700 "$XDG"
+	export XDG_RUNTIME_DIR=$XDG
 }

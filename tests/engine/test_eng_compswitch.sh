@@ -8,7 +8,11 @@
 #
 # prog_compswitch stores NPAGES text pages under lz4, then for each of zstd,
 # lzo and lz4 again refaults, rewrites and stores again the first half of
-# its pages while the compressor changes, and once more after. The second
+# its pages while the compressor changes, and once more after: THREADS
+# threads at once, each its own slice, and after each round a fork child
+# checks every page, so changes meet stores, loads and forks in progress
+# (a change asked for while a fork is frozen waits for it and is applied
+# whole: every change must succeed). The second
 # half stays in lz4's pool throughout (no readahead: it would bring pages of
 # the second half in with the first). After each step the dump's pools
 # section must list the current compressor first with the first half, lz4
@@ -28,19 +32,19 @@ mkdir -m 700 "$ENG_TMP/xdg"
 export XDG_RUNTIME_DIR=$ENG_TMP/xdg
 prog=$(eng_prog prog_compswitch)
 
-NPAGES=2048 HALF=1024 STEPS=3
+NPAGES=2048 HALF=1024 STEPS=3 THREADS=4 FORK=1
 
 # A plain run for the checksum, every step started at once.
 mkdir "$ENG_TMP/plain"
 for f in go1 set1 go2 set2 go3 set3 drain end; do touch "$ENG_TMP/plain/$f"; done
-eng_run plain plain "$prog" "$ENG_TMP/plain" $NPAGES $STEPS
+eng_run plain plain "$prog" "$ENG_TMP/plain" $NPAGES $STEPS $THREADS $FORK
 [ "$ENG_RC" = 0 ] || eng_fail "plain run: exit $ENG_RC"
 ref=$(grep '^sum ' "$ENG_OUT")
 
 D=$ENG_TMP/run
 mkdir "$D"
 timeout -k 5 $((ENG_TIMEOUT * 3)) env LD_PRELOAD="$ENG_PRELOAD" ZSWAP_MIN_REGION=64K ZSWAP_COLD_AGE=0 ZSWAP_READAHEAD=0 \
-	ZSWAP_COMPRESSOR=lz4 "$prog" "$D" $NPAGES $STEPS > "$D/out" 2> "$D/err" &
+	ZSWAP_COMPRESSOR=lz4 "$prog" "$D" $NPAGES $STEPS $THREADS $FORK > "$D/out" 2> "$D/err" &
 BG=$!
 
 # wait_for NAME: until the program creates D/NAME (a hang detector).

@@ -9,7 +9,7 @@
 
 py=$(command -v python3 2>/dev/null) || eng_skip "python3 is not installed"
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
+trap 'rm -rf "$tmp" "$ENG_TMP"' EXIT INT TERM
 
 # The child writes 160 MiB of text-like lines (about 4x compressible) under a
 # 48 MiB limit, checks them all, reports its VmHWM, and dumps on SIGUSR1; the

@@ -17,7 +17,10 @@
 #            mode 0755: refused, one line;
 #   corrupt  a group file with a byte changed: refused, one line;
 #   nested   zswapctl run --limit inside a group: a child group, its parent
-#            named, its member counted in the parent too.
+#            named, its member counted in the parent too;
+#   swept    a group whose every member was killed (nobody left to remove
+#            its file) is removed when the next group is made, once its file
+#            is a minute old; a live group's file is kept.
 ENG_TIMEOUT=${ENG_TIMEOUT:-300}	# a generous bound: a hang fails, slowness does not
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/../..}/tests/engine/eng_lib.sh"
 
@@ -103,6 +106,34 @@ max=$(group_val "$ENG_TMP/inner.txt" memory.max)
 eng_say "nested: outer ${outer:-?}, inner's parent ${parent:-?}, inner memory.max ${max:-?}"
 [ -n "$outer" ] && [ "$parent" = "$outer" ] && [ "$max" = $((32 << 20)) ] ||
 	eng_fail "nested: the inner group does not name the outer one as its parent with its own memory.max"
+
+# swept: a group killed whole (SIGKILL: no destructor runs, no member looks).
+gdir=/dev/shm/libzswap-$(id -u)
+env LD_PRELOAD="$ENG_PRELOAD" ZSWAP_MEMORY_LIMIT=64M /bin/sh -c 'echo "$ZSWAP_GROUP"; exec sleep 60' \
+	>"$ENG_TMP/dead.out" 2>/dev/null &
+dead_pid=$!
+env LD_PRELOAD="$ENG_PRELOAD" ZSWAP_MEMORY_LIMIT=64M /bin/sh -c 'echo "$ZSWAP_GROUP"; exec sleep 60' \
+	>"$ENG_TMP/live.out" 2>/dev/null &
+live_pid=$!
+n=0
+while { [ ! -s "$ENG_TMP/dead.out" ] || [ ! -s "$ENG_TMP/live.out" ]; } && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+dead=$(cat "$ENG_TMP/dead.out") live=$(cat "$ENG_TMP/live.out")
+kill -KILL $dead_pid
+wait $dead_pid 2>/dev/null
+# Both files a minute old: the swept one's members are gone, the kept one's
+# still run.
+touch -d '2 minutes ago' "$gdir/g-$dead" "$gdir/g-$live"
+[ -f "$gdir/g-$dead" ] || eng_fail "swept: the killed group's file is gone before any sweep (test broken)"
+eng_run swept lib ZSWAP_MEMORY_LIMIT=64M /bin/true
+eng_expect_rc 0
+if [ -f "$gdir/g-$dead" ]; then
+	eng_fail "swept: the file of a group whose members were all killed stays after a new group was made"
+	rm -f "$gdir/g-$dead"
+fi
+[ -f "$gdir/g-$live" ] || eng_fail "swept: the file of a live group was removed"
+kill $live_pid
+wait $live_pid 2>/dev/null
+eng_say "swept: the killed group's file removed, the live group's kept"
 
 # Another user, and /dev/shm/libzswap-UID tampered with (user nobody's,
 # so that the root groups of tests running meanwhile are not disturbed).

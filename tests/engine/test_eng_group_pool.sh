@@ -20,34 +20,20 @@ ENG_ALLOW_LIBZSWAP='is thrashing under ZSWAP_MEMORY_LIMIT'
 [ -x /usr/bin/python3 ] || eng_skip "python3 is not installed"
 tree="$ENG_SRCDIR/tests/engine/group_tree.py"
 
-cat > "$ENG_TMP/pool.py" <<'PY'
-import sys, zlib, multiprocessing as mp
-def work(k):
-    n = int(sys.argv[2])
-    rec = [("%08d w%d GET /api/v1/items/%d status=%d %s" % (i, k, i % 5000, 200 if i % 17 else 404,
-            "x" * (600 + (i * 37 + k) % 2500))).encode() for i in range(n)]
-    crc = 0
-    for r in rec:
-        crc = zlib.crc32(r, crc)
-    return "worker %d records %d crc %08x" % (k, n, crc)
-if __name__ == "__main__":
-    mp.set_start_method(sys.argv[1])
-    with mp.Pool(4) as pool:
-        for line in pool.map(work, range(4)):
-            print(line)
-PY
+pool="$ENG_SRCDIR/tests/engine/group_pool.py"
 
 limit_mb=48
 max_kb=$((limit_mb * 1024 * 110 / 100 + 8192))
 records=16000
 
 for method in fork forkserver; do
-	eng_run "$method-plain" plain /usr/bin/python3 "$ENG_TMP/pool.py" $method $records
+	eng_run "$method-plain" plain /usr/bin/python3 "$pool" $method $records
 	eng_expect_rc 0 || continue
 	cp "$ENG_OUT" "$ENG_TMP/$method.ref"
 	plain=$(sed -n 's/^group_tree: //p' "$ENG_ERR")
 	eng_run "$method" plain /usr/bin/python3 "$tree" env LD_PRELOAD="$ENG_PRELOAD" \
-		ZSWAP_MEMORY_LIMIT=${limit_mb}M /usr/bin/python3 "$ENG_TMP/pool.py" $method $records
+		ZSWAP_MEMORY_LIMIT=${limit_mb}M ZSWAP_STATS_AT_EXIT=1 ZSWAP_STATS_FILE="$ENG_TMP/$method.st.%p" \
+		/usr/bin/python3 "$pool" $method $records
 	eng_expect_rc 0 || continue
 	eng_expect_no_libzswap || continue
 	eng_expect_same_stdout "$ENG_TMP/$method.ref" || continue
@@ -56,5 +42,17 @@ for method in fork forkserver; do
 	peak=$(echo "$line" | sed -n 's/.*peak_kb=\([0-9]*\).*/\1/p')
 	[ -n "$peak" ] && [ "$peak" -le "$max_kb" ] ||
 		eng_fail "$method: the tree's peak ${peak:-?} kB is over ${limit_mb} MiB x 1.10 + 8 MiB = $max_kb kB"
+	# The workers leave through _exit (no dump of their own); the group's
+	# memory.stat.pgmajfault keeps their refaults: it is more than the
+	# refaults of every dump at exit together.
+	own=0 grp=0
+	for f in "$ENG_TMP/$method".st.*; do
+		own=$((own + $(eng_dump_stat "$f" refaults)))
+		g=$(eng_dump_stat "$f" memory.stat.pgmajfault)
+		[ "${g:-0}" -gt $grp ] && grp=$g
+	done
+	eng_say "$method: refaults in the dumps at exit $own, the group's $grp"
+	[ "$grp" -gt "$own" ] ||
+		eng_fail "$method: the group's memory.stat.pgmajfault ($grp) leaves out the workers' refaults"
 done
 eng_finish

@@ -4,7 +4,8 @@
 # PostgreSQL 15, as an unprivileged user (nobody) in a scratch cluster on a
 # unix socket, forks a backend per connection. The same work goes to it
 # without the library and with ZSWAP_MEMORY_LIMIT=48M given to the server
-# (so to each of its processes): pgbench -i, then pgbench with 4 clients
+# (one limit for its whole tree: the postmaster and every backend share
+# it, a group): pgbench -i, then pgbench with 4 clients
 # and a fixed seed (every transaction succeeds), then queries whose answers
 # must equal the plain run's: the balances (pgbench's updates add up the
 # same whatever the clients' interleaving), a sort and a hash aggregate with
@@ -180,5 +181,12 @@ for f in "$pg"/lib/stats/stats.*; do
 	done
 done
 eng_say "lib: $starts processes started a libzswap of their own, $dumps dumps at exit, $busy of them with pages stored and loaded back$most"
+# One limit for the server's whole tree: every process that dumped at exit
+# was a member of one group, whose memory.max is the limit given.
+tokens=$(for f in "$pg"/lib/stats/stats.*; do sed -n 's/^token=//p' "$f" | tail -n 1; done | sort -u)
+ntok=$(printf '%s\n' "$tokens" | grep -c .)
+[ "$ntok" = 1 ] || eng_fail "lib: the server's processes are in $ntok groups, expected one (tokens: $(echo $tokens))"
+gmax=$(for f in "$pg"/lib/stats/stats.*; do eng_dump_stat "$f" memory.max; done | sort -u)
+[ "$gmax" = $((48 << 20)) ] || eng_fail "lib: the group's memory.max is '$(echo $gmax)', expected $((48 << 20))"
 [ "$busy" -ge 1 ] || eng_fail "lib: no process's dump at exit shows a page stored and loaded back: the library managed nothing"
 eng_finish

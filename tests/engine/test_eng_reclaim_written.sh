@@ -8,14 +8,17 @@
 # found absent just before their access (mincore) stay near zero. Without
 # written bits (the library before them, or built -DRECLAIM_WRITTEN=0) the
 # clock evicts every hot page once before refault feedback protects it:
-# 499-512 of 512 measured. Counters only; data checked as always.
+# 499-512 of 512 measured. Alone the library misses 2-36; beside the rest
+# of the suite on two CPUs, 272-355 (a program kept off the CPU writes its
+# hot pages less often than the clock passes), so the bound sits between:
+# 400. Counters only; data checked as always.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/../..}/tests/engine/eng_lib.sh"
 
 prog=$(eng_prog prog_reclaim)
 mb=128
 passes=3
 hot_pages=$((mb * 256 / 64))
-bound=$((hot_pages / 2))
+bound=$((hot_pages * 25 / 32))
 
 eng_run hotstream-plain plain "$prog" hotstream $mb $passes
 eng_expect_rc 0 && cp "$ENG_OUT" "$ENG_TMP/hotstream.ref"

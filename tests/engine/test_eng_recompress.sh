@@ -5,23 +5,27 @@
 #
 # prog_ondemand pages out text pages, pages held whole that shrink a little
 # and random pages, then waits. recompress huge tries only those held whole
-# (none lands below the huge class: all kept as they were); recompress idle
-# then tries the text pages alone (the others were tried), most of which go
+# (none lands below the huge class: all kept as they were); idle=3600 and
+# threshold=4000 try none (nothing that old, no text page that large);
+# recompress idle then tries the text pages alone (the others were tried), most of which go
 # to a smaller class: the pool's compressed bytes fall, and after compact
 # its pages too, by at least RECOMP_MIN_SAVED percent; a second request
 # tries nothing. The program then reads every page back from the
 # recompressed entries and checks it, stores all again (written anew or
-# not) and waits: the reclaimer, with ZSWAP_RECOMP_IDLE_AGE set, tries
-# every page again once it is that old, as a fresh store.
+# not: lz4 stores each afresh, the pool as large as at first) and waits:
+# the reclaimer, with ZSWAP_RECOMP_IDLE_AGE set, tries every page again
+# once it is that old, as a fresh store.
 
 eng_name=test_eng_recompress
 . "$(dirname "$0")/eng_lib.sh"
 . "$(dirname "$0")/eng_ondemand.sh"
 
 TEXT=2000 HUGE=100 NRAND=100
-# zstd:3 against lz4 on these text pages saves about a third of the pool
-# (docs/BENCHMARKS.md); a quarter is asked.
-RECOMP_MIN_SAVED=25
+# zstd:3 against lz4 on these text pages saves 35 % of the pool after
+# compact (docs/BENCHMARKS.md, "Recompression": byte counts, the same on
+# any machine with the same lz4 and zstd); two points less are asked, for
+# another release of either.
+RECOMP_MIN_SAVED=33
 
 rc_ok() {	# rc_ok ARGS...: zswapctl recompress PID ARGS, exit 0
 	"$ctl" recompress "$PID" "$@" > "$ENG_TMP/rc.out" 2>&1 ||
@@ -47,6 +51,13 @@ expect recompress_kept $((HUGE + NRAND)) "huge"
 expect huge_pages $((HUGE + NRAND)) "huge"
 expect compr_data_size "$compr0" "huge"
 
+# idle=SECONDS: nothing was stored an hour ago; threshold=BYTES: no text
+# page takes 4000 bytes under lz4, and the pages held whole were tried.
+rc_ok idle=3600
+grep -q "of 0 tried" "$ENG_TMP/rc.out" || eng_fail "idle=3600: $(cat "$ENG_TMP/rc.out")"
+rc_ok threshold=4000
+grep -q "of 0 tried" "$ENG_TMP/rc.out" || eng_fail "threshold=4000: $(cat "$ENG_TMP/rc.out")"
+
 rc_ok idle
 grep -q "of $TEXT tried" "$ENG_TMP/rc.out" || eng_fail "idle: $(cat "$ENG_TMP/rc.out")"
 snap
@@ -69,11 +80,20 @@ eng_say "lz4 -> zstd on $TEXT text pages: mem_used_total $pool0 -> $pool1 after 
 rc_ok idle
 grep -q "of 0 tried" "$ENG_TMP/rc.out" || eng_fail "second idle: $(cat "$ENG_TMP/rc.out")"
 
-# Every page read back (from recompressed entries) and stored afresh, then
-# the reclaimer's idle recompression tries them all again.
-"$ctl" set "$PID" recomp_idle_age=1 > /dev/null || eng_fail "set recomp_idle_age=1 failed"
+# Every page read back (from recompressed entries) and stored afresh, the
+# first of each kind written anew: stored by lz4 again, not kept as zstd
+# made it, the pool's compressed bytes back where they were but for the
+# one text page written anew (less than a page either way). Then the
+# reclaimer's idle recompression tries them all again.
 touch "$OD_DIR/go"
 od_wait ready2 || eng_fail "the program did not store its pages again: $(cat "$OD_DIR/err")"
+snap
+expect num_recompressed "$done1" "stored afresh"
+compr2=$(stat_of compr_data_size)
+diff=$((compr2 > compr0 ? compr2 - compr0 : compr0 - compr2))
+[ "$diff" -lt 4096 ] ||
+	eng_fail "stored afresh: compr_data_size $compr2, first stored $compr0, recompressed $compr1"
+"$ctl" set "$PID" recomp_idle_age=1 > /dev/null || eng_fail "set recomp_idle_age=1 failed"
 want=$((done1 + kept1 + ALL))
 for _ in $(seq 300); do
 	snap

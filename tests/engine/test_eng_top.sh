@@ -3,8 +3,9 @@
 # test_eng_top.sh - zswapctl list and top over every process under
 # libzswap: list's table has zramctl's columns and a row for a live
 # preloaded process whose figures are the process's own (its limit, what it
-# stored), --json the same as a JSON array; top, run in a real terminal
-# (tmux), shows that table with the process and quits on q.
+# stored, its group), --json the same as a JSON array; top, run in a real
+# terminal (tmux), shows that table with the process and its group's row
+# and quits on q.
 
 . "$(dirname "$0")/eng_lib.sh"
 
@@ -37,13 +38,15 @@ done
 
 # 1. list: zramctl's columns, the process's row with its limit and what it stored.
 "$ctl" list > "$ENG_TMP/list.txt" 2> "$ENG_TMP/list.err" || eng_fail "zswapctl list failed: $(cat "$ENG_TMP/list.err")"
-head -n 1 "$ENG_TMP/list.txt" | grep -q '^ *PID  *COMMAND  *LIMIT  *CHARGE  *STORED  *POOL  *RATIO  *TIER  *REFAULTS/s  *SOCKET$' ||
+head -n 1 "$ENG_TMP/list.txt" | grep -q '^ *PID  *COMMAND  *LIMIT  *CHARGE  *STORED  *POOL  *RATIO  *TIER  *REFAULTS/s  *GROUP  *SOCKET$' ||
 	eng_fail "list's header: $(head -n 1 "$ENG_TMP/list.txt")"
 row=$(awk -v p="$pid" '$1 == p' "$ENG_TMP/list.txt")
 set -- $row
 [ "${2:-}" = python3 ] && [ "${3:-}" = 32M ] || eng_fail "list's row for $pid: '$row' (want python3, limit 32M)"
 [ "${5:-0}" != 0 ] || eng_fail "list's row for $pid stores nothing under a limit it passed: '$row'"
-[ "${10:-}" = "$XDG/libzswap/$pid.sock" ] || eng_fail "list's row for $pid names socket '${10:-}'"
+# A limit makes a group of the process (ZSWAP_MEMORY_SCOPE=tree).
+echo "${10:-}" | grep -qx '[0-9a-f]\{8\}' || eng_fail "list's row for $pid names group '${10:-}', not 8 hex digits"
+[ "${11:-}" = "$XDG/libzswap/$pid.sock" ] || eng_fail "list's row for $pid names socket '${11:-}'"
 
 # 2. list --json: the same process, sizes in bytes.
 "$ctl" list --json > "$ENG_TMP/list.json" 2> "$ENG_TMP/list.err" || eng_fail "zswapctl list --json failed"
@@ -80,8 +83,15 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 [ -n "$shown" ] || eng_fail "top in tmux does not show process $pid: $(cat "$ENG_TMP/pane")"
-grep -q '^ *PID  *COMMAND  *LIMIT  *CHARGE  *STORED  *POOL  *RATIO  *TIER  *REFAULTS/s' "$ENG_TMP/pane" ||
+grep -q '^ *PID  *COMMAND  *LIMIT  *CHARGE  *STORED  *POOL  *RATIO  *TIER  *REFAULTS/s  *GROUP' "$ENG_TMP/pane" ||
 	eng_fail "top in tmux shows no table header: $(cat "$ENG_TMP/pane")"
+# The process's group (its limit makes one) has its row, as in list.
+# (timeout runs under the library too: it is the group's first member).
+grow=$(awk -v g="$(awk -v p="$pid" '$1 == p { print $10 }' "$ENG_TMP/list.txt")" '$1 == "group" && $10 == g { print $2, $3 }' "$ENG_TMP/pane")
+case $grow in
+"members="[0-9]*" 32M") ;;
+*) eng_fail "top in tmux shows the process's group row as '$grow', not 'members=N 32M'" ;;
+esac
 tmux send-keys -t "$sess" q
 for _ in $(seq 100); do [ -s "$ENG_TMP/top.rc" ] && break; sleep 0.1; done
 [ "$(cat "$ENG_TMP/top.rc" 2>/dev/null)" = top-exit=0 ] || eng_fail "top did not quit on q: $(cat "$ENG_TMP/top.rc" 2>/dev/null)"

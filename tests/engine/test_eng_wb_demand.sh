@@ -9,8 +9,9 @@
 # mode must write exactly the pages it names: incompressible the random
 # ones, huge the rest of those held whole, idle=SECONDS none of pages
 # younger, a page count that many; the budget stops idle at exactly what it
-# allows, and the pool's compressed size falls by what went. The program
-# then reads every page back from the tier and checks it.
+# allows, and the pool's compressed size falls by what went; the last
+# request runs with a memory limit set. The program then reads every page
+# back from the tier and checks it.
 
 eng_name=test_eng_wb_demand
 . "$(dirname "$0")/eng_lib.sh"
@@ -75,8 +76,12 @@ snap
 expect bd_count $((HUGE + NRAND + 120)) "20 pages"
 expect writeback_limit 30 "20 pages of 50"
 
-# The rest, once every page is at least a second old.
+# The rest, once every page is at least a second old, with a memory limit
+# set meanwhile (far above what the program uses: nothing is reclaimed for
+# it): the tier opened for the requests is the one the limit uses.
 "$ctl" set "$PID" writeback_limit_enable=0 > /dev/null || eng_fail "set writeback_limit_enable=0 failed"
+"$ctl" set "$PID" memory_limit=1G > "$ENG_TMP/set.out" 2>&1 || eng_fail "set memory_limit=1G: $(cat "$ENG_TMP/set.out")"
+grep -q "^note:" "$ENG_TMP/set.out" && eng_fail "set memory_limit=1G: $(cat "$ENG_TMP/set.out")"
 sleep 3
 wb 0 idle=1
 snap

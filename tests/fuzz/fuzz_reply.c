@@ -4,7 +4,8 @@
  * (tools/zswapctl/zswapctl_reply.c). The input is the reply. The printable
  * filter must pass printable ASCII, tab and newline unchanged and nothing
  * else raw, and write at most four bytes per byte read; watch's counters
- * must come from a "NAME VALUE" line of the reply; a control answer's body
+ * must come from a "NAME VALUE" line of the reply, a group's token from a
+ * line of 32 hex digits; a control answer's body
  * must start within it at the end of its head. Nothing may read past the
  * reply (it is copied to a buffer of its own size, without a terminating NUL).
  */
@@ -74,6 +75,17 @@ static void fuzz_counters(const char *in, size_t n)
 	}
 }
 
+/* A group's token: a "NAME HEX" line of exactly that many hex digits. */
+static void fuzz_token(const char *in, size_t n)
+{
+	char tok[33];
+
+	if (!zswapctl_counter_hex(in, n, "group.token", tok, 32))
+		return;
+	if (strlen(tok) != 32 || strspn(tok, "0123456789abcdef") != 32 || !memmem(in, n, tok, 32))
+		abort();
+}
+
 static void fuzz_answer(const char *in, size_t n)
 {
 	size_t body = 99;
@@ -107,6 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(in, data, size);
 	fuzz_escape(in, size);
 	fuzz_counters(in, size);
+	fuzz_token(in, size);
 	fuzz_answer(in, size);
 	free(in);
 	return 0;

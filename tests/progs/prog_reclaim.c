@@ -642,6 +642,11 @@ int main(int argc, char **argv)
 			}
 		}
 		fprintf(stderr, "%s: stat shared_refaults=%llu\n", pc.name, lib_refaults() - r0);
+		/* The library says why the limit cannot hold once the charge
+		 * has stayed over it for a second (reclaim.c,
+		 * RECLAIM_STUCK_SAY_MS): the passes may take less. Stay over
+		 * it three seconds, for the reclaimer to look again. */
+		pc_sleep_ms(3000);
 	} else if (strcmp(mode, "idle") == 0) {
 		/* Wait (bounded) for proactive reclaim to store half the pages. */
 		struct zswap_stats st;

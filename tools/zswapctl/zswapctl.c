@@ -77,8 +77,8 @@ static const struct zswapctl_cmd zswapctl_cmds[] = {
 	},
 	{
 		.name = "stats",
-		.synopsis = "[--json] [--full] PID",
-		.summary = "print the statistics dump of a process running under libzswap",
+		.synopsis = "[--json] [--full] PID|@GROUP",
+		.summary = "print the statistics dump of a process (or a group) under libzswap",
 		.help =
 		"Ask process PID, running under libzswap, for its statistics dump (the\n"
 		"one ZSWAP_STATS_SIGNAL writes; see libzswap(7)) and print it here: a\n"
@@ -89,6 +89,13 @@ static const struct zswapctl_cmd zswapctl_cmds[] = {
 		"error does not matter. Only its own user (or root) may ask, and\n"
 		"only a socket the process itself serves is believed (zswapctl(1),\n"
 		"SECURITY).\n"
+		"\n"
+		"@GROUP is a group of processes under one limit: @ and its token, or the\n"
+		"token's first 8 or more hex digits (zswapctl list's GROUP column). It\n"
+		"prints the group's section once (memory.current, memory.max,\n"
+		"memory.events, members), its members' rows of zswapctl list, then every\n"
+		"member's dump without its group section; with --json one object,\n"
+		"{\"group\": {...}, \"members\": [dump, ...]}. Exits 1 if a member is gone.\n"
 		"\n"
 		"  --json      the dump as one JSON object\n"
 		"  --full      with the empty size classes and the test-only knobs\n"
@@ -114,8 +121,8 @@ static const struct zswapctl_cmd zswapctl_cmds[] = {
 	},
 	{
 		.name = "set",
-		.synopsis = "PID NAME=VALUE...",
-		.summary = "change options of a process running under libzswap",
+		.synopsis = "PID|@GROUP NAME=VALUE...",
+		.summary = "change options of a process (or a group) running under libzswap",
 		.help =
 		"Change options of process PID while it runs, as if it had started with\n"
 		"them: NAME is an option of libzswap(7), with or without ZSWAP_, in any\n"
@@ -128,6 +135,11 @@ static const struct zswapctl_cmd zswapctl_cmds[] = {
 		"Every value is checked first; one bad value changes nothing. Prints\n"
 		"each change as NAME=NEW (was OLD); the process's dump lists them in its\n"
 		"configuration section. Only its own user (or root) may ask.\n"
+		"\n"
+		"@GROUP (as for zswapctl stats) changes every member of a group: the\n"
+		"limit goes to one member, since the group's memory.max is one value all\n"
+		"members hold to; every other setting goes to each member. Each member's\n"
+		"answer follows a \"pid N:\" line; exits 1 if a member failed.\n"
 		"\n"
 		"  -h, --help  this text\n",
 		.run = zswapctl_set,
@@ -226,10 +238,19 @@ static const struct zswapctl_cmd zswapctl_cmds[] = {
 		"skipped with a line on stderr), as zramctl does for zram devices: PID,\n"
 		"COMMAND, LIMIT (ZSWAP_MEMORY_LIMIT, - for none), CHARGE (the memory\n"
 		"charged now), STORED (uncompressed), POOL, RATIO (STORED / POOL), TIER\n"
-		"(in the second tier), REFAULTS/s (lately) and SOCKET. Sizes are in\n"
+		"(in the second tier), REFAULTS/s (lately), GROUP (the first 8 hex digits\n"
+		"of the process's group's token, - for none) and SOCKET. Sizes are in\n"
 		"powers of 1024 (K, M, G).\n"
 		"\n"
-		"  --json      the rows as a JSON array of objects, sizes in bytes\n"
+		"The members of a group follow one row for the group: PID \"group\",\n"
+		"COMMAND members=N, LIMIT its memory.max, CHARGE its memory.current,\n"
+		"STORED, POOL, TIER and REFAULTS/s summed over the members listed, and\n"
+		"in the last column its memory.events (and, for a group inside\n"
+		"another, parent= and the parent's first 8 hex digits).\n"
+		"\n"
+		"  --json      the rows as a JSON array of objects, sizes in bytes; \"group\"\n"
+		"              is null or the process's group (token, parent,\n"
+		"              memory.current, memory.max, memory.events.*, members)\n"
 		"  -h, --help  this text\n",
 		.run = zswapctl_list,
 	},
@@ -238,9 +259,9 @@ static const struct zswapctl_cmd zswapctl_cmds[] = {
 		.synopsis = "[--interval N] [--count N]",
 		.summary = "show the list's table of every process under libzswap, refreshed",
 		.help =
-		"Draw zswapctl list's table in the terminal and draw it again every N\n"
-		"seconds, with processes coming and going, until q is pressed (or an\n"
-		"interrupt). Plain ANSI escapes, no curses.\n"
+		"Draw zswapctl list's table (with its groups' rows) in the terminal and\n"
+		"draw it again every N seconds, with processes coming and going, until q\n"
+		"is pressed (or an interrupt). Plain ANSI escapes, no curses.\n"
 		"\n"
 		"  --interval N  seconds between refreshes, 1..3600 (default 2)\n"
 		"  --count N     stop after N tables (default: until q)\n"

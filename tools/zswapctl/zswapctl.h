@@ -112,6 +112,9 @@ size_t zswapctl_escape(const char *in, size_t n, char *out);
 void zswapctl_print(FILE *f, const char *s, size_t n);
 /* The value of a "NAME VALUE" line of a counters reply. */
 bool zswapctl_counter(const char *buf, size_t len, const char *name, unsigned long long *v);
+/* The value of a "NAME WORD" line whose WORD is n lower-case hex digits,
+ * into out (room for n + 1). */
+bool zswapctl_counter_hex(const char *buf, size_t len, const char *name, char *out, size_t n);
 /* A control answer's kind; *body is where the text after its head starts. */
 enum zswapctl_answer {
 	ZSWAPCTL_ANSWER_OK,		/* "ok\n" */
@@ -126,6 +129,60 @@ enum zswapctl_answer zswapctl_answer(const char *buf, size_t len, size_t *body);
  * else the exit status (after the help, or a usage error). */
 int zswapctl_interval_count(const struct zswapctl_cmd *cmd, int argc, char **argv, unsigned long *interval,
 			    unsigned long *count);
+
+/*
+ * This user's processes under libzswap (zswapctl_list.c): one row each,
+ * from the process's "counters" answer, by PID. list and top print them;
+ * stats and set find a group's members among them.
+ */
+enum {
+	ZSWAPCTL_LV_LIMIT, ZSWAPCTL_LV_CHARGE, ZSWAPCTL_LV_STORED, ZSWAPCTL_LV_POOL, ZSWAPCTL_LV_TIER_PAGES,
+	ZSWAPCTL_LV_REFAULTS_S, ZSWAPCTL_LV__N
+};
+#define ZSWAPCTL_TOKEN_HEX	32	/* a group's token: 128 bits in hex */
+#define ZSWAPCTL_TOKEN_SHORT	8	/* the digits list shows, the fewest @PREFIX takes */
+
+/* A process's group as it reports it (its dump's group section). */
+struct zswapctl_group {
+	char token[ZSWAPCTL_TOKEN_HEX + 1];	/* "" when not in a group */
+	char parent[ZSWAPCTL_TOKEN_HEX + 1];	/* "" for a group of its own */
+	unsigned long long current, max;	/* memory.current, memory.max */
+	unsigned long long events_high, events_max, members;
+};
+
+struct zswapctl_proc {
+	long pid;
+	char comm[4 * 64 + 1];		/* escaped: the program names itself */
+	char sock[600];
+	unsigned long long v[ZSWAPCTL_LV__N];
+	struct zswapctl_group grp;
+};
+
+struct zswapctl_procs {
+	struct zswapctl_proc *p;
+	size_t n, cap;
+};
+
+/* Every process of this user under libzswap, by PID (quiet: no line for
+ * the directories skipped). */
+void zswapctl_procs_collect(const struct zswapctl_cmd *cmd, struct zswapctl_procs *set, bool quiet);
+/* list's table, each group's row before its members' (lines end with eol). */
+void zswapctl_procs_table(FILE *f, const struct zswapctl_procs *set, const char *eol);
+
+/* The group as a JSON object named as in the dump's JSON, or null. */
+void zswapctl_json_group(FILE *f, const struct zswapctl_group *g);
+
+/* Whether an operand names a group: @TOKEN or @PREFIX. */
+static inline bool zswapctl_is_group(const char *arg)
+{
+	return arg && arg[0] == '@';
+}
+
+/* The members of the group arg names (@TOKEN, or @PREFIX of at least
+ * ZSWAPCTL_TOKEN_SHORT hex digits, unique among this user's groups) into
+ * *members (emptied first), by PID: 0, or the exit status after one line
+ * saying why (a malformed operand, no such group, a prefix of several). */
+int zswapctl_group_members(const struct zswapctl_cmd *cmd, const char *arg, struct zswapctl_procs *members);
 
 /* A PID argument: 0, or the usage error's exit status after saying why. */
 int zswapctl_parse_pid(const struct zswapctl_cmd *cmd, const char *s, long *pid);

@@ -8,7 +8,8 @@
  * Values are checked here with the library's own option table before the
  * process is asked (a typo is a usage error, exit 2, and nothing is sent);
  * the process checks them again. Its answer is "ok" and lines saying what
- * was done, printed here, or one "error: ..." line: exit 1.
+ * was done, printed here, or one "error: ..." line: exit 1. set also takes
+ * a group (@TOKEN): its members are found as zswapctl list finds them.
  */
 #include "config.h"
 
@@ -74,34 +75,76 @@ static int ctl_act(const struct zswapctl_cmd *cmd, long pid, const char *req)
 	return rc;
 }
 
+/* set on a group (@TOKEN): its memory.max is one value the members share,
+ * so a setting of the limit goes to one member, the first that takes it;
+ * the others (rest, NULL when none) go to every member. Each answer
+ * follows a "pid N:" line; 1 when any member failed. */
+static int ctl_set_group(const struct zswapctl_cmd *cmd, const char *arg, const char *req, const char *rest)
+{
+	struct zswapctl_procs m = { 0 };
+	int rc = zswapctl_group_members(cmd, arg, &m);
+	bool limit_set = rest && !strcmp(req, rest);	/* no limit in req */
+
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < m.n; i++) {
+		const char *r = limit_set ? rest : req;
+
+		if (!r)
+			break;
+		printf("pid %ld:\n", m.p[i].pid);
+		fflush(stdout);
+		if (ctl_act(cmd, m.p[i].pid, r) != 0)
+			rc = 1;	/* the next member takes the limit if this one did not */
+		else if (r == req)
+			limit_set = true;
+	}
+	free(m.p);
+	return limit_set ? rc : 1;
+}
+
+/* " NAME=VALUE" appended to req (pos bytes long): false when it is full. */
+static bool ctl_append(char *req, size_t size, size_t *pos, const struct opt_def *d, const char *arg)
+{
+	int w = snprintf(req + *pos, size - *pos, " %s=%s", d->name, strchr(arg, '=') + 1);
+
+	if (w < 0 || (size_t)w >= size - *pos - 1)
+		return false;
+	*pos += (size_t)w;
+	return true;
+}
+
 int zswapctl_set(const struct zswapctl_cmd *cmd, int argc, char **argv)
 {
-	long pid;
+	long pid = 0;
 	int c;
 
 	if (ctl_wants_help(argc, argv))
 		return zswapctl_cmd_help(cmd);
 	if (argc < 2)
-		return zswapctl_usage_error(cmd, "a PID and NAME=VALUE are needed");
-	if ((c = zswapctl_parse_pid(cmd, argv[1], &pid)) != 0)
+		return zswapctl_usage_error(cmd, "a PID (or @GROUP) and NAME=VALUE are needed");
+	bool group = zswapctl_is_group(argv[1]);
+	if (!group && (c = zswapctl_parse_pid(cmd, argv[1], &pid)) != 0)
 		return c;
 	if (argc < 3)
 		return zswapctl_usage_error(cmd, "nothing to set: give NAME=VALUE");
-	char req[1024] = "set";
-	size_t pos = 3;
+	/* req: every setting; rest: all but the limit (for a group's members). */
+	char req[1024] = "set", rest[1024] = "set";
+	size_t pos = 3, rpos = 3;
 	struct opt_values v;
 	opt_defaults(&v);
 	for (int i = 2; i < argc; i++) {
 		const struct opt_def *d = zswapctl_check_setting(cmd, argv[i], OPT_CHECK_RUNTIME, &v);
 		if (!d)
 			return ZSWAPCTL_EXIT_USAGE;
-		int w = snprintf(req + pos, sizeof(req) - pos, " %s=%s", d->name, strchr(argv[i], '=') + 1);
-		if (w < 0 || (size_t)w >= sizeof(req) - pos - 1)
+		if (!ctl_append(req, sizeof(req), &pos, d, argv[i]) ||
+		    (d->id != OPT_MEMORY_LIMIT && !ctl_append(rest, sizeof(rest), &rpos, d, argv[i])))
 			return zswapctl_usage_error(cmd, "too many settings in one call");
-		pos += (size_t)w;
 	}
-	req[pos++] = '\n';
-	req[pos] = '\0';
+	memcpy(req + pos, "\n", 2);
+	memcpy(rest + rpos, "\n", 2);
+	if (group)
+		return ctl_set_group(cmd, argv[1], req, rpos > 3 ? rest : NULL);
 	return ctl_act(cmd, pid, req);
 }
 

@@ -6,7 +6,11 @@
  * Each process is found by its socket in the trusted directories
  * (zswapctl_sock.c), believed only when SO_PEERCRED says the process named
  * serves it, and asked for its "counters" lines: the row is made from
- * those (the rates are the library's own, over its recent requests). top
+ * those (the rates are the library's own, over its recent requests), its
+ * group too (the group.* lines: a process reports the group it is in, so
+ * nothing here opens another process's group file). A group's row comes
+ * before its members' rows, and a group operand (@TOKEN) of stats and set
+ * is found among the same rows. top
  * draws the same table again every interval with plain ANSI escapes in a
  * terminal it puts in non-canonical mode, and quits on q.
  */
@@ -19,35 +23,52 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <termios.h>
 #include <unistd.h>
 
 #include "zswapctl.h"
 
 /* What a row shows, from the process's counters. */
-enum {
-	LV_LIMIT, LV_CHARGE, LV_STORED, LV_POOL, LV_TIER_PAGES, LV_REFAULTS_S, LV__N
-};
-static const char *const list_counter[LV__N] = {
+static const char *const list_counter[ZSWAPCTL_LV__N] = {
 	"memory_max", "memory_current", "orig_data_size", "pool_total_size", "bd_count", "refaults_per_s",
 };
 
-struct list_inst {
-	long pid;
-	char comm[4 * 64 + 1];		/* escaped: the program names itself */
-	char sock[600];
-	unsigned long long v[LV__N];
-};
+/* The group section's values (src/observe/stats.c, stats_group_counters):
+ * absent from a process in no group. */
+static void list_group(const char *out, size_t len, struct zswapctl_group *g)
+{
+	memset(g, 0, sizeof(*g));
+	if (!out || !zswapctl_counter_hex(out, len, "group.token", g->token, ZSWAPCTL_TOKEN_HEX))
+		return;
+	if (!zswapctl_counter_hex(out, len, "group.parent", g->parent, ZSWAPCTL_TOKEN_HEX))
+		g->parent[0] = '\0';
+	zswapctl_counter(out, len, "group.memory.current", &g->current);
+	zswapctl_counter(out, len, "group.memory.max", &g->max);
+	zswapctl_counter(out, len, "group.memory.events.high", &g->events_high);
+	zswapctl_counter(out, len, "group.memory.events.max", &g->events_max);
+	zswapctl_counter(out, len, "group.members", &g->members);
+}
 
-struct list_set {
-	struct list_inst *p;
-	size_t n, cap;
-};
+/* Append a copy of r to set: false when memory runs out. */
+static bool list_add(struct zswapctl_procs *set, const struct zswapctl_proc *r)
+{
+	if (set->n == set->cap) {
+		size_t cap = set->cap ? set->cap * 2 : 16;
+		struct zswapctl_proc *p = realloc(set->p, cap * sizeof(*p));
+		if (!p)
+			return false;
+		set->p = p;
+		set->cap = cap;
+	}
+	set->p[set->n++] = *r;
+	return true;
+}
 
 /* The row of one socket of a listed directory, if its server is the
  * process its name gives, alive and under libzswap: true when added. */
 static bool list_one(const struct zswapctl_cmd *cmd, const struct zswapctl_dirs *ds, int i,
-		     const char *name, struct list_set *set)
+		     const char *name, struct zswapctl_procs *set)
 {
 	char *end;
 	long pid = strtol(name, &end, 10);
@@ -73,22 +94,16 @@ static bool list_one(const struct zswapctl_cmd *cmd, const struct zswapctl_dirs 
 	size_t len;
 	char *out = zswapctl_request(cmd, pid, fd, "counters\n", ZSWAPCTL_STATS_TIMEOUT_S, &len);
 	close(fd);
-	if (set->n == set->cap) {
-		size_t cap = set->cap ? set->cap * 2 : 16;
-		struct list_inst *p = realloc(set->p, cap * sizeof(*p));
-		if (!p) {
-			free(out);
-			return false;
-		}
-		set->p = p;
-		set->cap = cap;
+	struct zswapctl_proc row = { .pid = pid };
+	if (!list_add(set, &row)) {
+		free(out);
+		return false;
 	}
-	struct list_inst *r = &set->p[set->n++];
-	memset(r, 0, sizeof(*r));
-	r->pid = pid;
-	for (int k = 0; out && k < LV__N; k++)
+	struct zswapctl_proc *r = &set->p[set->n - 1];
+	for (int k = 0; out && k < ZSWAPCTL_LV__N; k++)
 		if (!zswapctl_counter(out, len, list_counter[k], &r->v[k]))
 			r->v[k] = 0;
+	list_group(out, len, &r->grp);
 	free(out);
 	snprintf(r->sock, sizeof(r->sock), "%s/%s", ds->path[i], name);
 	char path[64], comm[64] = "?";
@@ -105,13 +120,12 @@ static bool list_one(const struct zswapctl_cmd *cmd, const struct zswapctl_dirs 
 
 static int list_by_pid(const void *a, const void *b)
 {
-	long x = ((const struct list_inst *)a)->pid, y = ((const struct list_inst *)b)->pid;
+	long x = ((const struct zswapctl_proc *)a)->pid, y = ((const struct zswapctl_proc *)b)->pid;
 
 	return (x > y) - (x < y);
 }
 
-/* Every process of this user under libzswap, by PID. */
-static void list_collect(const struct zswapctl_cmd *cmd, struct list_set *set, bool quiet)
+void zswapctl_procs_collect(const struct zswapctl_cmd *cmd, struct zswapctl_procs *set, bool quiet)
 {
 	struct zswapctl_dirs ds;
 
@@ -138,6 +152,43 @@ static void list_collect(const struct zswapctl_cmd *cmd, struct list_set *set, b
 		qsort(set->p, set->n, sizeof(*set->p), list_by_pid);
 }
 
+int zswapctl_group_members(const struct zswapctl_cmd *cmd, const char *arg, struct zswapctl_procs *members)
+{
+	const char *want = arg + 1;
+	size_t n = strlen(want);
+	struct zswapctl_procs all = { 0 };
+	const char *found = NULL;
+	int rc = 0;
+
+	members->n = 0;
+	if (n < ZSWAPCTL_TOKEN_SHORT || n > ZSWAPCTL_TOKEN_HEX || strspn(want, "0123456789abcdefABCDEF") != n)
+		return zswapctl_usage_error(cmd, "group '%s': expected @ and %d to %d hex digits of its token "
+					    "(zswapctl list shows them)", arg, ZSWAPCTL_TOKEN_SHORT, ZSWAPCTL_TOKEN_HEX);
+	zswapctl_procs_collect(cmd, &all, false);
+	for (size_t i = 0; i < all.n && !rc; i++) {
+		const char *tok = all.p[i].grp.token;
+
+		if (!tok[0] || strncasecmp(tok, want, n) != 0)
+			continue;
+		if (found && strcmp(found, tok) != 0) {
+			fprintf(stderr, "zswapctl: %s: %s names more than one group (%s and %s): give more of the "
+				"token's digits\n", cmd->name, arg, found, tok);
+			rc = 1;
+		} else if (!list_add(members, &all.p[i])) {
+			fprintf(stderr, "zswapctl: %s: out of memory\n", cmd->name);
+			rc = 1;
+		}
+		found = tok;
+	}
+	if (!rc && !members->n) {
+		fprintf(stderr, "zswapctl: %s: no group %s among this user's processes under libzswap "
+			"(zswapctl list shows the groups)\n", cmd->name, arg);
+		rc = 1;
+	}
+	free(all.p);
+	return rc;
+}
+
 /* A size as zramctl writes it: 0, 512B, 4K, 12.3M, 2G. */
 static const char *list_size(char *buf, size_t len, unsigned long long v)
 {
@@ -159,26 +210,83 @@ static const char *list_size(char *buf, size_t len, unsigned long long v)
 }
 
 /* orig_data_size over pool_total_size, as zswapctl watch shows it. */
-static double list_ratio(const struct list_inst *r)
+static double list_ratio(const unsigned long long *v)
 {
-	return r->v[LV_POOL] ? (double)r->v[LV_STORED] / (double)r->v[LV_POOL] : 0.0;
+	return v[ZSWAPCTL_LV_POOL] ? (double)v[ZSWAPCTL_LV_STORED] / (double)v[ZSWAPCTL_LV_POOL] : 0.0;
 }
 
-static void list_table(FILE *f, const struct list_set *set, const char *eol)
+/* One row: a process's, or a group's (pid "group"). */
+static void list_row(FILE *f, const char *pid, const char *comm, const unsigned long long *v, const char *group,
+		     const char *last, const char *eol)
 {
-	fprintf(f, "%8s %-16s %8s %8s %8s %8s %6s %8s %10s  %s%s", "PID", "COMMAND", "LIMIT", "CHARGE",
-		"STORED", "POOL", "RATIO", "TIER", "REFAULTS/s", "SOCKET", eol);
-	for (size_t i = 0; i < set->n; i++) {
-		const struct list_inst *r = &set->p[i];
-		char lim[16], chg[16], sto[16], pool[16], tier[16];
+	char lim[16], chg[16], sto[16], pool[16], tier[16];
 
-		fprintf(f, "%8ld %-16s %8s %8s %8s %8s %6.2f %8s %10llu  %s%s", r->pid, r->comm,
-			r->v[LV_LIMIT] ? list_size(lim, sizeof(lim), r->v[LV_LIMIT]) : "-",
-			list_size(chg, sizeof(chg), r->v[LV_CHARGE]), list_size(sto, sizeof(sto), r->v[LV_STORED]),
-			list_size(pool, sizeof(pool), r->v[LV_POOL]), list_ratio(r),
-			list_size(tier, sizeof(tier), r->v[LV_TIER_PAGES] * 4096ull), r->v[LV_REFAULTS_S], r->sock,
-			eol);
+	fprintf(f, "%8s %-16s %8s %8s %8s %8s %6.2f %8s %10llu %-8s  %s%s", pid, comm,
+		v[ZSWAPCTL_LV_LIMIT] ? list_size(lim, sizeof(lim), v[ZSWAPCTL_LV_LIMIT]) : "-",
+		list_size(chg, sizeof(chg), v[ZSWAPCTL_LV_CHARGE]), list_size(sto, sizeof(sto), v[ZSWAPCTL_LV_STORED]),
+		list_size(pool, sizeof(pool), v[ZSWAPCTL_LV_POOL]), list_ratio(v),
+		list_size(tier, sizeof(tier), v[ZSWAPCTL_LV_TIER_PAGES] * 4096ull), v[ZSWAPCTL_LV_REFAULTS_S], group,
+		last, eol);
+}
+
+static void list_proc_row(FILE *f, const struct zswapctl_proc *r, const char *eol)
+{
+	char pid[24], group[ZSWAPCTL_TOKEN_SHORT + 1] = "-";
+
+	snprintf(pid, sizeof(pid), "%ld", r->pid);
+	if (r->grp.token[0])
+		snprintf(group, sizeof(group), "%.*s", ZSWAPCTL_TOKEN_SHORT, r->grp.token);
+	list_row(f, pid, r->comm, r->v, group, r->sock, eol);
+}
+
+/* The row of the group of set->p[first] (its first listed member): LIMIT
+ * and CHARGE are the group's memory.max and memory.current, STORED, POOL,
+ * TIER and REFAULTS/s the sums over its members listed here, and the last
+ * column its memory.events and parent. */
+static void list_group_row(FILE *f, const struct zswapctl_procs *set, size_t first, const char *eol)
+{
+	const struct zswapctl_group *g = &set->p[first].grp;
+	unsigned long long v[ZSWAPCTL_LV__N] = { 0 };
+	char comm[32], group[ZSWAPCTL_TOKEN_SHORT + 1], last[96];
+
+	for (size_t i = first; i < set->n; i++)
+		if (!strcmp(set->p[i].grp.token, g->token))
+			for (int k = ZSWAPCTL_LV_STORED; k < ZSWAPCTL_LV__N; k++)
+				v[k] += set->p[i].v[k];
+	v[ZSWAPCTL_LV_LIMIT] = g->max;
+	v[ZSWAPCTL_LV_CHARGE] = g->current;
+	snprintf(comm, sizeof(comm), "members=%llu", g->members);
+	snprintf(group, sizeof(group), "%.*s", ZSWAPCTL_TOKEN_SHORT, g->token);
+	snprintf(last, sizeof(last), "events high=%llu max=%llu%s%.*s", g->events_high, g->events_max,
+		 g->parent[0] ? " parent=" : "", ZSWAPCTL_TOKEN_SHORT, g->parent);
+	list_row(f, "group", comm, v, group, last, eol);
+}
+
+void zswapctl_procs_table(FILE *f, const struct zswapctl_procs *set, const char *eol)
+{
+	bool *done = calloc(set->n ? set->n : 1, sizeof(*done));
+
+	fprintf(f, "%8s %-16s %8s %8s %8s %8s %6s %8s %10s %-8s  %s%s", "PID", "COMMAND", "LIMIT", "CHARGE",
+		"STORED", "POOL", "RATIO", "TIER", "REFAULTS/s", "GROUP", "SOCKET", eol);
+	/* By PID, except that a group's members follow its row together,
+	 * where its first member would be. */
+	for (size_t i = 0; i < set->n; i++) {
+		const char *tok = set->p[i].grp.token;
+
+		if (done && done[i])
+			continue;
+		if (!tok[0] || !done) {
+			list_proc_row(f, &set->p[i], eol);
+			continue;
+		}
+		list_group_row(f, set, i, eol);
+		for (size_t j = i; j < set->n; j++)
+			if (!strcmp(set->p[j].grp.token, tok)) {
+				list_proc_row(f, &set->p[j], eol);
+				done[j] = true;
+			}
 	}
+	free(done);
 }
 
 /* A JSON string of what is already printable ASCII (zswapctl_escape made
@@ -194,19 +302,38 @@ static void list_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void list_json(FILE *f, const struct list_set *set)
+void zswapctl_json_group(FILE *f, const struct zswapctl_group *g)
+{
+	if (!g->token[0]) {
+		fputs("null", f);
+		return;
+	}
+	fprintf(f, "{\"token\":\"%s\",\"parent\":", g->token);
+	if (g->parent[0])
+		fprintf(f, "\"%s\"", g->parent);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"memory.current\":%llu,\"memory.max\":%llu,\"memory.events.high\":%llu,"
+		"\"memory.events.max\":%llu,\"members\":%llu}", g->current, g->max, g->events_high, g->events_max,
+		g->members);
+}
+
+static void list_json(FILE *f, const struct zswapctl_procs *set)
 {
 	fputc('[', f);
 	for (size_t i = 0; i < set->n; i++) {
-		const struct list_inst *r = &set->p[i];
+		const struct zswapctl_proc *r = &set->p[i];
+		const unsigned long long *v = r->v;
 
 		fprintf(f, "%s{\"pid\":%ld,\"command\":", i ? "," : "", r->pid);
 		list_json_str(f, r->comm);
 		fprintf(f, ",\"limit_bytes\":%llu,\"charge_bytes\":%llu,\"stored_bytes\":%llu,\"pool_bytes\":%llu,"
 			"\"ratio\":%.2f,\"tier_bytes\":%llu,\"refaults_per_s\":%llu,\"socket\":",
-			r->v[LV_LIMIT], r->v[LV_CHARGE], r->v[LV_STORED], r->v[LV_POOL], list_ratio(r),
-			r->v[LV_TIER_PAGES] * 4096ull, r->v[LV_REFAULTS_S]);
+			v[ZSWAPCTL_LV_LIMIT], v[ZSWAPCTL_LV_CHARGE], v[ZSWAPCTL_LV_STORED], v[ZSWAPCTL_LV_POOL],
+			list_ratio(v), v[ZSWAPCTL_LV_TIER_PAGES] * 4096ull, v[ZSWAPCTL_LV_REFAULTS_S]);
 		list_json_str(f, r->sock);
+		fputs(",\"group\":", f);
+		zswapctl_json_group(f, &r->grp);
 		fputc('}', f);
 	}
 	fputs("]\n", f);
@@ -214,7 +341,7 @@ static void list_json(FILE *f, const struct list_set *set)
 
 int zswapctl_list(const struct zswapctl_cmd *cmd, int argc, char **argv)
 {
-	struct list_set set = { 0 };
+	struct zswapctl_procs set = { 0 };
 	bool json = false;
 
 	for (int i = 1; i < argc; i++) {
@@ -227,11 +354,11 @@ int zswapctl_list(const struct zswapctl_cmd *cmd, int argc, char **argv)
 		return zswapctl_usage_error(cmd, argv[i][0] == '-' ? "unknown option '%s'"
 								   : "unexpected argument '%s'", argv[i]);
 	}
-	list_collect(cmd, &set, false);
+	zswapctl_procs_collect(cmd, &set, false);
 	if (json)
 		list_json(stdout, &set);
 	else
-		list_table(stdout, &set, "\n");
+		zswapctl_procs_table(stdout, &set, "\n");
 	free(set.p);
 	return 0;
 }
@@ -294,7 +421,7 @@ static bool top_wait_quit(int ms)
 int zswapctl_top(const struct zswapctl_cmd *cmd, int argc, char **argv)
 {
 	unsigned long interval = 2, count = 0;
-	struct list_set set = { 0 };
+	struct zswapctl_procs set = { 0 };
 	int c;
 
 	if ((c = zswapctl_interval_count(cmd, argc, argv, &interval, &count)) >= 0)
@@ -304,12 +431,12 @@ int zswapctl_top(const struct zswapctl_cmd *cmd, int argc, char **argv)
 	top_terminal();
 	fputs("\033[?25l\033[2J", stdout);	/* no cursor over the table, a clear screen */
 	for (unsigned long k = 0; !count || k < count; k++) {
-		list_collect(cmd, &set, true);
+		zswapctl_procs_collect(cmd, &set, true);
 		/* Home, the table over the last one, each line and the rest of
 		 * the screen cleared: no flicker of a full clear. */
 		printf("\033[Hzswapctl top: %zu process%s under libzswap, every %lu s; q quits\033[K\r\n\033[K\r\n",
 		       set.n, set.n == 1 ? "" : "es", interval);
-		list_table(stdout, &set, "\033[K\r\n");
+		zswapctl_procs_table(stdout, &set, "\033[K\r\n");
 		fputs("\033[J", stdout);
 		fflush(stdout);
 		if (k + 1 != count && top_wait_quit((int)interval * 1000))

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * zswapctl_reply.c - what zswapctl makes of a server's reply: the text it
- * lets reach the terminal, watch's counters and the control answers' kind.
+ * lets reach the terminal, the counters (watch, list) and the control
+ * answers' kind.
  *
  * A reply is untrusted: any bytes, any length up to zswapctl's cap, NUL
  * bytes included. Nothing here reads past len or takes a byte as anything
@@ -56,33 +57,56 @@ void zswapctl_print(FILE *f, const char *s, size_t n)
 	}
 }
 
-bool zswapctl_counter(const char *buf, size_t len, const char *name, unsigned long long *v)
+/* Where the value of the first "NAME VALUE" line starts (*q) and its line
+ * ends (*end): false when no line has that name. */
+static bool reply_line(const char *buf, size_t len, const char *name, size_t *q, size_t *end)
 {
 	size_t nl = strlen(name);
 
 	for (size_t p = 0; p < len;) {
 		const char *eol = memchr(buf + p, '\n', len - p);
-		size_t end = eol ? (size_t)(eol - buf) : len;
+		size_t e = eol ? (size_t)(eol - buf) : len;
 
-		if (end - p > nl && !memcmp(buf + p, name, nl) && buf[p + nl] == ' ') {
-			unsigned long long x = 0;
-			size_t q = p + nl + 1;
-
-			if (q >= end || buf[q] < '0' || buf[q] > '9')
-				return false;
-			for (; q < end && buf[q] >= '0' && buf[q] <= '9'; q++) {
-				unsigned d = (unsigned)(buf[q] - '0');
-
-				if (x > (~0ull - d) / 10)
-					return false;
-				x = x * 10 + d;
-			}
-			*v = x;
+		if (e - p > nl && !memcmp(buf + p, name, nl) && buf[p + nl] == ' ') {
+			*q = p + nl + 1;
+			*end = e;
 			return true;
 		}
-		p = end + 1;
+		p = e + 1;
 	}
 	return false;
+}
+
+bool zswapctl_counter(const char *buf, size_t len, const char *name, unsigned long long *v)
+{
+	unsigned long long x = 0;
+	size_t q, end;
+
+	if (!reply_line(buf, len, name, &q, &end) || q >= end || buf[q] < '0' || buf[q] > '9')
+		return false;
+	for (; q < end && buf[q] >= '0' && buf[q] <= '9'; q++) {
+		unsigned d = (unsigned)(buf[q] - '0');
+
+		if (x > (~0ull - d) / 10)
+			return false;
+		x = x * 10 + d;
+	}
+	*v = x;
+	return true;
+}
+
+bool zswapctl_counter_hex(const char *buf, size_t len, const char *name, char *out, size_t n)
+{
+	size_t q, end;
+
+	if (!reply_line(buf, len, name, &q, &end) || end - q != n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!strchr("0123456789abcdef", buf[q + i]) || !buf[q + i])
+			return false;
+	memcpy(out, buf + q, n);
+	out[n] = '\0';
+	return true;
 }
 
 enum zswapctl_answer zswapctl_answer(const char *buf, size_t len, size_t *body)

@@ -30,6 +30,101 @@ int zswapctl_parse_pid(const struct zswapctl_cmd *cmd, const char *s, long *pid)
 	return 0;
 }
 
+/* pid's dump (req): malloc'd, or NULL after one line on stderr. */
+static char *stats_fetch(const struct zswapctl_cmd *cmd, long pid, const char *req, size_t *len)
+{
+	int fd = zswapctl_connect(cmd, pid);
+	if (fd < 0)
+		return NULL;
+	char *out = zswapctl_request(cmd, pid, fd, req, ZSWAPCTL_STATS_TIMEOUT_S, len);
+	close(fd);
+	if (out && *len == 0) {
+		fprintf(stderr, "zswapctl: %s: process %ld sent no statistics\n", cmd->name, pid);
+		free(out);
+		out = NULL;
+	}
+	return out;
+}
+
+/* Where the group section of a text dump starts and where the next
+ * section starts (or the dump ends): false when it has none. */
+static bool stats_group_span(const char *d, size_t len, size_t *from, size_t *to)
+{
+	static const char head[] = "\n== group ";
+	const char *p = memmem(d, len, head, sizeof(head) - 1);
+
+	if (!p)
+		return false;
+	*from = (size_t)(p - d) + 1;
+	const char *q = memmem(d + *from, len - *from, "\n==", 3);
+	*to = q ? (size_t)(q - d) + 1 : len;
+	return true;
+}
+
+/* The dumps of a group's members: in text, the group's section once (from
+ * the first member's dump that has one), the members' rows of zswapctl
+ * list, then each member's dump without its group section (every member's
+ * shows the same group); in JSON, {"group": ..., "members": [dump, ...]}.
+ * 1 when a member could not be asked (the others are printed). */
+static int stats_group(const struct zswapctl_cmd *cmd, const char *arg, const char *req, bool json)
+{
+	struct zswapctl_procs m = { 0 };
+	int rc = zswapctl_group_members(cmd, arg, &m);
+	if (rc)
+		return rc;
+	char **out = calloc(m.n, sizeof(*out));
+	size_t *len = calloc(m.n, sizeof(*len)), from = 0, to = 0;
+	bool have = false;
+
+	if (!out || !len) {
+		fprintf(stderr, "zswapctl: %s: out of memory\n", cmd->name);
+		free(out);
+		out = NULL;
+		rc = 1;
+	}
+	for (size_t i = 0; out && i < m.n; i++)
+		if (!(out[i] = stats_fetch(cmd, m.p[i].pid, req, &len[i])))
+			rc = 1;	/* gone since it was listed: the others still */
+	if (out && json) {
+		fputs("{\"group\":", stdout);
+		zswapctl_json_group(stdout, &m.p[0].grp);
+		fputs(",\"members\":[", stdout);
+		for (size_t i = 0, k = 0; i < m.n; i++) {
+			size_t n = len[i];
+
+			if (!out[i])
+				continue;
+			while (n && (out[i][n - 1] == '\n' || out[i][n - 1] == ' '))
+				n--;
+			fputs(k++ ? "," : "", stdout);
+			zswapctl_print(stdout, out[i], n);
+		}
+		fputs("]}\n", stdout);
+	} else if (out) {
+		for (size_t i = 0; i < m.n && !have; i++)
+			if (out[i] && stats_group_span(out[i], len[i], &from, &to)) {
+				zswapctl_print(stdout, out[i] + from, to - from);
+				have = true;
+			}
+		fputs("== members (zswapctl list)\n", stdout);
+		zswapctl_procs_table(stdout, &m, "\n");
+		for (size_t i = 0; i < m.n; i++) {
+			if (!out[i])
+				continue;
+			if (!stats_group_span(out[i], len[i], &from, &to))
+				from = to = len[i];
+			zswapctl_print(stdout, out[i], from);
+			zswapctl_print(stdout, out[i] + to, len[i] - to);
+		}
+	}
+	for (size_t i = 0; out && i < m.n; i++)
+		free(out[i]);
+	free(out);
+	free(len);
+	free(m.p);
+	return rc;
+}
+
 static const struct option ctl_stats_opts[] = {
 	{ "json", no_argument, NULL, 'j' },
 	{ "full", no_argument, NULL, 'f' },
@@ -56,23 +151,16 @@ int zswapctl_stats(const struct zswapctl_cmd *cmd, int argc, char **argv)
 	}
 	if (optind + 1 < argc)
 		return zswapctl_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
-	if ((c = zswapctl_parse_pid(cmd, argv[optind], &pid)) != 0)
-		return c;
-	int fd = zswapctl_connect(cmd, pid);
-	if (fd < 0)
-		return 1;
-	size_t len;
 	/* A library without the full form reads "text full" as "text". */
 	const char *req = json ? (full ? "json full\n" : "json\n") : (full ? "text full\n" : "text\n");
-	char *out = zswapctl_request(cmd, pid, fd, req, ZSWAPCTL_STATS_TIMEOUT_S, &len);
-	close(fd);
+	if (zswapctl_is_group(argv[optind]))
+		return stats_group(cmd, argv[optind], req, json);
+	if ((c = zswapctl_parse_pid(cmd, argv[optind], &pid)) != 0)
+		return c;
+	size_t len;
+	char *out = stats_fetch(cmd, pid, req, &len);
 	if (!out)
 		return 1;
-	if (len == 0) {
-		fprintf(stderr, "zswapctl: %s: process %ld sent no statistics\n", cmd->name, pid);
-		free(out);
-		return 1;
-	}
 	zswapctl_print(stdout, out, len);
 	free(out);
 	return 0;

@@ -1,0 +1,109 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# ZSWAP_START_DELAY: a process without a memory limit starts the library at
+# its first memory call after the delay. A short program never starts it; a
+# limit, ZSWAP_START_DELAY=0 or a large request starts it at once; memory
+# mapped before the start is managed after it (adopted, then compressed at
+# the cold age); a statistics signal before the start does not end the
+# program and its dump comes once the library starts; a fork child's delay
+# counts from the fork; MADV_PAGEOUT starts the library at once. Every page
+# of every run is checked by the program.
+. "${ZSWAP_SRCDIR:-$(dirname "$0")/../..}/tests/engine/eng_lib.sh"
+
+prog=$(eng_prog prog_late)
+
+actives() { grep -c '^libzswap: active:' "$ENG_ERR" || true; }
+
+# A short program: no start unless something asks for one.
+eng_run quick lib ZSWAP_VERBOSE=1 "$prog" quick
+eng_expect_rc 0 && eng_expect_stdout_has "1024 pages checked: ok"
+grep -q 'userfaultfd unavailable' "$ENG_ERR" && eng_skip "$(grep -m1 '^libzswap:' "$ENG_ERR")"
+[ "$(actives)" = 0 ] || eng_fail "quick: the library started in a program that ended within the delay"
+eng_run quick-now lib ZSWAP_VERBOSE=1 ZSWAP_START_DELAY=0 "$prog" quick
+eng_expect_rc 0
+[ "$(actives)" = 1 ] || eng_fail "quick-now: ZSWAP_START_DELAY=0 did not start the library at once"
+eng_run quick-limit lib ZSWAP_VERBOSE=1 ZSWAP_MEMORY_LIMIT=256M "$prog" quick
+eng_expect_rc 0
+[ "$(actives)" = 1 ] || eng_fail "quick-limit: a memory limit did not start the library at once"
+
+# bg LABEL VAR=VALUE... -- ARGS: the program in the background, under the
+# library (env execs it: $bg_pid is the program), bounded by a watchdog;
+# returns once it printed "filled".
+bg() {
+	bg_label=$1
+	shift
+	ENG_LABEL=$bg_label ENG_OUT=$ENG_TMP/$bg_label.out ENG_ERR=$ENG_TMP/$bg_label.err
+	env LD_PRELOAD="$ENG_PRELOAD" ZSWAP_STATS_FILE="$ENG_TMP/$bg_label.dump" "$@" >"$ENG_OUT" 2>"$ENG_ERR" &
+	bg_pid=$!
+	(sleep 60 && kill -9 "$bg_pid") 2>/dev/null &
+	bg_dog=$!
+	for _ in $(seq 300); do
+		grep -q '^filled$' "$ENG_OUT" && return 0
+		sleep 0.1
+	done
+	eng_fail "$bg_label: the program did not fill its memory"
+}
+
+bg_wait() {
+	wait "$bg_pid"
+	ENG_RC=$?
+	kill "$bg_dog" 2>/dev/null
+	wait "$bg_dog" 2>/dev/null
+	eng_expect_rc 0
+}
+
+# dump_stored LABEL: stored_pages of the dump the signal asked for.
+dump_stored() {
+	eng_dump_stat "$ENG_TMP/$1.dump" stored_pages
+}
+
+# Mapped in 4 MiB pieces before the start (24 MiB: no large request), then
+# small allocations: the start comes after the delay, and the cold age
+# compresses what was mapped before it.
+bg hold ZSWAP_VERBOSE=1 ZSWAP_COLD_AGE=1 "$prog" hold 24 5
+sleep 4
+kill -USR1 "$bg_pid"
+bg_wait
+eng_expect_stdout_has "6144 pages checked: ok"
+[ "$(actives)" = 1 ] || eng_fail "hold: the library did not start after the delay"
+s=$(dump_stored hold)
+eng_say "hold: stored_pages ${s:-none} in the dump 4 s in"
+[ "${s:-0}" -gt 0 ] || eng_fail "hold: the memory mapped before the start was never compressed"
+
+# A signal before the start (a delay of a minute): the program goes on, and
+# the dump comes at its next memory calls.
+bg early ZSWAP_START_DELAY=60000 "$prog" hold 8 3
+sleep 0.5
+kill -USR1 "$bg_pid"
+for _ in $(seq 20); do
+	[ -s "$ENG_TMP/early.dump" ] && break
+	sleep 0.1
+done
+bg_wait
+eng_expect_stdout_has "2048 pages checked: ok"
+[ -s "$ENG_TMP/early.dump" ] || eng_fail "early: no dump for the signal sent before the start"
+
+# One large mapping, then no call at all: started at the request, so the
+# cold age still compresses it.
+bg idle ZSWAP_VERBOSE=1 ZSWAP_COLD_AGE=1 "$prog" idle 16 5
+sleep 4
+kill -USR1 "$bg_pid"
+bg_wait
+eng_expect_stdout_has "4096 pages checked: ok"
+s=$(dump_stored idle)
+eng_say "idle: stored_pages ${s:-none} in the dump 4 s in"
+[ "${s:-0}" -gt 0 ] || eng_fail "idle: a program that mapped 16 MiB at once and then slept was not managed"
+
+# A fork child 300 ms into its parent's life counts its own delay: its
+# 50 ms of calls start nothing (with the parent's, they would).
+eng_run fork lib ZSWAP_VERBOSE=1 "$prog" fork 300
+eng_expect_rc 0 && eng_expect_stdout_has "child ended: ok"
+[ "$(actives)" = 0 ] || eng_fail "fork: the child started the library though it lived less than the delay"
+
+# MADV_PAGEOUT is asked for now: it starts the library and pages out.
+eng_run pageout lib "$prog" pageout
+eng_expect_rc 0 && eng_expect_stdout_has "2048 pages checked: ok" && eng_expect_no_libzswap
+s=$(eng_stat prog_late stored_pages)
+[ "${s:-0}" -gt 0 ] || eng_fail "pageout: MADV_PAGEOUT before the delay stored nothing (${s:-none})"
+
+eng_finish

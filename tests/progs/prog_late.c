@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * prog_late.c - a program whose library may start late (ZSWAP_START_DELAY;
+ * tests/engine/test_eng_start_delay.sh). It never calls the library's API
+ * unless asked (the API starts the library at once), so what starts the
+ * library is what starts it in any program: its memory calls.
+ *
+ *   prog_late quick
+ *       map, fill and check 4 MiB, and end at once.
+ *   prog_late hold MB SECONDS
+ *       map (in mappings of 4 MiB) and fill MB of text pages at once, print
+ *       "filled", then for SECONDS make 64 small allocations every 10 ms
+ *       (the calls a working program makes), and check every page.
+ *   prog_late idle MB SECONDS
+ *       map MB in one mapping, fill it, and make no call at all after the
+ *       fill: sleep SECONDS, and check every page.
+ *   prog_late fork MS
+ *       sleep MS without a memory call, then fork: the child makes its
+ *       memory calls for 50 ms and ends; the parent waits for it and ends.
+ *   prog_late pageout
+ *       map and fill 8 MiB, MADV_PAGEOUT it at once, then print the stored
+ *       pages the library's API counts, and check every page.
+ */
+#include "prog_common.h"
+
+#include <sys/wait.h>
+#include <time.h>
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Small allocations for ms milliseconds, one every step_ms. */
+static void calls_for(unsigned int ms, unsigned int step_ms)
+{
+	double end = now_s() + ms / 1000.0;
+
+	while (now_s() < end) {
+		for (int i = 0; i < 64; i++) {
+			volatile char *p = malloc(64 + (size_t)i);
+			if (!p)
+				pc_fail("malloc failed");
+			p[0] = 1;
+			free((void *)p);
+		}
+		if (step_ms)
+			pc_sleep_ms(step_ms);
+	}
+}
+
+#define PIECE_PAGES 1024	/* 4 MiB */
+
+/* npages of text in mappings of piece pages (the last may be shorter). */
+static unsigned char **fill(size_t npages, size_t piece)
+{
+	size_t n = (npages + piece - 1) / piece;
+	unsigned char **a = calloc(n + 1, sizeof(*a));
+
+	if (!a)
+		pc_fail("calloc failed");
+	for (size_t i = 0; i < n; i++) {
+		size_t k = npages - i * piece < piece ? npages - i * piece : piece;
+		a[i] = pc_map(k * PC_PAGE);
+		pc_fill_range(a[i], k, PC_TEXT, 7 + i);
+	}
+	return a;
+}
+
+static void check(unsigned char **a, size_t npages, size_t piece)
+{
+	for (size_t i = 0; i * piece < npages; i++) {
+		size_t k = npages - i * piece < piece ? npages - i * piece : piece;
+		pc_expect_range("the pages", a[i], k, PC_TEXT, 7 + i);
+	}
+	printf("%zu pages checked: ok\n", npages);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		pc_fail("usage: prog_late quick | hold MB SECONDS | idle MB SECONDS | fork MS | pageout");
+	pc.name = "prog_late";
+	const char *mode = argv[1];
+
+	if (strcmp(mode, "quick") == 0) {
+		check(fill(PIECE_PAGES, PIECE_PAGES), PIECE_PAGES, PIECE_PAGES);
+	} else if ((strcmp(mode, "hold") == 0 || strcmp(mode, "idle") == 0) && argc >= 4) {
+		size_t npages = (size_t)atol(argv[2]) * PC_MIB / PC_PAGE;
+		unsigned int ms = (unsigned int)atoi(argv[3]) * 1000u;
+		size_t piece = mode[0] == 'h' ? PIECE_PAGES : npages;
+		unsigned char **a = fill(npages, piece);
+		printf("filled\n");
+		fflush(stdout);
+		if (mode[0] == 'h')
+			calls_for(ms, 10);
+		else
+			pc_sleep_ms(ms);
+		check(a, npages, piece);
+	} else if (strcmp(mode, "fork") == 0 && argc >= 3) {
+		pc_sleep_ms((unsigned int)atoi(argv[2]));
+		pid_t pid = fork();
+		if (pid < 0)
+			pc_fail("fork: %s", strerror(errno));
+		if (pid == 0) {
+			calls_for(50, 1);
+			unsigned char **a = fill(256, 256);
+			munmap(a[0], 256 * PC_PAGE);
+			_exit(0);
+		}
+		int st;
+		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			pc_fail("the child ended with status %d", st);
+		printf("child ended: ok\n");
+	} else if (strcmp(mode, "pageout") == 0) {
+		size_t npages = 2048;
+		unsigned char **a = fill(npages, npages);
+		if (madvise(a[0], npages * PC_PAGE, MADV_PAGEOUT) != 0)
+			pc_fail("madvise: %s", strerror(errno));
+		pc_init("prog_late", &argc, argv);
+		struct zswap_stats st;
+		pc_stats(&st);
+		fprintf(stderr, "prog_late: stat stored_pages=%" PRIu64 "\n", st.stored_pages);
+		check(a, npages, npages);
+	} else {
+		pc_fail("unknown mode %s", mode);
+	}
+	return 0;
+}
