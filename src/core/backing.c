@@ -82,6 +82,8 @@ struct backing {
 	uint64_t hint;			/* no free slot below this */
 	uint64_t end;			/* slots [0, end) have been used: the file's size */
 	uint64_t nr_unpunched;
+	uint64_t nr_disk;		/* slots whose block is on disk: in use or not yet punched */
+	struct backing_share share;	/* the counters those blocks count in (under lock) */
 
 	_Atomic uint64_t count, reads, writes, read_fail, write_fail;
 	_Atomic unsigned int inject, inject_kind;	/* test hook: writes to fail, how */
@@ -157,9 +159,24 @@ static int backing_create(const char *dir, bool *direct)
 	return fd;
 }
 
-struct backing *backing_open(const struct backing_config *cfg, char *why, size_t whylen)
+uint64_t backing_cap(const char *dir, uint64_t max_bytes, char *why, size_t whylen)
 {
 	struct statvfs svfs;
+
+	if (max_bytes)
+		return max_bytes;
+	if (statvfs(dir, &svfs) != 0) {
+		backing_reason(why, whylen, errno, "cannot read the free space of %s", dir);
+		return 0;
+	}
+	uint64_t max = (uint64_t)svfs.f_bavail * svfs.f_frsize / 2;
+	if (max < ZS_PAGE_SIZE)
+		backing_reason(why, whylen, ENOSPC, "no room for one page in %s", dir);
+	return max;
+}
+
+struct backing *backing_open(const struct backing_config *cfg, char *why, size_t whylen)
+{
 	struct backing *b;
 	bool direct;
 
@@ -169,17 +186,10 @@ struct backing *backing_open(const struct backing_config *cfg, char *why, size_t
 		backing_reason(why, whylen, ENOSYS, "%s: libsodium could not start", cfg->dir);
 		return NULL;
 	}
-	uint64_t max = cfg->max_bytes;
-	if (!max) {
-		if (statvfs(cfg->dir, &svfs) != 0) {
-			backing_reason(why, whylen, errno, "cannot read the free space of %s", cfg->dir);
-			return NULL;
-		}
-		max = (uint64_t)svfs.f_bavail * svfs.f_frsize / 2;
-	}
-	uint64_t max_slots = max / ZS_PAGE_SIZE;
+	uint64_t max_slots = backing_cap(cfg->dir, cfg->max_bytes, why, whylen) / ZS_PAGE_SIZE;
 	if (!max_slots) {
-		backing_reason(why, whylen, ENOSPC, "no room for one page in %s", cfg->dir);
+		if (cfg->max_bytes)
+			backing_reason(why, whylen, ENOSPC, "no room for one page in %s", cfg->dir);
 		return NULL;
 	}
 	int fd = backing_create(cfg->dir, &direct);
@@ -237,6 +247,7 @@ void backing_close(struct backing *b)
 {
 	if (!b)
 		return;
+	backing_set_share(b, NULL);	/* its blocks go with the file */
 	fdtab_close(b->fd);
 	prim_free_secret(b->key, BACKING_KEY);	/* wiped */
 	prim_free(b->meta, b->meta_bytes);
@@ -250,7 +261,85 @@ void backing_close(struct backing *b)
 
 /* --- the allocator ---------------------------------------------------------- */
 
-/* Mark [s, s + n) in use (b->lock held; within one bitmap word). */
+/* --- the shared counters (b->lock held) ------------------------------------- */
+
+static void backing_uncharge(struct backing *b, uint64_t slots)
+{
+	uint64_t bytes = slots * ZS_PAGE_SIZE;
+
+	for (unsigned int i = 0; i < b->share.n; i++) {
+		atomic_fetch_sub(b->share.g[i].total, bytes);
+		atomic_fetch_sub(b->share.g[i].mine, bytes);
+	}
+	b->nr_disk -= slots;
+}
+
+/* Blocks about to be written where none is on disk: counted, unless a
+ * counter would pass its cap (force: counted all the same). A sum may be
+ * recomputed from the parts at any time (the group's reaper): each part
+ * goes up before its sum and down after it, so that a sum recomputed
+ * between the two errs high, never below zero. */
+static bool backing_charge(struct backing *b, uint64_t slots, bool force)
+{
+	uint64_t bytes = slots * ZS_PAGE_SIZE;
+	unsigned int i;
+
+	for (i = 0; i < b->share.n; i++)
+		atomic_fetch_add(b->share.g[i].mine, bytes);
+	for (i = 0; i < b->share.n; i++) {
+		uint64_t old = atomic_fetch_add(b->share.g[i].total, bytes);
+		if (!force && old + bytes > b->share.g[i].max)
+			break;
+	}
+	if (i == b->share.n) {
+		b->nr_disk += slots;
+		return true;
+	}
+	for (unsigned int k = 0; k <= i; k++)
+		atomic_fetch_sub(b->share.g[k].total, bytes);
+	for (unsigned int k = 0; k < b->share.n; k++)
+		atomic_fetch_sub(b->share.g[k].mine, bytes);
+	return false;
+}
+
+static void backing_refused(struct backing *b)
+{
+	for (unsigned int i = 0; i < b->share.n; i++)
+		if (atomic_load(b->share.g[i].total) + ZS_PAGE_SIZE > b->share.g[i].max)
+			atomic_fetch_add(b->share.g[i].events_max, 1);
+}
+
+void backing_set_share(struct backing *b, const struct backing_share *share)
+{
+	pthread_mutex_lock(&b->lock);
+	uint64_t disk = b->nr_disk;
+	backing_uncharge(b, disk);
+	if (share && share->n <= BACKING_SHARES)
+		b->share = *share;
+	else
+		memset(&b->share, 0, sizeof(b->share));
+	backing_charge(b, disk, true);
+	pthread_mutex_unlock(&b->lock);
+}
+
+uint64_t backing_share_room(struct backing *b)
+{
+	uint64_t room = UINT64_MAX;
+
+	pthread_mutex_lock(&b->lock);
+	for (unsigned int i = 0; i < b->share.n; i++) {
+		uint64_t t = atomic_load(b->share.g[i].total), m = b->share.g[i].max;
+		if ((m > t ? m - t : 0) < room)
+			room = m > t ? m - t : 0;
+	}
+	pthread_mutex_unlock(&b->lock);
+	return room;
+}
+
+/* --- the allocator ---------------------------------------------------------- */
+
+/* Mark [s, s + n) in use (b->lock held; within one bitmap word; its new
+ * blocks charged already). */
 static void backing_take(struct backing *b, uint64_t s, unsigned int n)
 {
 	uint64_t w = s / 64, mask = (n == 64 ? ~0ULL : ((1ULL << n) - 1)) << (s % 64);
@@ -275,13 +364,18 @@ static void backing_take(struct backing *b, uint64_t s, unsigned int n)
  * file grows past holes too small for a batch, as the kernel's swap
  * allocator takes a free cluster rather than fill scattered slots.
  */
-static bool backing_alloc_run(struct backing *b, unsigned int n, uint64_t *first)
+static bool backing_alloc_run(struct backing *b, unsigned int n, uint64_t *first, bool *refused)
 {
-	bool found = false;
+	bool found = false, reuse = false;
 
 	pthread_mutex_lock(&b->lock);
 	for (uint64_t w = b->hint / 64; w * 64 + n <= b->max_slots; w++) {
-		uint64_t free = ~atomic_load_explicit(&b->bitmap[w], memory_order_relaxed), m = free;
+		uint64_t free = ~atomic_load_explicit(&b->bitmap[w], memory_order_relaxed);
+		if (reuse && w * 64 >= b->end)
+			break;
+		if (reuse)
+			free &= b->unpunched[w];	/* only blocks still on disk */
+		uint64_t m = free;
 		for (unsigned int i = 1; i < n && m; i++)
 			m &= free >> i;
 		if (!m)
@@ -289,8 +383,18 @@ static bool backing_alloc_run(struct backing *b, unsigned int n, uint64_t *first
 		uint64_t s = w * 64 + (uint64_t)__builtin_ctzll(m);
 		if (s + n > b->max_slots)
 			break;
+		uint64_t mask = (n == 64 ? ~0ULL : ((1ULL << n) - 1)) << (s % 64);
+		uint64_t fresh = (uint64_t)__builtin_popcountll(mask & ~b->unpunched[w]);
+		if (fresh && !backing_charge(b, fresh, false)) {
+			/* The shared cap: only slots whose blocks are on
+			 * disk still, from the hint on. */
+			*refused = true;
+			reuse = true;
+			w = b->hint / 64 - 1;	/* the loop's w++ starts it at the hint's word */
+			continue;
+		}
 		backing_take(b, s, n);
-		if (n == 1)
+		if (n == 1 && !reuse)
 			b->hint = s + 1;	/* the lowest free slot: none below it now */
 		*first = s;
 		found = true;
@@ -389,12 +493,18 @@ int backing_write_batch(struct backing *b, void *buf, size_t n, int64_t *slots)
 	if (b->read_only)
 		return -EROFS;
 	uint64_t first;
-	if (n <= 64 && backing_alloc_run(b, (unsigned int)n, &first)) {
+	bool refused = false;
+	if (n <= 64 && backing_alloc_run(b, (unsigned int)n, &first, &refused)) {
 		for (; got < n; got++)
 			slots[got] = (int64_t)(first + got);
 	}
-	for (; got < n && backing_alloc_run(b, 1, &first); got++)
+	for (; got < n && backing_alloc_run(b, 1, &first, &refused); got++)
 		slots[got] = (int64_t)first;
+	if (got < n && refused) {
+		pthread_mutex_lock(&b->lock);
+		backing_refused(b);
+		pthread_mutex_unlock(&b->lock);
+	}
 	for (size_t k = 0; k < got; k++) {
 		char *page = (char *)buf + k * ZS_PAGE_SIZE;
 		backing_seal(b, page, page, (uint64_t)slots[k]);
@@ -566,6 +676,7 @@ uint64_t backing_trim(struct backing *b, uint64_t keep)
 		pthread_mutex_lock(&b->lock);
 		atomic_store_explicit(&b->bitmap[w], atomic_load_explicit(&b->bitmap[w], memory_order_relaxed) & ~bits,
 				      memory_order_relaxed);
+		backing_uncharge(b, (uint64_t)__builtin_popcountll(bits));
 		uint64_t first = w * 64 + (uint64_t)__builtin_ctzll(bits);
 		if (first < b->hint)
 			b->hint = first;
@@ -633,6 +744,7 @@ void backing_fork_child(struct backing *b)
 {
 	/* Whoever held the lock at fork stayed in the parent. */
 	pthread_mutex_init(&b->lock, NULL);
+	memset(&b->share, 0, sizeof(b->share));	/* the parent's counters, the parent's blocks */
 	backing_fork_pin(b);
 	/* The parent punches what it freed before the fork; the child must
 	 * never punch a block: the parent may have written it again. */

@@ -29,6 +29,7 @@
 #ifndef ZSWAP_BACKING_H
 #define ZSWAP_BACKING_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -52,6 +53,28 @@ struct backing_stats {
 	uint64_t free_bytes;	/* freed slots whose blocks are still on disk */
 };
 
+/*
+ * Disk bytes a tier shares with other processes' (a process group's,
+ * src/reclaim/group.h): up to BACKING_SHARES counters each with its cap, a
+ * group's and its ancestors'. A block of the file counts from the write
+ * that allocates it to the punch that frees it (a freed slot not yet
+ * punched still holds its block); an allocation that would take a counter
+ * past its cap is refused as one past the file's own cap is (-ENOSPC), and
+ * counted in events_max. mine is the file's part, kept where the others
+ * can subtract it when this process is gone without saying so.
+ */
+#define BACKING_SHARES	4
+
+struct backing_share {
+	unsigned int n;
+	struct {
+		_Atomic uint64_t *total;	/* bytes on disk, every member's files */
+		_Atomic uint64_t *mine;		/* this file's part of total */
+		_Atomic uint64_t *events_max;	/* allocations refused at max */
+		uint64_t max;			/* the cap on total */
+	} g[BACKING_SHARES];
+};
+
 struct backing;
 
 /* Whether dir is on a filesystem that keeps files on a disk (not tmpfs or
@@ -63,6 +86,10 @@ bool backing_dir_on_disk(const char *dir);
  * exist), ENOTDIR, EXDEV (tmpfs or ramfs), EROFS or EACCES. zswapctl run
  * asks it before the program starts. */
 int backing_check_dir(const char *dir, char *why, size_t len);
+
+/* The cap by the default rule: max_bytes, or when 0 half the free space
+ * of dir's filesystem. 0 with a reason in why when it cannot be read. */
+uint64_t backing_cap(const char *dir, uint64_t max_bytes, char *why, size_t whylen);
 
 /* Open the tier. NULL on failure, with errno and a one-line reason in why:
  * ENOENT (no such directory), EROFS (read-only), EXDEV (tmpfs or ramfs: the
@@ -125,14 +152,23 @@ uint64_t backing_trim(struct backing *b, uint64_t keep);
 
 void backing_stats(struct backing *b, struct backing_stats *st);
 
+/* Count the file's blocks in share from now on (NULL or n == 0: in none):
+ * those on disk move from the counters it had to the new ones. */
+void backing_set_share(struct backing *b, const struct backing_share *share);
+
+/* Bytes the shared counters still take before the first refuses:
+ * UINT64_MAX when the file counts in none. */
+uint64_t backing_share_room(struct backing *b);
+
 /* fork. Parent and child share the file (one open file description) and
  * inherit the same slots. backing_fork_pin (the parent, after a fork): the
  * slots in use now are never reused or punched by this process, since the
  * child may read them; freed here, they are kept (counted in pinned_free)
  * until backing_fork_release, when no process forked since can read them
  * any more: then they are free, and punched by the next trim; returns how
- * many. backing_fork_child (the child): pinned the same, and the child
- * writes nothing more to the file, which the parent keeps allocating in
+ * many. backing_fork_child (the child): pinned the same, the file counts in
+ * no shared counter any more (its blocks are the parent's), and the child
+ * writes nothing more to it, which the parent keeps allocating in
  * (backing_write returns -EROFS); the child reads what it inherited. */
 void backing_fork_pin(struct backing *b);
 uint64_t backing_fork_release(struct backing *b);

@@ -44,6 +44,9 @@ static struct {
 	bool off;		/* ZSWAP_WRITEBACK turned off at run time: the tier is only read */
 	char dir[OPT_STRING_MAX];	/* where the files go (a fork child opens its own) */
 	struct backing_config cfg;
+	char group_dir[OPT_STRING_MAX];	/* a group's directory, "" for none (writeback_group) */
+	uint64_t group_max;		/* a group's cap */
+	struct backing_share share;	/* a group's counters; n == 0: none */
 } wb;
 
 /* The fork children that may read kept slots (writeback_fork_prepare). */
@@ -82,6 +85,42 @@ static const char *writeback_dir(const struct opt_values *o)
 	return "/var/tmp";
 }
 
+bool writeback_place(char *dir, size_t len, uint64_t *max)
+{
+	char why[320];
+	const char *d = writeback_dir(&eng.opt);
+	size_t off = 0;
+
+	if (d[0] != '/') {
+		/* Relative: the members run in directories of their own. */
+		if (syscall(SYS_getcwd, dir, len) <= 0)
+			return false;
+		off = strlen(dir);
+	}
+	if (log_snprintf(dir + off, len - off, "%s%s", off ? "/" : "", d) >= len - off - 1)
+		return false;
+	*max = backing_check_dir(dir, why, sizeof(why)) == 0 ? backing_cap(dir, eng.opt.backing_max, why, sizeof(why))
+							      : 0;
+	if (*max < ZS_PAGE_SIZE)
+		zlog("ZSWAP_BACKING_DIR=%s: %s: each member of the group has a second tier of its own",
+		     eng.opt.backing_dir, why);
+	return *max >= ZS_PAGE_SIZE;
+}
+
+void writeback_group(const char *dir, uint64_t max, const struct backing_share *share)
+{
+	if (dir) {
+		log_snprintf(wb.group_dir, sizeof(wb.group_dir), "%s", dir);
+		wb.group_max = max;
+	}
+	if (share)
+		wb.share = *share;
+	else
+		memset(&wb.share, 0, sizeof(wb.share));
+	if (wb.b && !wb.child)
+		backing_set_share(wb.b, &wb.share);
+}
+
 bool writeback_init(void)
 {
 	writeback_budget_reset();
@@ -94,9 +133,12 @@ static bool writeback_open(void)
 	const struct opt_values *o = &eng.opt;
 	char why[320];
 
-	const char *dir = writeback_dir(o);
+	/* A group's: the directory and the cap its first member resolved. */
+	const char *dir = wb.group_dir[0] ? wb.group_dir : writeback_dir(o);
 	log_snprintf(wb.dir, sizeof(wb.dir), "%s", dir);
-	wb.cfg = (struct backing_config){ .dir = wb.dir, .max_bytes = o->backing_max, .encrypt = o->backing_encrypt };
+	wb.cfg = (struct backing_config){ .dir = wb.dir,
+					  .max_bytes = wb.group_dir[0] ? wb.group_max : o->backing_max,
+					  .encrypt = o->backing_encrypt };
 	if (!wb.buf)	/* a second try, when turned on at run time, reuses it */
 		wb.buf = prim_alloc(WB_BATCH * ZS_PAGE_SIZE);
 	wb.b = wb.buf ? backing_open(&wb.cfg, why, sizeof(why)) : NULL;
@@ -108,6 +150,7 @@ static bool writeback_open(void)
 		return false;
 	}
 	zswap_store_set_backing(eng.store, wb.b);
+	backing_set_share(wb.b, &wb.share);
 	/* Test hook (ZSWAP_INJECT_WRITEBACK_FAIL): tests/engine/test_eng_writeback.sh. */
 	if (o->inject_writeback_fail)
 		backing_inject_write_fail(wb.b, o->inject_writeback_fail, BACKING_FAIL_CYCLE);
@@ -502,8 +545,10 @@ void writeback_trim(void)
 	 * discard on a filesystem mounted with it) and the block's allocation
 	 * again. Never in a fork child: the parent may have reused those
 	 * slots (backing_trim). */
-	uint64_t keep = backing_in_use(wb.b) / WB_TRIM_KEEP;
-	if (backing_unpunched(wb.b) >= keep + WB_TRIM_MIN)
+	uint64_t keep = backing_in_use(wb.b) / WB_TRIM_KEEP, slack = backing_unpunched(wb.b);
+	if (slack && backing_share_room(wb.b) < (keep + WB_TRIM_MIN) * ZS_PAGE_SIZE)
+		backing_trim(wb.b, 0);	/* the group's cap is near: its room is for every member */
+	else if (slack >= keep + WB_TRIM_MIN)
 		backing_trim(wb.b, keep);
 }
 
@@ -551,6 +596,7 @@ void writeback_fork_child(void)
 	if (!wb.b)
 		return;
 	backing_fork_child(wb.b);	/* what it inherited: read, never written */
+	memset(&wb.share, 0, sizeof(wb.share));	/* the parent's slot: its own comes with group_fork_child */
 	wb.n = 0;	/* nothing was in a batch: fork waited for the pass to end */
 	/* A file of its own for what it writes back from now on, so that its
 	 * limit holds as its parent's does (a BGSAVE child reads back what

@@ -24,12 +24,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/backing.h"
 #include "core/ctlreq.h"
 
 /* Start-up: open the tier when ZSWAP_WRITEBACK asks for it (auto: under a
  * memory limit), or say in one line why it stays off. Returns whether it is
  * on. */
 bool writeback_init(void);
+
+/* Where this process's tier goes by its options (ZSWAP_BACKING_DIR, an
+ * absolute path) and its cap (ZSWAP_BACKING_MAX, or half the free space
+ * there): what the process that makes a group records for the group. False,
+ * with the reason said in one line, when the directory cannot hold a tier. */
+bool writeback_place(char *dir, size_t len, uint64_t *max);
+
+/* A process group's second tier (src/reclaim/group.h): dir and max, the
+ * group's (writeback_place of its first member), replace this process's own
+ * for every file it opens from now on; share holds the group's counters of
+ * disk bytes with this member's part, and the file open now moves into
+ * them. Before writeback_init, and in a fork child once it has a slot
+ * (dir NULL: keep the place; share NULL: count in none). */
+void writeback_group(const char *dir, uint64_t max, const struct backing_share *share);
 
 /* Whether pages can be written back (the tier is open, and this process
  * has a file of its own: a fork child opens one, and only reads the files
@@ -84,7 +99,9 @@ size_t writeback_recompress(const struct ctlreq_rc *req);
 void writeback_budget_reset(void);
 bool writeback_budget_spent(void);
 
-/* Punch freed slots out of the file once enough have gathered; and once
+/* Punch freed slots out of the file once enough have gathered (all of them
+ * while a group's shared cap is near: other members' writes need the room);
+ * and once
  * every child forked with pages in the tier is gone, free the slots kept
  * for them (the reclaimer's idle loop). */
 void writeback_trim(void);

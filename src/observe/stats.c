@@ -298,6 +298,9 @@ static void stats_group(struct emitter *e)
 	emit_kv_u64(e, "memory.max", v->max);
 	emit_kv_u64(e, "memory.events.high", v->events_high);
 	emit_kv_u64(e, "memory.events.max", v->events_max);
+	emit_kv_u64(e, "memory.swap.current", v->swap_current);
+	emit_kv_u64(e, "memory.swap.max", v->swap_max);
+	emit_kv_u64(e, "memory.swap.events.max", v->swap_events_max);
 	emit_kv_u64(e, "memory.stat.pgmajfault", v->refaults);
 	emit_kv_u64(e, "members", v->nmembers);
 	emit_kv_str(e, "pids", pids);
@@ -535,6 +538,8 @@ static void stats_group_counters(struct emit_buf *b)
 	emit_printf(b, "group.memory.events.high %llu\ngroup.memory.events.max %llu\ngroup.members %u\n",
 		    (unsigned long long)v->events_high, (unsigned long long)v->events_max, v->nmembers);
 	emit_printf(b, "group.memory.stat.pgmajfault %llu\n", (unsigned long long)v->refaults);
+	emit_printf(b, "group.memory.swap.current %llu\ngroup.memory.swap.max %llu\n",
+		    (unsigned long long)v->swap_current, (unsigned long long)v->swap_max);
 }
 
 /* The "counters" request: one "name value" line per counter (zswapctl

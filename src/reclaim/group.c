@@ -26,6 +26,13 @@
  * both. The policy holds to the group whose headroom is smallest (the
  * reclaimer points the throttle at that group's sum).
  *
+ * The second tier. The maker records its tier's directory and cap among
+ * the fixed fields (writeback_place); members open their files there with
+ * that cap and count their blocks in swap and their slot's disk
+ * (writeback_group, backing_set_share). A slot cleared, by leaving or by
+ * the reaper, takes its disk bytes out of swap: the member's file was
+ * unlinked at its making and went with its descriptors.
+ *
  * Coldest first. Each member publishes the bytes of its resident pages not
  * faulted in for GROUP_COLD_S seconds, and whether it faulted (filled,
  * loaded or was held) in the last second. A member that is busy leaves the
@@ -59,9 +66,10 @@
 #include "engine/engine.h"
 #include "engine/policy.h"
 #include "engine/policy_reclaim.h"
+#include "engine/writeback.h"
 
 #define GROUP_MAGIC	0x5a53574750524f31ull	/* "ZSWGPRO1" */
-#define GROUP_VERSION	2
+#define GROUP_VERSION	3
 #define GROUP_DEPTH	4		/* groups on a member's path: its own and its ancestors */
 #define GROUP_COLD_S	2		/* a resident page not faulted in for this long is cold */
 #define GROUP_DEFER_MS	300		/* the longest a busy member leaves the excess to idle ones */
@@ -82,7 +90,7 @@ struct group_slot {
 	_Atomic uint64_t refaults;		/* its refaults so far (memory.stat's pgmajfault) */
 	_Atomic uint32_t kick;			/* its reclaimer sleeps on this word (pol.kick_word) */
 	uint32_t pad32;
-	uint64_t pad;
+	_Atomic uint64_t disk;			/* bytes its second tier's file holds on disk */
 };
 _Static_assert(sizeof(struct group_slot) == 64, "a slot is one cache line");
 
@@ -93,6 +101,8 @@ struct group_hdr {
 	uint32_t uid, nslots;
 	char token[40];
 	char parent[40];
+	char tier_dir[OPT_STRING_MAX];		/* the second tier's directory, "" for each member's own */
+	uint64_t tier_max;			/* memory.swap.max: the cap on swap (bytes) */
 	uint64_t check;
 	/* Shared counters. */
 	_Atomic uint64_t max;			/* memory.max, bytes */
@@ -100,7 +110,9 @@ struct group_hdr {
 	_Atomic uint64_t events_high, events_max;
 	_Atomic uint64_t refaults_gone;		/* refaults of the members that left */
 	_Atomic uint64_t reaped_ns;		/* the last reaping pass, by whichever member */
-	uint8_t pad[4096 - 160];
+	_Atomic uint64_t swap;			/* memory.swap.current: the slots' disk bytes summed */
+	_Atomic uint64_t swap_events_max;	/* tier writes refused at tier_max */
+	uint8_t pad[4096 - 176 - OPT_STRING_MAX - 8];
 	struct group_slot slots[GROUP_MEMBERS_MAX];
 };
 _Static_assert(offsetof(struct group_hdr, slots) == 4096, "the header is one page");
@@ -164,6 +176,10 @@ static bool group_valid(const struct group_hdr *h, const char *token, const char
 		return false;
 	*why = "bad token";
 	if (memcmp(h->token, token, GROUP_TOKEN_HEX + 1) != 0 || (h->parent[0] && !group_token_ok(h->parent)))
+		return false;
+	*why = "bad second tier";
+	if (memchr(h->tier_dir, 0, sizeof(h->tier_dir)) == NULL ||
+	    (h->tier_dir[0] && (h->tier_dir[0] != '/' || h->tier_max < ZS_PAGE_SIZE)))
 		return false;
 	*why = "memory.max out of range";
 	uint64_t max = atomic_load(&h->max);
@@ -235,6 +251,25 @@ static struct group_hdr *group_open(const char *token, const char **why)
 	}
 	fdtab_close_short(fd);
 	return h;
+}
+
+/* The second tier of a new group: its parent's place, else where this
+ * process's tier goes and its cap (writeback_place; "" when it cannot hold
+ * one: each member's own). */
+static void group_tier_place(struct group_hdr *h, const char *parent)
+{
+	const char *why;
+	struct group_hdr *p = parent ? group_open(parent, &why) : NULL;
+
+	if (p && p->tier_dir[0]) {
+		memcpy(h->tier_dir, p->tier_dir, sizeof(h->tier_dir));
+		h->tier_max = p->tier_max;
+	} else if (!writeback_place(h->tier_dir, sizeof(h->tier_dir), &h->tier_max)) {
+		memset(h->tier_dir, 0, sizeof(h->tier_dir));
+		h->tier_max = 0;
+	}
+	if (p)
+		syscall(SYS_munmap, p, GROUP_SIZE);
 }
 
 /* A new group of limit bytes under parent ("" for none). */
@@ -325,6 +360,7 @@ static struct group_hdr *group_create(uint64_t limit, const char *parent, const 
 		memcpy(h->token, token, sizeof(token));
 		if (parent)
 			memcpy(h->parent, parent, GROUP_TOKEN_HEX + 1);
+		group_tier_place(h, parent);
 		h->check = group_check(h);
 		atomic_store(&h->max, limit);
 	}
@@ -365,9 +401,12 @@ static bool group_proc_stat(int pid, char *state, uint64_t *start)
 /* Empty a slot this caller won: its charge leaves the group's. */
 static void group_slot_clear(struct group_hdr *h, struct group_slot *s)
 {
-	uint64_t c = atomic_exchange(&s->charge, 0);
+	uint64_t c = atomic_exchange(&s->charge, 0), d = atomic_exchange(&s->disk, 0);
 
 	atomic_fetch_sub(&h->total, c);
+	/* The tier's file was unlinked at its making: its blocks went with
+	 * the member's descriptors. */
+	atomic_fetch_sub(&h->swap, d);
 	atomic_fetch_add(&h->refaults_gone, atomic_exchange(&s->refaults, 0));
 	atomic_store(&s->cold, 0);
 	atomic_store(&s->start, 0);
@@ -379,8 +418,12 @@ static struct group_slot *group_claim(struct group_hdr *h)
 {
 	for (unsigned int i = 0; i < GROUP_MEMBERS_MAX; i++) {
 		struct group_slot *s = &h->slots[i];
-		if (atomic_load(&s->pid) == grp.pid && atomic_load(&s->start) == grp.start)
+		if (atomic_load(&s->pid) == grp.pid && atomic_load(&s->start) == grp.start) {
+			/* The image before the exec: its tier's file, close-on-exec,
+			 * is gone. */
+			atomic_fetch_sub(&h->swap, atomic_exchange(&s->disk, 0));
 			return s;
+		}
 	}
 	for (unsigned int i = 0; i < GROUP_MEMBERS_MAX; i++) {
 		struct group_slot *s = &h->slots[i];
@@ -421,10 +464,10 @@ static void group_release(struct group_hdr *h, struct group_slot *s)
 	fdtab_close_short(dir);
 }
 
-/* Slots of members gone without leaving; the sum recomputed. */
+/* Slots of members gone without leaving; the sums recomputed. */
 static void group_reap(struct group_hdr *h)
 {
-	uint64_t sum = 0, now = hist_now();
+	uint64_t sum = 0, disk = 0, now = hist_now();
 
 	for (unsigned int i = 0; i < GROUP_MEMBERS_MAX; i++) {
 		struct group_slot *s = &h->slots[i];
@@ -452,8 +495,10 @@ static void group_reap(struct group_hdr *h)
 			}
 		}
 		sum += atomic_load(&s->charge);
+		disk += atomic_load(&s->disk);
 	}
 	atomic_store(&h->total, sum);
+	atomic_store(&h->swap, disk);
 }
 
 /* --- joining ------------------------------------------------------------- */
@@ -530,8 +575,25 @@ static void group_point(unsigned int i)
 	pol.grp_events_max = grp.depth ? &grp.g[i]->events_max : NULL;
 }
 
+/* The tier's counters: every group of the path, this member's slot in
+ * each (writeback_group). A group with no place of its own counts without
+ * a cap. */
+static void group_share(const char *dir, uint64_t max)
+{
+	struct backing_share sh = { .n = grp.depth < BACKING_SHARES ? grp.depth : BACKING_SHARES };
+
+	for (unsigned int i = 0; i < sh.n; i++) {
+		sh.g[i].total = &grp.g[i]->swap;
+		sh.g[i].mine = &grp.me[i]->disk;
+		sh.g[i].events_max = &grp.g[i]->swap_events_max;
+		sh.g[i].max = grp.g[i]->tier_dir[0] ? grp.g[i]->tier_max : UINT64_MAX;
+	}
+	writeback_group(dir, max, &sh);
+}
+
 static void group_leave_all(void)
 {
+	writeback_group(NULL, 0, NULL);	/* before the slots go: another member may take them */
 	pol.grp_total = pol.grp_mine = pol.grp_events_max = NULL;
 	pol.kick_word = NULL;
 	for (unsigned int i = 0; i < grp.depth; i++)
@@ -608,6 +670,7 @@ void group_init(uint64_t limit)
 	}
 	group_env_set(h->token);
 	group_point(0);
+	group_share(h->tier_dir[0] ? h->tier_dir : NULL, h->tier_max);
 	if (eng.opt.verbose)
 		zlog("group %s: member %d, memory.max %llu MiB%s", h->token, grp.pid,
 		     (unsigned long long)(atomic_load(&h->max) >> 20), h->parent[0] ? " (nested)" : "");
@@ -627,6 +690,7 @@ void group_fork_child(void)
 		return;
 	}
 	group_point(0);
+	group_share(NULL, 0);	/* the file it opened: its own slot's */
 }
 
 __attribute__((destructor)) static void group_fini(void)
@@ -883,6 +947,9 @@ bool group_snapshot(struct group_view *v)
 	v->max = atomic_load(&h->max);
 	v->events_high = atomic_load(&h->events_high);
 	v->events_max = atomic_load(&h->events_max);
+	v->swap_current = atomic_load(&h->swap);
+	v->swap_max = h->tier_dir[0] ? h->tier_max : 0;
+	v->swap_events_max = atomic_load(&h->swap_events_max);
 	v->refaults = atomic_load(&h->refaults_gone);
 	for (unsigned int i = 0; i < GROUP_MEMBERS_MAX; i++) {
 		int32_t pid = atomic_load(&h->slots[i].pid);

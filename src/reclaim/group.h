@@ -10,6 +10,11 @@
  * compared its own with its own, so every member's reclaimer works while
  * the group is over its line and holds that member's faults while the group
  * is over the hold line (never forever: the stuck logic of reclaim.c).
+ * The group has one second tier as a cgroup has one memory.swap.max: the
+ * directory and cap its first member resolved, in the file, and a sum of
+ * the members' disk bytes every member's tier counts its blocks in
+ * (src/core/backing.h); each member writes a file of its own under a key
+ * only it holds.
  *
  * A member that cannot join (the file missing, another user's, corrupt; the
  * table full) runs with a limit of its own and says so in one line.
@@ -34,13 +39,15 @@ struct group_view {
 	char parent[GROUP_TOKEN_HEX + 1];	/* "" for a group of its own */
 	uint64_t current, max;		/* memory.current, memory.max (bytes) */
 	uint64_t events_high, events_max;	/* memory.events */
+	uint64_t swap_current, swap_max;	/* memory.swap.current, .max: the second tier (bytes; max 0: none) */
+	uint64_t swap_events_max;		/* memory.swap.events max: tier writes refused at the cap */
 	uint64_t refaults;		/* every member's refaults, those gone included */
 	unsigned int nmembers;
 	int pids[GROUP_MEMBERS_MAX];
 };
 
 /* Start-up (the constructor, single-threaded; after the options are read,
- * before the reclaimer starts): join the group ZSWAP_GROUP names, or make
+ * before the second tier opens and the reclaimer starts): join the group ZSWAP_GROUP names, or make
  * one when a limit is set and the scope is tree. */
 void group_init(uint64_t limit);
 

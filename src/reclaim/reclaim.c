@@ -1333,8 +1333,7 @@ int reclaim_init(void)
 	pol.adopt = prim_alloc(RECLAIM_TARGETS * sizeof(*pol.adopt));
 	if (!pol.targets || !pol.adopt || reclaim_open_fds() < 0)
 		return -ENOMEM;
-	group_init(eng.opt.memory_limit);	/* ZSWAP_MEMORY_SCOPE=tree: the process tree's limit */
-	uint64_t glimit = group_tick();
+	uint64_t glimit = group_tick();	/* the group joined at start-up (group_init) */
 	reclaim_set_limit(glimit ? glimit : eng.opt.memory_limit);
 	reclaim_set_workingset(policy_read_charge(), reclaim_pool_bytes());
 	pol.pid = syscall(SYS_getpid);

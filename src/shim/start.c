@@ -891,6 +891,9 @@ static void start_run(void)
 		zlog("cannot start (%s); running without libzswap", start_errname(-rc));
 		goto off_fd;
 	}
+	/* ZSWAP_MEMORY_SCOPE=tree: the process tree's limit, and its second
+	 * tier's directory and cap, which the tier opens with. */
+	group_init(eng.opt.memory_limit);
 	writeback_init();	/* the second tier, when asked for (it says why not) */
 	if (!fork_init() && (eng.features & UFFD_FEATURE_EVENT_FORK) && eng.opt.verbose)
 		zlog("fork: children are not followed (pool-lock mode or no memory): fork loads the pool back");

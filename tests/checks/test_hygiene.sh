@@ -175,7 +175,7 @@ startup_fns() {
 	start) echo "start_init start_run start_ctor start_handlers start_thread start_handler_cpus" ;;
 	engine) echo "engine_note_objects" ;;
 	bindnow) echo "bindnow_closure" ;;
-	backing) echo "backing_open backing_create backing_check_dir backing_dir_on_disk backing_close backing_fork_child" ;;
+	backing) echo "backing_open backing_create backing_check_dir backing_cap backing_dir_on_disk backing_close backing_fork_child" ;;
 	store) echo "zswap_store_create store_default_workspaces zswap_store_destroy zswap_store_fork_child" ;;
 	comp) echo "comp_ws_init" ;;
 	zsmalloc) echo "zs_create_pool zs_lock_init zs_destroy_pool" ;;

@@ -16,6 +16,11 @@
  * of its own left out of core dumps (VmFlags "dd") and locked (VmFlags "lo")
  * when mlock works here, locked again after munlockall, and a tier still
  * opens where mlock is refused (RLIMIT_MEMLOCK 0, no CAP_IPC_LOCK).
+ * Two tiers counting in one share (a group's) stay within its cap together:
+ * the write past it is refused and counted, a freed block still on disk is
+ * reused, a punched or closed file's blocks leave the counters, a fork
+ * child's inherited tier leaves its parent's counters alone, and every
+ * tier, a fork child's too, has a key of its own.
  */
 #include "config.h"
 
@@ -477,6 +482,100 @@ static void key_page_unlocked(void)
 	      "a tier with mlock refused failed (see above)");
 }
 
+/* The share's counters, where a fork child's changes would show. */
+struct share_mem {
+	_Atomic uint64_t total, mine[2], events;
+};
+
+static struct backing *share_tier(struct share_mem *m, unsigned int i, uint64_t cap)
+{
+	struct backing_config cfg = { .dir = disk_dir(), .max_bytes = 16 * ZS_PAGE_SIZE, .encrypt = true };
+	struct backing_share sh = { .n = 1, .g = { { &m->total, &m->mine[i], &m->events, cap } } };
+	char why[256] = "";
+	struct backing *b = backing_open(&cfg, why, sizeof(why));
+
+	CHECK(b != NULL, "backing_open: %s", why);
+	if (b)
+		backing_set_share(b, &sh);
+	return b;
+}
+
+static void shared_fork_child(struct share_mem *m, struct backing *b, int fd)
+{
+	struct backing_config cfg = { .dir = disk_dir(), .max_bytes = 16 * ZS_PAGE_SIZE, .encrypt = true };
+	char why[256];
+
+	backing_fork_child(b);
+	backing_close(b);	/* the parent's blocks: not the child's to uncount */
+	struct backing *own = backing_open(&cfg, why, sizeof(why));
+	if (own && write(fd, backing_key_addr(own), 32) != 32)
+		_exit(2);
+	_exit(own ? 0 : 1);
+}
+
+static void shared_cap(void)
+{
+	struct share_mem *m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	const uint64_t P = ZS_PAGE_SIZE;
+	int64_t rc;
+
+	CHECK(m != MAP_FAILED, "mmap");
+	if (m == MAP_FAILED)
+		return;
+	struct backing *a = share_tier(m, 0, 10 * P), *b = share_tier(m, 1, 10 * P);
+	if (!a || !b)
+		return;
+	fill(page_buf, 1);
+	for (int k = 0; k < 6; k++)
+		CHECK(backing_write(a, page_buf, scratch) == k, "write %d to the first tier", k);
+	for (int k = 0; k < 4; k++)
+		CHECK(backing_write(b, page_buf, scratch) == k, "write %d to the second tier", k);
+	rc = backing_write(b, page_buf, scratch);
+	CHECK(rc == -ENOSPC, "the write past the shared cap returned %lld, not -ENOSPC", (long long)rc);
+	CHECK(m->events == 1 && m->total == 10 * P && m->mine[0] == 6 * P && m->mine[1] == 4 * P,
+	      "after 6 + 4 pages and a refusal: events %llu, total %llu, mine %llu + %llu",
+	      (unsigned long long)m->events, (unsigned long long)m->total, (unsigned long long)m->mine[0],
+	      (unsigned long long)m->mine[1]);
+	CHECK(backing_share_room(b) == 0, "the share has room at its cap");
+	/* A freed slot whose block is on disk still: reused, nothing new. */
+	backing_free(a, 0);
+	CHECK(backing_write(a, page_buf, scratch) == 0 && m->total == 10 * P,
+	      "a freed block still on disk was not reused at the cap (total %llu)", (unsigned long long)m->total);
+	/* Punched: the other tier's room. */
+	backing_free(a, 1);
+	backing_free(a, 2);
+	CHECK(backing_trim(a, 0) == 2 && m->total == 8 * P && m->mine[0] == 4 * P,
+	      "two punched blocks did not leave the counters (total %llu)", (unsigned long long)m->total);
+	CHECK(backing_write(b, page_buf, scratch) == 4 && m->total == 9 * P, "the room punched was not the other's");
+	CHECK(memcmp(backing_key_addr(a), backing_key_addr(b), 32) != 0, "two tiers share a key");
+
+	/* A fork child: its inherited tier counts in nothing of the parent's,
+	 * and the tier it opens has a key of its own. */
+	int p[2];
+	unsigned char key[32];
+	CHECK(pipe(p) == 0, "pipe");
+	pid_t pid = fork();
+	if (pid == 0)
+		shared_fork_child(m, a, p[1]);
+	close(p[1]);
+	int st;
+	CHECK(read(p[0], key, sizeof(key)) == (ssize_t)sizeof(key) && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0, "the fork child could not open a tier of its own");
+	close(p[0]);
+	CHECK(memcmp(key, backing_key_addr(a), 32) != 0, "a fork child's tier has its parent's key");
+	CHECK(m->total == 9 * P && m->mine[0] == 4 * P,
+	      "the child's close of its inherited tier changed the parent's counters (total %llu, mine %llu)",
+	      (unsigned long long)m->total, (unsigned long long)m->mine[0]);
+	/* Closed: its blocks leave the counters. */
+	backing_close(b);
+	CHECK(m->total == 4 * P && m->mine[1] == 0, "a closed tier's blocks stayed counted (total %llu)",
+	      (unsigned long long)m->total);
+	backing_close(a);
+	CHECK(m->total == 0 && m->mine[0] == 0, "the last tier closed left %llu bytes counted",
+	      (unsigned long long)m->total);
+	munmap(m, sizeof(*m));
+}
+
 int main(void)
 {
 	page_buf = prim_alloc(ZS_PAGE_SIZE);
@@ -490,6 +589,7 @@ int main(void)
 	refusals();
 	key_page();
 	key_page_unlocked();
+	shared_cap();
 	if (failures) {
 		fprintf(stderr, "test_backing: %d check(s) failed\n", failures);
 		return 1;
