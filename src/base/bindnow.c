@@ -15,13 +15,15 @@
  * compression).
  *
  * So at start, before any page is managed, each lazily bound object of the
- * library's dependency closure has its jump slots filled the way the loader
+ * library's dependency closure, and of the libraries it loaded then
+ * (src/base/dynlib.h), has its jump slots filled the way the loader
  * would fill them on first call: the first definition in the global scope's
  * order, of the version the object asks for. A slot whose symbol has no
  * definition yet stays lazy (a later dlopen could define it).
  */
 #include "config.h"
 #include "base/bindnow.h"
+#include "base/dynlib.h"
 #include "base/elfsym.h"
 
 #include <dlfcn.h>
@@ -220,9 +222,16 @@ int bindnow_closure(void)
 		return -1;
 	for (const struct link_map *m = elfsym_objects(); m && n < BINDNOW_OBJS; m = m->l_next)
 		bindnow_read(m, &objs[n++]);
+	/* The library's own closure, and the libraries it loaded at start
+	 * (src/base/dynlib.h): those dlopen bound already, unless the
+	 * program had loaded them first, lazily. */
+	const struct link_map *roots[BINDNOW_OBJS];
+	size_t nroots = dynlib_objects(roots + 1, BINDNOW_OBJS - 1) + 1;
+	roots[0] = self;
 	for (size_t i = 0; i < n; i++)
-		if (objs[i].l == self)
-			bindnow_close(objs, n, &objs[i]);
+		for (size_t r = 0; r < nroots; r++)
+			if (objs[i].l == roots[r])
+				bindnow_close(objs, n, &objs[i]);
 	struct { struct bindnow_obj *objs; size_t n; } arg = { objs, n };
 	dl_iterate_phdr(bindnow_relro, &arg);
 	for (size_t i = 0; i < n; i++)

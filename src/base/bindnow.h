@@ -11,7 +11,8 @@
 #ifndef ZSWAP_BINDNOW_H
 #define ZSWAP_BINDNOW_H
 
-/* Bind every lazily bound jump slot of libzswap's dependency closure as the
+/* Bind every lazily bound jump slot of libzswap's dependency closure (and
+ * of the libraries src/base/dynlib.h loaded) as the
  * loader would on first call. Called once at start, before any page is
  * managed and before the library's threads run (it reads the loader's list
  * of objects unlocked and may call indirect-function resolvers). Returns the

@@ -37,10 +37,51 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "base/dynlib.h"
 #include "base/fdtab.h"
 #include "base/inject.h"
 #include "base/log.h"
 #include "base/prim.h"
+
+/*
+ * libsodium is loaded when a tier is first opened or at the library's
+ * start (backing_load), not linked: a process that never starts the
+ * library never loads it. No tier exists without it, so every call below
+ * finds its pointer set.
+ */
+#define BACKING_SYM(fn, field) { #fn, (void **)&sodium.field }
+
+static struct {
+	__typeof__(sodium_init) *init;
+	__typeof__(randombytes_buf) *random;
+	__typeof__(crypto_generichash_init) *hash_init;
+	__typeof__(crypto_generichash_update) *hash_update;
+	__typeof__(crypto_generichash_final) *hash_final;
+	__typeof__(crypto_aead_xchacha20poly1305_ietf_encrypt_detached) *seal;
+	__typeof__(crypto_aead_xchacha20poly1305_ietf_decrypt_detached) *open;
+	__typeof__(sodium_memcmp) *memcmp;
+} sodium;
+
+static const struct dynlib_sym backing_sodium_syms[] = {
+	BACKING_SYM(sodium_init, init),
+	BACKING_SYM(randombytes_buf, random),
+	BACKING_SYM(crypto_generichash_init, hash_init),
+	BACKING_SYM(crypto_generichash_update, hash_update),
+	BACKING_SYM(crypto_generichash_final, hash_final),
+	BACKING_SYM(crypto_aead_xchacha20poly1305_ietf_encrypt_detached, seal),
+	BACKING_SYM(crypto_aead_xchacha20poly1305_ietf_decrypt_detached, open),
+	BACKING_SYM(sodium_memcmp, memcmp),
+};
+
+static struct dynlib backing_sodium = {
+	"libsodium.so.23", backing_sodium_syms, sizeof(backing_sodium_syms) / sizeof(backing_sodium_syms[0]),
+	0, NULL, ""
+};
+
+const char *backing_load(void)
+{
+	return dynlib_load(&backing_sodium) ? NULL : dynlib_why(&backing_sodium);
+}
 
 #ifndef RAMFS_MAGIC
 #define RAMFS_MAGIC 0x858458f6
@@ -182,7 +223,12 @@ struct backing *backing_open(const struct backing_config *cfg, char *why, size_t
 
 	if (backing_check_dir(cfg->dir, why, whylen) < 0)
 		return NULL;
-	if (sodium_init() < 0) {
+	const char *missing = backing_load();
+	if (missing) {
+		backing_reason(why, whylen, ENOPKG, "%s", missing);
+		return NULL;
+	}
+	if (sodium.init() < 0) {
 		backing_reason(why, whylen, ENOSYS, "%s: libsodium could not start", cfg->dir);
 		return NULL;
 	}
@@ -236,9 +282,9 @@ struct backing *backing_open(const struct backing_config *cfg, char *why, size_t
 	b->meta_bytes = meta_bytes;
 	b->bitmap_bytes = bitmap_bytes;
 	b->key = key;
-	randombytes_buf(b->key, BACKING_KEY);
-	randombytes_buf(b->prefix, sizeof(b->prefix));
-	randombytes_buf(&b->sum_seed, sizeof(b->sum_seed));
+	sodium.random(b->key, BACKING_KEY);
+	sodium.random(b->prefix, sizeof(b->prefix));
+	sodium.random(&b->sum_seed, sizeof(b->sum_seed));
 	pthread_mutex_init(&b->lock, NULL);
 	return b;
 }
@@ -442,10 +488,10 @@ static void backing_digest(const struct backing *b, const void *page, uint64_t s
 	crypto_generichash_state st;
 	uint64_t id[2] = { slot, seq };
 
-	crypto_generichash_init(&st, b->key, BACKING_KEY, BACKING_TAG);
-	crypto_generichash_update(&st, page, ZS_PAGE_SIZE);
-	crypto_generichash_update(&st, (const unsigned char *)id, sizeof(id));
-	crypto_generichash_final(&st, tag, BACKING_TAG);
+	sodium.hash_init(&st, b->key, BACKING_KEY, BACKING_TAG);
+	sodium.hash_update(&st, page, ZS_PAGE_SIZE);
+	sodium.hash_update(&st, (const unsigned char *)id, sizeof(id));
+	sodium.hash_final(&st, tag, BACKING_TAG);
 }
 
 static void backing_seal(struct backing *b, const void *src, void *buf, uint64_t slot)
@@ -462,7 +508,7 @@ static void backing_seal(struct backing *b, const void *src, void *buf, uint64_t
 		return;
 	}
 	backing_nonce(b, m->seq, nonce);
-	crypto_aead_xchacha20poly1305_ietf_encrypt_detached(buf, m->tag, NULL, src, ZS_PAGE_SIZE,
+	sodium.seal(buf, m->tag, NULL, src, ZS_PAGE_SIZE,
 							    (const unsigned char *)&slot, sizeof(slot), NULL,
 							    nonce, b->key);
 }
@@ -475,10 +521,10 @@ static int backing_open_seal(struct backing *b, void *dst, uint64_t slot)
 
 	if (!b->encrypt) {
 		backing_digest(b, dst, slot, m->seq, tag);
-		return sodium_memcmp(tag, m->tag, BACKING_TAG) == 0 ? 0 : -1;
+		return sodium.memcmp(tag, m->tag, BACKING_TAG) == 0 ? 0 : -1;
 	}
 	backing_nonce(b, m->seq, nonce);
-	return crypto_aead_xchacha20poly1305_ietf_decrypt_detached(dst, NULL, dst, ZS_PAGE_SIZE, m->tag,
+	return sodium.open(dst, NULL, dst, ZS_PAGE_SIZE, m->tag,
 								   (const unsigned char *)&slot, sizeof(slot),
 								   nonce, b->key);
 }

@@ -91,9 +91,15 @@ int backing_check_dir(const char *dir, char *why, size_t len);
  * of dir's filesystem. 0 with a reason in why when it cannot be read. */
 uint64_t backing_cap(const char *dir, uint64_t max_bytes, char *why, size_t whylen);
 
+/* Load libsodium, which seals the tier's pages, if not yet tried (the
+ * library's start-up calls it before its threads run, for a tier opened
+ * then or turned on later). NULL if it is usable, else why not. */
+const char *backing_load(void);
+
 /* Open the tier. NULL on failure, with errno and a one-line reason in why:
  * ENOENT (no such directory), EROFS (read-only), EXDEV (tmpfs or ramfs: the
- * tier would live in RAM), or the error of the file's creation. The default
+ * tier would live in RAM), ENOPKG (no libsodium), or the error of the
+ * file's creation. The default
  * cap is half the filesystem's free space at open. Start-up only (it
  * allocates and seeds the key). */
 struct backing *backing_open(const struct backing_config *cfg, char *why, size_t whylen);

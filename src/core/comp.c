@@ -49,6 +49,80 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include "base/dynlib.h"
+
+/*
+ * zstd and liblzo2 are loaded when first asked for (comp_load: at the
+ * library's start, before its threads run), not linked: a process that
+ * never starts the library never loads them. LZ4, the default, stays
+ * linked (it costs nothing measurable at exec). A workspace of zstd or lzo
+ * is made only once its library is loaded, so the calls through these
+ * pointers, the fault path's included, find them set.
+ */
+#define COMP_SYM(tab, fn, field) { #fn, (void **)&tab.field }
+
+/* zstd's functions used, each with its pointer's name: the pointers and
+ * the table dynlib fills are both made from this list. */
+#define COMP_ZSTD_FNS(X) \
+	X(ZSTD_estimateCCtxSize_usingCParams, cctx_size) \
+	X(ZSTD_getCParams, cparams) \
+	X(ZSTD_estimateDCtxSize, dctx_size) \
+	X(ZSTD_CCtx_setParameter, set_param) \
+	X(ZSTD_initStaticCCtx, init_cctx) \
+	X(ZSTD_initStaticDCtx, init_dctx) \
+	X(ZSTD_compress2, compress2) \
+	X(ZSTD_CCtx_reset, reset) \
+	X(ZSTD_decompressDCtx, decompress) \
+	X(ZSTD_isError, is_error) \
+	X(ZSTD_getErrorCode, error_code)
+
+#define COMP_ZSTD_PTR(fn, field) __typeof__(fn) *field;
+#define COMP_ZSTD_SYM(fn, field) COMP_SYM(zstd, fn, field),
+
+static struct {
+	COMP_ZSTD_FNS(COMP_ZSTD_PTR)
+} zstd;
+
+static const struct dynlib_sym comp_zstd_syms[] = {
+	COMP_ZSTD_FNS(COMP_ZSTD_SYM)
+};
+
+static struct {
+	__typeof__(__lzo_init_v2) *init_v2;
+	__typeof__(lzo1x_1_15_compress) *compress;
+} lzo;
+
+static const struct dynlib_sym comp_lzo_syms[] = {
+	COMP_SYM(lzo, __lzo_init_v2, init_v2),
+	COMP_SYM(lzo, lzo1x_1_15_compress, compress),
+};
+
+/* lzo_init() is a macro that passes the header's ABI to __lzo_init_v2. */
+#define __lzo_init_v2 (*lzo.init_v2)
+
+static struct dynlib comp_libs[ZSWAP_COMP_KINDS] = {
+	[ZSWAP_COMP_ZSTD] = { "libzstd.so.1", comp_zstd_syms,
+			      sizeof(comp_zstd_syms) / sizeof(comp_zstd_syms[0]), 0, NULL, "" },
+	[ZSWAP_COMP_LZO] = { "liblzo2.so.2", comp_lzo_syms,
+			     sizeof(comp_lzo_syms) / sizeof(comp_lzo_syms[0]), 0, NULL, "" },
+};
+
+const char *comp_missing(enum zswap_comp comp)
+{
+	if ((unsigned int)comp >= ZSWAP_COMP_KINDS)
+		return "unknown compressor";
+	struct dynlib *lib = &comp_libs[comp];
+	if (!lib->soname || dynlib_load(lib))
+		return NULL;
+	return dynlib_why(lib);
+}
+
+void comp_load(void)
+{
+	for (unsigned int k = 0; k < ZSWAP_COMP_KINDS; k++)
+		comp_missing((enum zswap_comp)k);
+}
+
 #define COMP_ALIGN 64
 
 static size_t comp_round(size_t n)
@@ -72,18 +146,19 @@ int comp_effective_level(enum zswap_comp comp, int level)
 
 static size_t comp_zstd_cctx_size(int level)
 {
-	return comp_round(ZSTD_estimateCCtxSize_usingCParams(
-		ZSTD_getCParams(level, ZS_PAGE_SIZE, 0)));
+	return comp_round(zstd.cctx_size(zstd.cparams(level, ZS_PAGE_SIZE, 0)));
 }
 
 size_t comp_ws_size(enum zswap_comp comp, int level)
 {
+	if (comp_missing(comp))
+		return 0;
 	switch (comp) {
 	case ZSWAP_COMP_LZ4:
 		return comp_round((size_t)LZ4_sizeofState());
 	case ZSWAP_COMP_ZSTD:
 		level = comp_effective_level(comp, level);
-		return comp_zstd_cctx_size(level) + comp_round(ZSTD_estimateDCtxSize());
+		return comp_zstd_cctx_size(level) + comp_round(zstd.dctx_size());
 	case ZSWAP_COMP_LZO:
 		/* The header's size, not the 16 KiB the 13-bit dictionary
 		 * really uses: the rest is never touched, so never resident. */
@@ -102,10 +177,10 @@ static int comp_zstd_setup(ZSTD_CCtx *cctx, int level)
 		{ ZSTD_c_nbWorkers, 0 },
 	};
 
-	if (ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level)))
+	if (zstd.is_error(zstd.set_param(cctx, ZSTD_c_compressionLevel, level)))
 		return -EINVAL;
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		if (ZSTD_isError(ZSTD_CCtx_setParameter(cctx, fixed[i].p, fixed[i].v)))
+		if (zstd.is_error(zstd.set_param(cctx, fixed[i].p, fixed[i].v)))
 			return -EINVAL;
 	return 0;
 }
@@ -134,8 +209,8 @@ int comp_ws_init(struct comp_ws *ws, enum zswap_comp comp, int level, void *mem,
 	}
 
 	size_t csize = comp_zstd_cctx_size(ws->level);
-	ZSTD_CCtx *cctx = ZSTD_initStaticCCtx(mem, csize);
-	ZSTD_DCtx *dctx = ZSTD_initStaticDCtx((char *)mem + csize, need - csize);
+	ZSTD_CCtx *cctx = zstd.init_cctx(mem, csize);
+	ZSTD_DCtx *dctx = zstd.init_dctx((char *)mem + csize, need - csize);
 
 	if (!cctx || !dctx || comp_zstd_setup(cctx, ws->level))
 		return -EINVAL;
@@ -156,7 +231,7 @@ int comp_compress(struct comp_ws *ws, const void *src, void *dst, size_t dst_cap
 	if (ws->comp == ZSWAP_COMP_LZO) {
 		lzo_uint n = 0;
 
-		if (lzo1x_1_15_compress(src, ZS_PAGE_SIZE, ws->lzo_out, &n, ws->lzo_wrk) != LZO_E_OK)
+		if (lzo.compress(src, ZS_PAGE_SIZE, ws->lzo_out, &n, ws->lzo_wrk) != LZO_E_OK)
 			return -EIO;
 		if (n > dst_cap)
 			return 0;
@@ -164,13 +239,13 @@ int comp_compress(struct comp_ws *ws, const void *src, void *dst, size_t dst_cap
 		return (int)n;
 	}
 
-	size_t r = ZSTD_compress2(ws->cctx, dst, dst_cap, src, ZS_PAGE_SIZE);
+	size_t r = zstd.compress2(ws->cctx, dst, dst_cap, src, ZS_PAGE_SIZE);
 
-	if (ZSTD_isError(r)) {
+	if (zstd.is_error(r)) {
 		/* A failed frame leaves the context mid-stream: reset the session
 		 * (parameters are kept) so the next page starts clean. */
-		ZSTD_CCtx_reset(ws->cctx, ZSTD_reset_session_only);
-		return ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall ? 0 : -EIO;
+		zstd.reset(ws->cctx, ZSTD_reset_session_only);
+		return zstd.error_code(r) == ZSTD_error_dstSize_tooSmall ? 0 : -EIO;
 	}
 	return (int)r;
 }
@@ -189,9 +264,9 @@ int comp_decompress(struct comp_ws *ws, const void *src, size_t len, void *dst)
 		return lzo1x_decode(src, len, dst, ZS_PAGE_SIZE) == (long)ZS_PAGE_SIZE ? 0 : -EIO;
 	}
 
-	size_t r = ZSTD_decompressDCtx(ws->dctx, dst, ZS_PAGE_SIZE, src, len);
+	size_t r = zstd.decompress(ws->dctx, dst, ZS_PAGE_SIZE, src, len);
 
-	return !ZSTD_isError(r) && r == ZS_PAGE_SIZE ? 0 : -EIO;
+	return !zstd.is_error(r) && r == ZS_PAGE_SIZE ? 0 : -EIO;
 }
 
 const char *comp_name(enum zswap_comp comp)

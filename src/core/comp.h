@@ -12,6 +12,8 @@
  * ZSTD_initStaticDCtx over that block, which zstd never grows (it fails
  * instead, which the store counts), LZO through lzo1x_1_15_compress, which
  * takes its memory from the caller only, and our own decoder (src/core/lzo.c).
+ * zstd and liblzo2 are called through pointers to libraries loaded at start
+ * (comp_load), LZ4 directly.
  *
  * A workspace is used by one thread at a time; the store hands them out.
  */
@@ -72,6 +74,16 @@ int comp_compress(struct comp_ws *ws, const void *src, void *dst, size_t dst_cap
  * Returns 0, or -EIO when the data is corrupt or does not decompress to
  * exactly one page. Never writes past dst + PAGE_SIZE. */
 int comp_decompress(struct comp_ws *ws, const void *src, size_t len, void *dst);
+
+/* NULL if comp can be used, else why not ("libzstd.so.1: cannot open shared
+ * object file: ..."). zstd and lzo are libraries loaded at their first use
+ * (src/core/comp.c): a caller that must not load one (a library thread)
+ * calls comp_load first. */
+const char *comp_missing(enum zswap_comp comp);
+
+/* Load every compressor's library now (the library's start-up, before its
+ * threads run): afterwards comp_missing only answers. */
+void comp_load(void);
 
 /* "lz4", "zstd" or "lzo" (the kernel's crypto names). */
 const char *comp_name(enum zswap_comp comp);

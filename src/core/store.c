@@ -1157,6 +1157,8 @@ int zswap_store_set_comp(struct zswap_store *s, enum zswap_comp comp, int level)
 
 	if (lvl < 0 || (unsigned int)comp >= ZSWAP_COMP_KINDS)
 		return -EINVAL;
+	if (comp_missing(comp))
+		return -ENOPKG;	/* its library is not loaded (comp_missing says why) */
 	pthread_mutex_lock(&s->kinds_lock);
 	ret = store_kind_make(s, comp, lvl);
 	if (!ret) {

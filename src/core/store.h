@@ -356,7 +356,8 @@ bool zswap_store_class_stat(struct zswap_store *s, unsigned int index, struct zs
  * ones too; a new zstd level only remakes the workspaces). The pools of
  * the compressor before stay until their last page goes. Not on a fault
  * path: it allocates (prim) and waits for every workspace. 0, -EINVAL (an
- * unknown compressor) or -ENOMEM (nothing changed).
+ * unknown compressor), -ENOPKG (its library is missing: comp_missing) or
+ * -ENOMEM (nothing changed).
  */
 int zswap_store_set_comp(struct zswap_store *s, enum zswap_comp comp, int level);
 

@@ -26,11 +26,10 @@
 #include "base/maps.h"
 #include "base/prim.h"
 #include "engine/region.h"
+#include "observe/unwind.h"
 
 #ifdef HAVE_LIBUNWIND
-#define UNW_LOCAL_ONLY
 #include <elf.h>
-#include <libunwind.h>
 #endif
 
 #define ATTRIB_SITES	4096
@@ -343,18 +342,12 @@ static void attrib_name_in(uintptr_t pc, char *func, size_t func_len, char *obje
 			   const char *maps)
 {
 #ifdef HAVE_LIBUNWIND
-	unw_context_t ctx;
-	unw_cursor_t c;
-	unw_word_t off = 0;
+	uintptr_t off = 0;
 	char name[80];
 
 	log_snprintf(func, func_len, "?");
-	/* libunwind, for what the object file cannot tell (no file): a cursor
-	 * at our own frame, moved to the address asked about, so the lookup is
-	 * the one an unwinder does for that frame. */
-	if (!attrib_name_elf(pc, maps, func, func_len) && pc && unw_getcontext(&ctx) == 0 &&
-	    unw_init_local(&c, &ctx) == 0 && unw_set_reg(&c, UNW_REG_IP, (unw_word_t)(pc - 1)) == 0 &&
-	    unw_get_proc_name(&c, name, sizeof(name), &off) == 0)
+	/* libunwind, for what the object file cannot tell (no file). */
+	if (!attrib_name_elf(pc, maps, func, func_len) && unwind_proc_name(pc, name, sizeof(name), &off) == 0)
 		log_snprintf(func, func_len, "%s+0x%lx", name, (unsigned long)off + 1);
 #else
 	log_snprintf(func, func_len, "unavailable");

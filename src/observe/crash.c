@@ -20,15 +20,12 @@
 
 #include "observe/attrib.h"
 #include "observe/coredump.h"
+#include "observe/unwind.h"
 #include "engine/engine.h"
 #include "base/log.h"
 #include "base/prim.h"
 #include "base/sigchain.h"
 
-#ifdef HAVE_LIBUNWIND
-#define UNW_LOCAL_ONLY
-#include <libunwind.h>
-#endif
 
 #define CRASH_FRAMES	32
 #define CRASH_MAPS	(1024 * 1024)
@@ -66,29 +63,25 @@ static void crash_line(const char *fmt, ...)
 
 static void crash_backtrace(void *uc)
 {
-#ifdef HAVE_LIBUNWIND
-	unw_cursor_t c;
+	uintptr_t ips[CRASH_FRAMES];
 	char func[128], obj[160];
+	int n = unwind_frames(uc, ips, CRASH_FRAMES);
 
-	if (unw_init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) != 0) {
-		crash_line("backtrace: libunwind could not start");
+	if (n < 0) {
+#ifdef HAVE_LIBUNWIND
+		crash_line("backtrace: libunwind is missing or could not start");
+#else
+		crash_line("backtrace: unavailable (built without libunwind)");
+#endif
 		return;
 	}
-	for (int i = 0; i < CRASH_FRAMES; i++) {
-		unw_word_t ip = 0;
-		unw_get_reg(&c, UNW_REG_IP, &ip);
+	for (int i = 0; i < n; i++) {
 		/* The first frame's address is the faulting instruction, the
 		 * others are return addresses (attrib_name looks up ip - 1). */
-		attrib_name((uintptr_t)ip + (i == 0), func, sizeof(func), obj, sizeof(obj), crash_maps,
+		attrib_name(ips[i] + (i == 0), func, sizeof(func), obj, sizeof(obj), crash_maps,
 			    crash_maps ? CRASH_MAPS : 0);
-		crash_line("  #%d 0x%lx %s (%s)", i, (unsigned long)ip, func, obj);
-		if (unw_step(&c) <= 0)
-			break;
+		crash_line("  #%d 0x%lx %s (%s)", i, (unsigned long)ips[i], func, obj);
 	}
-#else
-	(void)uc;
-	crash_line("backtrace: unavailable (built without libunwind)");
-#endif
 }
 
 static bool crash_on_fault(int sig, siginfo_t *info, void *uc)

@@ -1084,8 +1084,9 @@ static bool reclaim_set_comp(struct reclaim_order *o)
 	if (!rc)
 		return true;
 	o->err = rc;
+	const char *missing = rc == -ENOPKG ? comp_missing(o->nv.comp) : NULL;
 	log_snprintf(o->why, sizeof(o->why), "%s could not be set up (%s); still %s", comp_name(o->nv.comp),
-		     rc == -ENOMEM ? "no memory" : "unknown compressor", comp_name(eng.opt.comp));
+		     missing ? missing : rc == -ENOMEM ? "no memory" : "unknown compressor", comp_name(eng.opt.comp));
 	return false;
 }
 

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
@@ -35,6 +36,8 @@
 #include "base/bindnow.h"
 #include "engine/writeback.h"
 #include "base/elfsym.h"
+#include "core/backing.h"
+#include "core/comp.h"
 #include "base/fdtab.h"
 #include "base/inject.h"
 #include "base/log.h"
@@ -49,6 +52,7 @@
 #include "engine/region.h"
 #include "engine/uffd.h"
 #include "observe/stats.h"
+#include "observe/unwind.h"
 #include "reclaim/group.h"
 #include "reclaim/reclaim.h"
 
@@ -356,6 +360,11 @@ void start_wake_slow(bool now)
 	/* A vfork child (posix_spawn) runs on its parent's memory until it
 	 * execs: never a start there. */
 	if ((pid_t)syscall(SYS_getpid) != eng.pid)
+		return;
+	/* Nor inside the loader mapping an object (a program thread's dlopen
+	 * allocating): the start loads libraries of its own (start_load_libs)
+	 * and reads the loader's list of objects. The next call starts it. */
+	if (_r_debug.r_state != RT_CONSISTENT)
 		return;
 	int expected = ENGINE_DEFERRED;
 	if (!atomic_compare_exchange_strong(&eng.state, &expected, ENGINE_STARTING))
@@ -840,6 +849,34 @@ off:
 	atomic_store(&eng.state, ENGINE_OFF);
 }
 
+/*
+ * The libraries only a started library calls (src/base/dynlib.h), loaded
+ * before bindnow_closure (their lazily bound slots, if the program loaded
+ * them first, are bound with the rest) and before any thread of ours runs:
+ * no library thread ever enters the loader. A compressor whose library is
+ * missing is replaced by lz4, said once; the tier says it itself when it
+ * is wanted (writeback_init); backtraces are off (unwind_load says so).
+ */
+static void start_load_libs(void)
+{
+	const char *why;
+
+	comp_load();
+	backing_load();
+	unwind_load();
+	if ((why = comp_missing(eng.opt.comp)) != NULL) {
+		zlog("ZSWAP_COMPRESSOR=%s is not available (%s): lz4 is used", comp_name(eng.opt.comp), why);
+		eng.opt.comp = ZSWAP_COMP_LZ4;
+		eng.opt.comp_level = 0;
+	}
+	if ((why = comp_missing(eng.opt.recomp)) != NULL) {
+		zlog("ZSWAP_RECOMP_ALGORITHM=%s is not available (%s): recompression uses lz4",
+		     comp_name(eng.opt.recomp), why);
+		eng.opt.recomp = ZSWAP_COMP_LZ4;
+		eng.opt.recomp_level = 0;
+	}
+}
+
 /* The start itself: in the constructor, or at a deferred process's first
  * memory call (start_wake_slow: other threads of the program run, and
  * their calls pass through until the state is ENGINE_RUNNING). */
@@ -855,6 +892,7 @@ static void start_run(void)
 	engine_note_objects();
 	start_find_nthreads();
 	sigchain_on_tkill(start_on_tkill);
+	start_load_libs();
 	/* Before any thread of ours runs or any page is managed. */
 	int bound = bindnow_closure();
 	if (eng.opt.verbose >= 2)

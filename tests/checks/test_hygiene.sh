@@ -29,6 +29,11 @@
 #                 once) (engine_note_objects)
 #       bindnow.o dl_iterate_phdr, dladdr1 (the dependencies' PLT slots,
 #                 bound once) (bindnow_closure)
+#       dynlib.o  dlopen, dlsym, dlerror, dlclose, dlinfo (zstd, lzo2,
+#                 sodium and unwind loaded when the library starts)
+#                 (dynlib_try); their functions are called through
+#                 pointers, so the names the tables ask for (comp.o,
+#                 backing.o, unwind.o) are checked as calls would be
 #       backing.o open, stat, statfs, statvfs, access, mkostemp, unlink,
 #                 fchmod, fcntl, libsodium's set-up, pthread_mutex_init
 #                 (backing_open and its helpers; backing_fork_child, in a
@@ -51,7 +56,8 @@
 #     three names alloc.o defines do not count as the library's own when
 #     another object calls them.
 #     elfsym.o (src/base/elfsym.c) reads _r_debug (the link map: the loaded
-#     objects' symbol tables, read without the loader).
+#     objects' symbol tables, read without the loader); start.o reads its
+#     state word (no start while the loader maps an object).
 # Anything else (malloc, calloc, realloc, free, printf/puts/fopen and the
 # rest of stdio, getenv, dlsym, dlopen, __tls_get_addr, qsort, atexit,
 # strerror, sysconf outside start-up...) fails. Then the linked library
@@ -79,6 +85,7 @@ say() { printf '%s: %s\n' "$name" "$*" >&2; }
 command -v nm >/dev/null 2>&1 || { say "SKIP: nm (binutils) is not installed"; exit 77; }
 command -v objdump >/dev/null 2>&1 || { say "SKIP: objdump (binutils) is not installed"; exit 77; }
 command -v readelf >/dev/null 2>&1 || { say "SKIP: readelf (binutils) is not installed"; exit 77; }
+command -v objcopy >/dev/null 2>&1 || { say "SKIP: objcopy (binutils) is not installed"; exit 77; }
 
 set -- "$builddir"/src/*/.libs/*.o
 [ -r "$1" ] || { say "ERROR: no library objects under $builddir/src (make builds them)"; exit 99; }
@@ -135,6 +142,8 @@ allowed() {
 		return 1 ;;
 	engine:dl_iterate_phdr|bindnow:dl_iterate_phdr|bindnow:dladdr1)
 		return 1 ;;
+	dynlib:dlopen|dynlib:dlsym|dynlib:dlerror|dynlib:dlclose|dynlib:dlinfo)
+		return 1 ;;
 	store:sysconf|store:pthread_mutex_init|store:pthread_mutex_destroy)
 		return 1 ;;
 	zsmalloc:pthread_mutex_init|zsmalloc:pthread_mutexattr_*|zsmalloc:pthread_mutex_destroy)
@@ -157,12 +166,12 @@ allowed() {
 		return 1 ;;
 	backing:pthread_mutex_init|backing:pthread_mutex_destroy)
 		return 1 ;;
-	growth:__libc_malloc|growth:__libc_calloc|growth:__libc_realloc|growth:__curbrk|growth:_DYNAMIC|elfsym:_r_debug)
+	growth:__libc_malloc|growth:__libc_calloc|growth:__libc_realloc|growth:__curbrk|growth:_DYNAMIC|elfsym:_r_debug|start:_r_debug)
 		return 0 ;;
 	# libunwind (local unwinding), only on the statistics thread after
 	# every library lock is dropped (attrib_collect -> attrib_name) and
 	# in a crash report of a process that is dying (crash_backtrace)
-	attrib:_UL*|attrib:_U*_getcontext|crash:_UL*|crash:_U*_getcontext)
+	unwind:_UL*|unwind:_U*_getcontext)
 		return 0 ;;
 	esac
 	return 2
@@ -175,6 +184,7 @@ startup_fns() {
 	start) echo "start_init start_run start_ctor start_handlers start_thread start_handler_cpus" ;;
 	engine) echo "engine_note_objects" ;;
 	bindnow) echo "bindnow_closure" ;;
+	dynlib) echo "dynlib_try" ;;
 	backing) echo "backing_open backing_create backing_check_dir backing_cap backing_dir_on_disk backing_close backing_fork_child" ;;
 	store) echo "zswap_store_create store_default_workspaces zswap_store_destroy zswap_store_fork_child" ;;
 	comp) echo "comp_ws_init" ;;
@@ -221,6 +231,21 @@ check_obj() {
 			bad=1 ;;
 		esac
 	done < "$tmp/undef"
+	# The functions a table asks dynlib for by name (a string in the
+	# object's read-only data): each must be allowed as a call from this
+	# object would be.
+	case $base in
+	comp|backing|unwind)
+		objcopy -O binary --only-section='.rodata*' "$obj" "$tmp/rodata" 2>/dev/null || : > "$tmp/rodata"
+		strings -a "$tmp/rodata" | grep -xE '(ZSTD|LZ4)_[A-Za-z0-9_]+|_*lzo[A-Za-z0-9_]*|sodium_[a-z_]+|crypto_[a-z0-9_]+|randombytes_[a-z_]+|_U[A-Za-z0-9_]+' |
+			sort -u > "$tmp/named"
+		while read -r sym; do
+			allowed "$base" "$sym"
+			[ $? -le 1 ] && continue
+			echo "FAIL: $base.o asks dynlib for $sym: not allowed in libzswap"
+			bad=1
+		done < "$tmp/named" ;;
+	esac
 	return $bad
 }
 
@@ -268,7 +293,16 @@ if [ -f "$lib" ]; then
 		case $s in
 		malloc|calloc|realloc|reallocarray|free|posix_memalign|aligned_alloc|memalign|valloc|pvalloc|\
 		strdup|strndup|*printf*|puts|fputs|fputc|putc|putchar|fopen*|fdopen|fclose|fwrite|fread|fflush|fgets|\
-		getenv|secure_getenv|setenv|putenv|dlsym|dlvsym|dlopen|dladdr|dlerror|__tls_get_addr|\
+		dlsym|dlopen|dlerror)
+			# dynlib.o's alone, in its start-up function (checked above)
+			for o in $objs; do
+				[ "$(basename "$o")" = dynlib.o ] && continue
+				if nm -u "$o" | awk '{ print $NF }' | sed 's/@.*//' | grep -qxF "$s"; then
+					echo "FAIL: libzswap.so imports $s (from $(basename "$o"))" >&2
+					fail=1
+				fi
+			done ;;
+		getenv|secure_getenv|setenv|putenv|dlvsym|dladdr|__tls_get_addr|\
 		qsort|atexit|__cxa_atexit|exit|syslog|strerror|opendir|backtrace)
 			echo "FAIL: libzswap.so imports $s" >&2
 			fail=1 ;;

@@ -63,6 +63,12 @@ for f in "$libdir/libzswap.so.0" "$libdir/libzswap.so" "$libdir/pkgconfig/libzsw
 	[ -e "$root$f" ] || fail "no $f in the packages"
 done
 [ -e "$root$libdir/libzswap.la" ] && fail "the packages carry libtool's $libdir/libzswap.la"
+# What the library loads at start (src/base/dynlib.h): dpkg-shlibdeps
+# sees no DT_NEEDED entry for them, debian/control names them.
+deps=$(dpkg-deb -f "$tmp/debs/libzswap0_${version}_"*.deb Depends)
+for d in libzstd1 liblzo2-2 libsodium23; do
+	printf '%s\n' "$deps" | grep -qw "$d" || fail "libzswap0 does not depend on $d (loaded at start): $deps"
+done
 dpkg-deb -f "$tmp/debs/zswap-tools_${version}_"*.deb Depends | grep -q "libzswap0 (= $version)" ||
 	fail "zswap-tools does not depend on libzswap0 (= $version)"
 
