@@ -71,7 +71,9 @@ while not os.path.exists(stop):
 print("dumps", k, flush=True)
 PY
 mkfifo "$ENG_TMP/go" || eng_skip "mkfifo failed"
-timeout "$ENG_TIMEOUT" env LD_PRELOAD="$ENG_PRELOAD" /usr/bin/python3 "$ENG_TMP/parent.py" \
+# The parent waits on its standard input, making no memory call: started at
+# once (ZSWAP_START_DELAY=0), so that it serves its socket from the start.
+timeout "$ENG_TIMEOUT" env LD_PRELOAD="$ENG_PRELOAD" ZSWAP_START_DELAY=0 /usr/bin/python3 "$ENG_TMP/parent.py" \
 	"$XDG/libzswap" 200 < "$ENG_TMP/go" > "$ENG_TMP/parent.out" 2> "$ENG_TMP/parent.err" &
 parent=$!
 exec 9> "$ENG_TMP/go"
