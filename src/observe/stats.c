@@ -280,6 +280,31 @@ static void stats_classes(struct emitter *e, bool full)
  * it: memory.current, memory.max, memory.events and the members' pids. */
 static struct group_view stats_gv;	/* under stats_lock */
 
+/* The group's numbers, one list for the dump's section and for the
+ * counters request's "group." lines. */
+struct stats_group_num {
+	const char *name;
+	uint64_t val;
+};
+#define STATS_GROUP_NUMS 9
+
+static void stats_group_nums(const struct group_view *v, struct stats_group_num n[STATS_GROUP_NUMS])
+{
+	const struct stats_group_num all[STATS_GROUP_NUMS] = {
+		{ "memory.current", v->current },
+		{ "memory.max", v->max },
+		{ "memory.events.high", v->events_high },
+		{ "memory.events.max", v->events_max },
+		{ "memory.swap.current", v->swap_current },
+		{ "memory.swap.max", v->swap_max },
+		{ "memory.swap.events.max", v->swap_events_max },
+		{ "memory.stat.pgmajfault", v->refaults },
+		{ "members", v->nmembers },
+	};
+
+	memcpy(n, all, sizeof(all));
+}
+
 static void stats_group(struct emitter *e)
 {
 	const struct group_view *v = &stats_gv;
@@ -294,15 +319,10 @@ static void stats_group(struct emitter *e)
 	emit_section_begin(e, "group", "group (the process tree's memory limit)");
 	emit_kv_str(e, "token", v->token);
 	emit_kv_str(e, "parent", v->parent[0] ? v->parent : "none");
-	emit_kv_u64(e, "memory.current", v->current);
-	emit_kv_u64(e, "memory.max", v->max);
-	emit_kv_u64(e, "memory.events.high", v->events_high);
-	emit_kv_u64(e, "memory.events.max", v->events_max);
-	emit_kv_u64(e, "memory.swap.current", v->swap_current);
-	emit_kv_u64(e, "memory.swap.max", v->swap_max);
-	emit_kv_u64(e, "memory.swap.events.max", v->swap_events_max);
-	emit_kv_u64(e, "memory.stat.pgmajfault", v->refaults);
-	emit_kv_u64(e, "members", v->nmembers);
+	struct stats_group_num n[STATS_GROUP_NUMS];
+	stats_group_nums(v, n);
+	for (int i = 0; i < STATS_GROUP_NUMS; i++)
+		emit_kv_u64(e, n[i].name, n[i].val);
 	emit_kv_str(e, "pids", pids);
 	emit_section_end(e);
 }
@@ -533,13 +553,10 @@ static void stats_group_counters(struct emit_buf *b)
 	if (!group_snapshot(&stats_gv))
 		return;
 	emit_printf(b, "group.token %s\ngroup.parent %s\n", v->token, v->parent[0] ? v->parent : "none");
-	emit_printf(b, "group.memory.current %llu\ngroup.memory.max %llu\n", (unsigned long long)v->current,
-		    (unsigned long long)v->max);
-	emit_printf(b, "group.memory.events.high %llu\ngroup.memory.events.max %llu\ngroup.members %u\n",
-		    (unsigned long long)v->events_high, (unsigned long long)v->events_max, v->nmembers);
-	emit_printf(b, "group.memory.stat.pgmajfault %llu\n", (unsigned long long)v->refaults);
-	emit_printf(b, "group.memory.swap.current %llu\ngroup.memory.swap.max %llu\n",
-		    (unsigned long long)v->swap_current, (unsigned long long)v->swap_max);
+	struct stats_group_num n[STATS_GROUP_NUMS];
+	stats_group_nums(v, n);
+	for (int i = 0; i < STATS_GROUP_NUMS; i++)
+		emit_printf(b, "group.%s %llu\n", n[i].name, (unsigned long long)n[i].val);
 }
 
 /* The "counters" request: one "name value" line per counter (zswapctl
@@ -991,28 +1008,21 @@ void stats_exit_signals(void)
 	engine_sigrestore(&old);
 }
 
-/*
- * At exit: a dump the signal asked for and not yet written, the dump at
- * exit (ZSWAP_STATS_AT_EXIT), and the socket removed. Not in a forked child
- * (another pid: the socket is the parent's). Nothing is stopped: faults are
- * still served (see engine.c). A fork child's copy of done is the
- * parent's value, false: the parent has not ended.
- */
 bool stats_signal_pending(void)
 {
 	return atomic_load(&stats_answered) != atomic_load(&stats_asked);
 }
 
-__attribute__((destructor)) static void stats_fini(void)
-{
-	stats_exit();
-}
-
+/*
+ * At exit (src/shim/start.c's destructor, or _exit before a deferred
+ * start): a dump the signal asked for and not yet written, the dump at exit
+ * (ZSWAP_STATS_AT_EXIT), and the socket removed. Not in a forked child
+ * (another pid: the socket is the parent's). Nothing is stopped: faults are
+ * still served (see engine.c).
+ */
 void stats_exit(void)
 {
-	static _Atomic bool done;
-
-	if (!stats_owned() || atomic_exchange(&done, true))
+	if (!stats_owned())
 		return;
 	sock_remove();
 	stats_exit_signals();

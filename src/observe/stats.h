@@ -49,8 +49,8 @@ void stats_exit_signals(void);
 /* A dump the statistics signal asked for is not written yet. */
 bool stats_signal_pending(void);
 
-/* What the destructor does at exit (a dump asked for, the dump at exit,
- * the socket removed), once: for a start made at exit itself. */
+/* At exit, from the library's one destructor (src/shim/start.c) or _exit:
+ * a dump asked for, the dump at exit, the socket removed. */
 void stats_exit(void);
 
 /* The statistics socket for the current effective user (sock.h says

@@ -424,8 +424,8 @@ void start_exit(void)
 	stats_exit();
 }
 
-/* exit() with a dump asked for before a deferred start: start_exit. (The
- * statistics' own destructor does the rest when it runs after this one.) */
+/* exit(): the statistics' end (start_exit), a deferred start first when a
+ * dump was asked for before it. */
 __attribute__((destructor)) static void start_fini(void)
 {
 	start_exit();

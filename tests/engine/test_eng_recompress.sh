@@ -81,8 +81,8 @@ rc_ok idle
 grep -q "of 0 tried" "$ENG_TMP/rc.out" || eng_fail "second idle: $(cat "$ENG_TMP/rc.out")"
 
 # Every page read back (from recompressed entries) and stored afresh, the
-# first of each kind written anew: stored by lz4 again, not kept as zstd
-# made it, the pool's compressed bytes back where they were but for the
+# program having rewritten the first page of each kind: stored by lz4
+# again, not kept as zstd made it, the pool's compressed bytes back where they were but for the
 # one text page written anew (less than a page either way). Then the
 # reclaimer's idle recompression tries them all again.
 touch "$OD_DIR/go"
