@@ -108,6 +108,7 @@ struct zswap_stats {
 	uint64_t install_failed;		/* installs of a page read back refused (EAGAIN: retried; ENOMEM twice: stored again) */
 	uint64_t fault_threads;			/* fault handler threads serving */
 	uint64_t backing_free_bytes;		/* bytes: freed slots whose blocks the tier's file keeps for reuse */
+	uint64_t memory_peak;			/* bytes: the highest charge read since start (memory.peak) */
 };
 
 /* Compress the managed pages of [addr, addr + len) into the pool and drop

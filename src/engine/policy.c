@@ -360,16 +360,27 @@ uint64_t policy_pool_page_bytes(void)
  * less the pages it shares copy-on-write with other members (counted once,
  * each sharer's proportional part), in place of the last reading and the
  * pages filled since. */
+void policy_peak(_Atomic uint64_t *peak, uint64_t v)
+{
+	uint64_t p = atomic_load_explicit(peak, memory_order_relaxed);
+
+	while (v > p && !atomic_compare_exchange_weak_explicit(peak, &p, v, memory_order_relaxed,
+							       memory_order_relaxed))
+		;
+}
+
 static void policy_group_publish(uint64_t rss)
 {
-	_Atomic uint64_t *mine = pol.grp_mine, *total = pol.grp_total;
+	_Atomic uint64_t *mine = pol.grp_mine, *total = pol.grp_total, *peak = pol.grp_peak;
 	uint64_t shared = atomic_load_explicit(&pol.grp_shared, memory_order_relaxed);
 
 	if (!mine || !total)
 		return;
 	uint64_t pub = rss > shared ? rss - shared : 0;
 	uint64_t old = atomic_exchange_explicit(mine, pub, memory_order_relaxed);
-	atomic_fetch_add_explicit(total, pub - old, memory_order_relaxed);	/* modulo 2^64 */
+	uint64_t now = atomic_fetch_add_explicit(total, pub - old, memory_order_relaxed) + (pub - old);	/* modulo 2^64 */
+	if (peak && now < (UINT64_C(1) << 62))	/* a sum passing below zero for a moment is no peak */
+		policy_peak(peak, now);
 }
 
 /* The charge in bytes: the resident pages from /proc/self/statm ("size
@@ -410,6 +421,7 @@ uint64_t policy_read_charge(void)
 		adj -= (int64_t)policy_pool_page_bytes();
 	rss = adj >= 0 ? rss + (uint64_t)adj : rss > (uint64_t)-adj ? rss - (uint64_t)-adj : 0;
 	atomic_store_explicit(&pol.charge, rss, memory_order_relaxed);
+	policy_peak(&pol.peak, rss);
 	policy_group_publish(rss);
 	return rss;
 }
@@ -551,6 +563,7 @@ void policy_stats(struct zswap_stats *st)
 {
 	st->memory_max = pol.limit;
 	st->memory_current = pol.on ? atomic_load(&pol.charge) : 0;
+	st->memory_peak = pol.on ? atomic_load(&pol.peak) : 0;
 	st->pgscan = atomic_load(&pol.pgscan);
 	st->pgsteal = atomic_load(&pol.pgsteal);
 	st->pgsteal_proactive = atomic_load(&pol.pgsteal_proactive);

@@ -145,13 +145,14 @@ struct policy_state {
 	struct timespec t0;
 
 	_Atomic uint64_t charge;	/* bytes, at the last reading */
+	_Atomic uint64_t peak;		/* bytes: the highest reading (memory.peak) */
 	/* The group this process is a member of (src/reclaim/group.c), NULL
 	 * outside one: the group's charge and this member's share of it, in
 	 * the shared file. The throttle compares the group's charge; the fault
 	 * path adds the pages it fills to both, and policy_read_charge puts
 	 * the reading (less the pages shared copy-on-write with other members,
 	 * grp_shared) in place of this member's share. */
-	_Atomic uint64_t *grp_total, *grp_mine, *grp_events_max;
+	_Atomic uint64_t *grp_total, *grp_mine, *grp_events_max, *grp_peak;
 	_Atomic uint64_t grp_shared;
 	_Atomic uint64_t file;		/* bytes of it file-backed or shmem (statm's shared) */
 	uint64_t file_drop_ns;		/* hist_now() at the last filemap_drop, 0: none yet */
@@ -232,6 +233,8 @@ static inline int64_t policy_ns_between(const struct timespec *a, const struct t
 uint64_t policy_read_charge(void);
 /* The pool's zspage pages, in bytes. */
 uint64_t policy_pool_page_bytes(void);
+/* Raise *peak to v if v is higher (memory.peak: the charge's, a group's). */
+void policy_peak(_Atomic uint64_t *peak, uint64_t v);
 
 /* Tell handlers holding faults to look again. */
 void policy_progress(void);

@@ -286,13 +286,14 @@ struct stats_group_num {
 	const char *name;
 	uint64_t val;
 };
-#define STATS_GROUP_NUMS 9
+#define STATS_GROUP_NUMS 10
 
 static void stats_group_nums(const struct group_view *v, struct stats_group_num n[STATS_GROUP_NUMS])
 {
 	const struct stats_group_num all[STATS_GROUP_NUMS] = {
 		{ "memory.current", v->current },
 		{ "memory.max", v->max },
+		{ "memory.peak", v->peak },
 		{ "memory.events.high", v->events_high },
 		{ "memory.events.max", v->events_max },
 		{ "memory.swap.current", v->swap_current },
@@ -499,7 +500,7 @@ static uint64_t stats_ratio100(uint64_t orig, uint64_t pool)
 static void stats_summary(struct emitter *e, const struct zswap_stats *st)
 {
 	struct stats_rates r;
-	char saved[24], orig[24], pool[24], tier[24], file[24], cap[24], limit[24], charge[24];
+	char saved[24], orig[24], pool[24], tier[24], file[24], cap[24], limit[24], charge[24], peak[24];
 	uint64_t ratio = stats_ratio100(st->orig_data_size, st->pool_total_size);
 	uint64_t held = st->memory_pressure_some_us;
 
@@ -512,6 +513,7 @@ static void stats_summary(struct emitter *e, const struct zswap_stats *st)
 	log_human(cap, sizeof(cap), st->backing_max_bytes);
 	log_human(limit, sizeof(limit), st->memory_max);
 	log_human(charge, sizeof(charge), st->memory_current);
+	log_human(peak, sizeof(peak), st->memory_peak);
 	emit_section_begin(e, "summary", "summary (the full sections follow)");
 	emit_text(e, "saved          %s\n", saved);
 	emit_text(e, "stored         %s in a pool of %s, ratio %llu.%02llu\n", orig, pool,
@@ -521,7 +523,10 @@ static void stats_summary(struct emitter *e, const struct zswap_stats *st)
 			  (unsigned long long)st->bd_count, file, cap);
 	else
 		emit_text(e, "second tier    none\n");
-	emit_text(e, "limit          %s, charge %s\n", st->memory_max ? limit : "none", charge);
+	if (st->memory_max)
+		emit_text(e, "limit          %s, charge %s, peak %s\n", limit, charge, peak);
+	else
+		emit_text(e, "limit          none, charge %s\n", charge);
 	emit_text(e, "lately         %llu refaults/s, %llu stores/s (over %llu.%llu s)\n",
 		  (unsigned long long)r.refaults, (unsigned long long)r.stores,
 		  (unsigned long long)(r.window_ms / 1000), (unsigned long long)(r.window_ms % 1000 / 100));
@@ -536,6 +541,7 @@ static void stats_summary(struct emitter *e, const struct zswap_stats *st)
 	emit_json_u64(e, "tier_max_bytes", st->backing_max_bytes);
 	emit_json_u64(e, "limit_bytes", st->memory_max);
 	emit_json_u64(e, "charge_bytes", st->memory_current);
+	emit_json_u64(e, "peak_bytes", st->memory_peak);
 	emit_json_u64(e, "refaults_per_s", r.refaults);
 	emit_json_u64(e, "stores_per_s", r.stores);
 	emit_json_u64(e, "rate_window_ms", r.window_ms);

@@ -69,7 +69,7 @@
 #include "engine/writeback.h"
 
 #define GROUP_MAGIC	0x5a53574750524f31ull	/* "ZSWGPRO1" */
-#define GROUP_VERSION	3
+#define GROUP_VERSION	4
 #define GROUP_DEPTH	4		/* groups on a member's path: its own and its ancestors */
 #define GROUP_COLD_S	2		/* a resident page not faulted in for this long is cold */
 #define GROUP_DEFER_MS	300		/* the longest a busy member leaves the excess to idle ones */
@@ -112,7 +112,8 @@ struct group_hdr {
 	_Atomic uint64_t reaped_ns;		/* the last reaping pass, by whichever member */
 	_Atomic uint64_t swap;			/* memory.swap.current: the slots' disk bytes summed */
 	_Atomic uint64_t swap_events_max;	/* tier writes refused at tier_max */
-	uint8_t pad[4096 - 176 - OPT_STRING_MAX - 8];
+	_Atomic uint64_t peak;			/* memory.peak: the highest total */
+	uint8_t pad[4096 - 184 - OPT_STRING_MAX - 8];
 	struct group_slot slots[GROUP_MEMBERS_MAX];
 };
 _Static_assert(offsetof(struct group_hdr, slots) == 4096, "the header is one page");
@@ -499,6 +500,7 @@ static void group_reap(struct group_hdr *h)
 	}
 	atomic_store(&h->total, sum);
 	atomic_store(&h->swap, disk);
+	policy_peak(&h->peak, sum);
 }
 
 /* --- joining ------------------------------------------------------------- */
@@ -573,6 +575,7 @@ static void group_point(unsigned int i)
 	pol.kick_word = grp.depth ? &grp.me[0]->kick : NULL;
 	pol.grp_total = grp.depth ? &grp.g[i]->total : NULL;
 	pol.grp_events_max = grp.depth ? &grp.g[i]->events_max : NULL;
+	pol.grp_peak = grp.depth ? &grp.g[i]->peak : NULL;
 }
 
 /* The tier's counters: every group of the path, this member's slot in
@@ -594,7 +597,7 @@ static void group_share(const char *dir, uint64_t max)
 static void group_leave_all(void)
 {
 	writeback_group(NULL, 0, NULL);	/* before the slots go: another member may take them */
-	pol.grp_total = pol.grp_mine = pol.grp_events_max = NULL;
+	pol.grp_total = pol.grp_mine = pol.grp_events_max = pol.grp_peak = NULL;
 	pol.kick_word = NULL;
 	for (unsigned int i = 0; i < grp.depth; i++)
 		if (grp.me[i])
@@ -678,7 +681,7 @@ void group_init(uint64_t limit)
 
 void group_fork_child(void)
 {
-	pol.grp_total = pol.grp_mine = pol.grp_events_max = NULL;
+	pol.grp_total = pol.grp_mine = pol.grp_events_max = pol.grp_peak = NULL;
 	pol.kick_word = NULL;	/* the parent's slot's, until its own */
 	if (!grp.depth)
 		return;
@@ -873,7 +876,9 @@ uint64_t group_tick(void)
 	for (unsigned int i = 1; i < grp.depth; i++) {
 		uint64_t c = atomic_load(&grp.me[0]->charge);
 		uint64_t old = atomic_exchange(&grp.me[i]->charge, c);
-		atomic_fetch_add(&grp.g[i]->total, c - old);
+		uint64_t t = atomic_fetch_add(&grp.g[i]->total, c - old) + (c - old);
+		if (t < (UINT64_C(1) << 62))
+			policy_peak(&grp.g[i]->peak, t);
 	}
 	if (pol.grp_total != &grp.g[which]->total)
 		group_point(which);
@@ -944,6 +949,7 @@ bool group_snapshot(struct group_view *v)
 	memcpy(v->token, h->token, sizeof(v->token));
 	memcpy(v->parent, h->parent, sizeof(v->parent));
 	v->current = atomic_load(&h->total);
+	v->peak = atomic_load(&h->peak);
 	v->max = atomic_load(&h->max);
 	v->events_high = atomic_load(&h->events_high);
 	v->events_max = atomic_load(&h->events_max);

@@ -38,6 +38,7 @@ struct group_view {
 	char token[GROUP_TOKEN_HEX + 1];	/* "" when not in a group */
 	char parent[GROUP_TOKEN_HEX + 1];	/* "" for a group of its own */
 	uint64_t current, max;		/* memory.current, memory.max (bytes) */
+	uint64_t peak;			/* memory.peak: the highest memory.current (bytes) */
 	uint64_t events_high, events_max;	/* memory.events */
 	uint64_t swap_current, swap_max;	/* memory.swap.current, .max: the second tier (bytes; max 0: none) */
 	uint64_t swap_events_max;		/* memory.swap.events max: tier writes refused at the cap */

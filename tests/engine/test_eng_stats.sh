@@ -197,7 +197,7 @@ if list(d)[:5] != ["libzswap", "pid", "comm", "dump", "reason"] or "classes" not
     bad.append(f"keys: {list(d)}")
 summ = d.get("summary", {})
 keys = ["saved_bytes", "stored_bytes", "pool_bytes", "ratio", "tier_bytes", "limit_bytes",
-        "charge_bytes", "refaults_per_s", "stores_per_s", "held_at_limit_us"]
+        "charge_bytes", "peak_bytes", "refaults_per_s", "stores_per_s", "held_at_limit_us"]
 if [k for k in d if k not in ("libzswap", "pid", "comm", "dump", "reason", "uptime_ms")][:1] != ["summary"]:
     bad.append(f"the summary is not the first section: {list(d)}")
 elif [k for k in keys if k not in summ] or summ["stored_bytes"] != d["mm_stat"]["orig_data_size"]:

@@ -146,7 +146,7 @@ enum {
 struct zswapctl_group {
 	char token[ZSWAPCTL_TOKEN_HEX + 1];	/* "" when not in a group */
 	char parent[ZSWAPCTL_TOKEN_HEX + 1];	/* "" for a group of its own */
-	unsigned long long current, max;	/* memory.current, memory.max */
+	unsigned long long current, max, peak;	/* memory.current, memory.max, memory.peak */
 	unsigned long long events_high, events_max, members;
 };
 

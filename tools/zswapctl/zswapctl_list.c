@@ -45,6 +45,7 @@ static void list_group(const char *out, size_t len, struct zswapctl_group *g)
 		g->parent[0] = '\0';
 	zswapctl_counter(out, len, "group.memory.current", &g->current);
 	zswapctl_counter(out, len, "group.memory.max", &g->max);
+	zswapctl_counter(out, len, "group.memory.peak", &g->peak);
 	zswapctl_counter(out, len, "group.memory.events.high", &g->events_high);
 	zswapctl_counter(out, len, "group.memory.events.max", &g->events_max);
 	zswapctl_counter(out, len, "group.members", &g->members);
@@ -313,9 +314,9 @@ void zswapctl_json_group(FILE *f, const struct zswapctl_group *g)
 		fprintf(f, "\"%s\"", g->parent);
 	else
 		fputs("null", f);
-	fprintf(f, ",\"memory.current\":%llu,\"memory.max\":%llu,\"memory.events.high\":%llu,"
-		"\"memory.events.max\":%llu,\"members\":%llu}", g->current, g->max, g->events_high, g->events_max,
-		g->members);
+	fprintf(f, ",\"memory.current\":%llu,\"memory.max\":%llu,\"memory.peak\":%llu,\"memory.events.high\":%llu,"
+		"\"memory.events.max\":%llu,\"members\":%llu}", g->current, g->max, g->peak, g->events_high,
+		g->events_max, g->members);
 }
 
 static void list_json(FILE *f, const struct zswapctl_procs *set)
