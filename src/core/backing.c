@@ -9,12 +9,15 @@
  * to keep the file near what is live. Whole pages make a free a punched
  * block and a read one aligned O_DIRECT request.
  *
- * Why XChaCha20-Poly1305 from libsodium: its calls are pure functions (no
- * allocation, no lock, constant time), fit for a fault handler; OpenSSL's
- * EVP calls go through providers that may lock. Per 4 KiB page it costs
- * about the same as LZ4 decompression (docs/BENCHMARKS.md, bench_backing).
- * The nonce is a random 16-byte prefix and the write's sequence number: it
- * never repeats under one key.
+ * Why libsodium's AEADs: their calls are pure functions (no allocation,
+ * no lock, constant time), fit for a fault handler; OpenSSL's EVP calls go
+ * through providers that may lock. AES-256-GCM where the CPU has AES-NI and
+ * PCLMUL (libsodium's own implementation, its key schedule expanded once
+ * into the secret page), XChaCha20-Poly1305 elsewhere: a page is read back
+ * and sealed once a refault and an eviction from the tier, and GCM takes
+ * about half of XChaCha20's time a page (docs/BENCHMARKS.md, bench_backing).
+ * The nonce is the write's sequence number after a random prefix (16 bytes
+ * of XChaCha20's 24, 4 of GCM's 12): it never repeats under one key.
  */
 #include "config.h"
 #include "core/backing.h"
@@ -59,6 +62,10 @@ static struct {
 	__typeof__(crypto_generichash_final) *hash_final;
 	__typeof__(crypto_aead_xchacha20poly1305_ietf_encrypt_detached) *seal;
 	__typeof__(crypto_aead_xchacha20poly1305_ietf_decrypt_detached) *open;
+	__typeof__(crypto_aead_aes256gcm_is_available) *gcm_available;
+	__typeof__(crypto_aead_aes256gcm_beforenm) *gcm_expand;
+	__typeof__(crypto_aead_aes256gcm_encrypt_detached_afternm) *gcm_seal;
+	__typeof__(crypto_aead_aes256gcm_decrypt_detached_afternm) *gcm_open;
 	__typeof__(sodium_memcmp) *memcmp;
 } sodium;
 
@@ -70,6 +77,10 @@ static const struct dynlib_sym backing_sodium_syms[] = {
 	BACKING_SYM(crypto_generichash_final, hash_final),
 	BACKING_SYM(crypto_aead_xchacha20poly1305_ietf_encrypt_detached, seal),
 	BACKING_SYM(crypto_aead_xchacha20poly1305_ietf_decrypt_detached, open),
+	BACKING_SYM(crypto_aead_aes256gcm_is_available, gcm_available),
+	BACKING_SYM(crypto_aead_aes256gcm_beforenm, gcm_expand),
+	BACKING_SYM(crypto_aead_aes256gcm_encrypt_detached_afternm, gcm_seal),
+	BACKING_SYM(crypto_aead_aes256gcm_decrypt_detached_afternm, gcm_open),
 	BACKING_SYM(sodium_memcmp, memcmp),
 };
 
@@ -88,8 +99,14 @@ const char *backing_load(void)
 #endif
 
 #define BACKING_TAG	16
-#define BACKING_PREFIX	16	/* random part of the 24-byte nonce */
+#define BACKING_PREFIX	16	/* random part of the 24-byte nonce (GCM's 12: 4) */
 #define BACKING_KEY	32
+
+/* The secret page: the key, and GCM's expanded key schedule. */
+struct backing_secret {
+	uint8_t key[BACKING_KEY];
+	crypto_aead_aes256gcm_state gcm;
+};
 
 /* Kept in memory for each slot in use: never written to the file. sum is
  * a fast 128-bit digest of the page's clear text (XXH3, under a random seed
@@ -105,6 +122,7 @@ struct backing {
 	int fd;
 	bool direct;			/* O_DIRECT; else written through and dropped from the cache */
 	bool encrypt;
+	bool gcm;			/* sealed with AES-256-GCM (else XChaCha20-Poly1305) */
 	uint64_t max_slots;
 	struct backing_meta *meta;	/* max_slots entries, reserved, touched as used */
 	_Atomic uint64_t *bitmap;	/* a set bit: slot in use */
@@ -114,7 +132,7 @@ struct backing {
 	uint64_t nr_pinned_free;	/* pinned slots this process no longer uses */
 	bool read_only;			/* a fork child's: the file is its parent's to write */
 	size_t meta_bytes, bitmap_bytes;
-	uint8_t *key;			/* BACKING_KEY bytes, a page of its own (prim_alloc_secret) */
+	struct backing_secret *secret;	/* a page of its own (prim_alloc_secret) */
 	uint8_t prefix[BACKING_PREFIX];
 	uint64_t sum_seed;
 	_Atomic uint64_t seq;
@@ -252,8 +270,8 @@ struct backing *backing_open(const struct backing_config *cfg, char *why, size_t
 	void *unpunched = bitmap ? prim_alloc(bitmap_bytes) : NULL;
 	void *pinned = unpunched ? prim_alloc(bitmap_bytes) : NULL;
 	void *pinned_freed = pinned ? prim_alloc(bitmap_bytes) : NULL;
-	void *key = pinned_freed ? prim_alloc_secret(BACKING_KEY) : NULL;
-	if (!key) {
+	struct backing_secret *secret = pinned_freed ? prim_alloc_secret(sizeof(*secret)) : NULL;
+	if (!secret) {
 		if (pinned_freed)
 			prim_free(pinned_freed, bitmap_bytes);
 		if (pinned)
@@ -281,8 +299,9 @@ struct backing *backing_open(const struct backing_config *cfg, char *why, size_t
 	b->pinned_freed = pinned_freed;
 	b->meta_bytes = meta_bytes;
 	b->bitmap_bytes = bitmap_bytes;
-	b->key = key;
-	sodium.random(b->key, BACKING_KEY);
+	b->secret = secret;
+	sodium.random(secret->key, BACKING_KEY);
+	b->gcm = cfg->encrypt && !cfg->xchacha && sodium.gcm_available() && sodium.gcm_expand(&secret->gcm, secret->key) == 0;
 	sodium.random(b->prefix, sizeof(b->prefix));
 	sodium.random(&b->sum_seed, sizeof(b->sum_seed));
 	pthread_mutex_init(&b->lock, NULL);
@@ -295,7 +314,7 @@ void backing_close(struct backing *b)
 		return;
 	backing_set_share(b, NULL);	/* its blocks go with the file */
 	fdtab_close(b->fd);
-	prim_free_secret(b->key, BACKING_KEY);	/* wiped */
+	prim_free_secret(b->secret, sizeof(*b->secret));	/* wiped */
 	prim_free(b->meta, b->meta_bytes);
 	prim_free((void *)b->bitmap, b->bitmap_bytes);
 	prim_free(b->unpunched, b->bitmap_bytes);
@@ -488,7 +507,7 @@ static void backing_digest(const struct backing *b, const void *page, uint64_t s
 	crypto_generichash_state st;
 	uint64_t id[2] = { slot, seq };
 
-	sodium.hash_init(&st, b->key, BACKING_KEY, BACKING_TAG);
+	sodium.hash_init(&st, b->secret->key, BACKING_KEY, BACKING_TAG);
 	sodium.hash_update(&st, page, ZS_PAGE_SIZE);
 	sodium.hash_update(&st, (const unsigned char *)id, sizeof(id));
 	sodium.hash_final(&st, tag, BACKING_TAG);
@@ -508,9 +527,12 @@ static void backing_seal(struct backing *b, const void *src, void *buf, uint64_t
 		return;
 	}
 	backing_nonce(b, m->seq, nonce);
-	sodium.seal(buf, m->tag, NULL, src, ZS_PAGE_SIZE,
-							    (const unsigned char *)&slot, sizeof(slot), NULL,
-							    nonce, b->key);
+	if (b->gcm)
+		sodium.gcm_seal(buf, m->tag, NULL, src, ZS_PAGE_SIZE, (const unsigned char *)&slot, sizeof(slot), NULL,
+				nonce + BACKING_PREFIX - 4, &b->secret->gcm);
+	else
+		sodium.seal(buf, m->tag, NULL, src, ZS_PAGE_SIZE, (const unsigned char *)&slot, sizeof(slot), NULL,
+			    nonce, b->secret->key);
 }
 
 /* 0 when the page read into dst verifies (and is decrypted in place). */
@@ -524,9 +546,17 @@ static int backing_open_seal(struct backing *b, void *dst, uint64_t slot)
 		return sodium.memcmp(tag, m->tag, BACKING_TAG) == 0 ? 0 : -1;
 	}
 	backing_nonce(b, m->seq, nonce);
-	return sodium.open(dst, NULL, dst, ZS_PAGE_SIZE, m->tag,
-								   (const unsigned char *)&slot, sizeof(slot),
-								   nonce, b->key);
+	if (b->gcm)
+		return sodium.gcm_open(dst, NULL, dst, ZS_PAGE_SIZE, m->tag, (const unsigned char *)&slot, sizeof(slot),
+				       nonce + BACKING_PREFIX - 4, &b->secret->gcm);
+	return sodium.open(dst, NULL, dst, ZS_PAGE_SIZE, m->tag, (const unsigned char *)&slot, sizeof(slot),
+			   nonce, b->secret->key);
+}
+
+const char *backing_sealing(const struct backing *b)
+{
+	return !b->encrypt ? "in the clear with a checksum"
+	       : b->gcm	   ? "sealed (AES-256-GCM)" : "sealed (XChaCha20-Poly1305)";
 }
 
 /* --- I/O ---------------------------------------------------------------------- */
@@ -801,7 +831,7 @@ void backing_fork_child(struct backing *b)
 
 const void *backing_key_addr(const struct backing *b)
 {
-	return b->key;
+	return b->secret->key;
 }
 
 int backing_fd(const struct backing *b)

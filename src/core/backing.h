@@ -13,7 +13,8 @@
  * freed); a freed slot is punched out of the file (FALLOC_FL_PUNCH_HOLE) and
  * the lowest free slot is reused first, so the file holds what is live.
  *
- * Every page is sealed with XChaCha20-Poly1305 (libsodium) under a random
+ * Every page is sealed with AES-256-GCM where the CPU runs it (AES-NI and
+ * PCLMUL), else XChaCha20-Poly1305 (both libsodium's), under a random
  * key that exists only in this process's memory: what is on disk is
  * ciphertext, and the 16-byte tag is the checksum, kept in memory with the
  * write's sequence number (24 bytes a slot) and never written. The slot
@@ -38,6 +39,7 @@ struct backing_config {
 	const char *dir;	/* where the file is made (never on tmpfs or ramfs) */
 	uint64_t max_bytes;	/* cap on the file's live bytes; 0 = the default */
 	bool encrypt;		/* seal pages (the default) or only checksum them */
+	bool xchacha;		/* seal with XChaCha20-Poly1305 even where AES-256-GCM runs (tests) */
 };
 
 struct backing_stats {
@@ -185,6 +187,10 @@ int backing_fd(const struct backing *b);
 
 /* Where the key lives (tests read its page's VmFlags in /proc/self/smaps). */
 const void *backing_key_addr(const struct backing *b);
+
+/* How pages are kept on disk, for a log line: "sealed (AES-256-GCM)",
+ * "sealed (XChaCha20-Poly1305)" or "in the clear with a checksum". */
+const char *backing_sealing(const struct backing *b);
 
 /* Test hook: fail the next n writes as if the disk were full (ENOSPC), with
  * an I/O error, with a short write (half a page written), or each of the

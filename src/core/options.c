@@ -130,7 +130,8 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		OPT_F_PAGE_UP },
 	[OPT_BACKING_ENCRYPT] = {
 		OPT_BACKING_ENCRYPT, "ZSWAP_BACKING_ENCRYPT", OPT_BOOL, "1", 0, 1, NULL, "",
-		"1 seals pages written to the tier (XChaCha20-Poly1305, a key only in memory);"
+		"1 seals pages written to the tier (AES-256-GCM, or XChaCha20-Poly1305 without AES-NI;"
+		" a key only in memory);"
 		" 0 writes them in the clear with a checksum", 0 },
 	[OPT_SWAP_CACHE] = {
 		OPT_SWAP_CACHE, "ZSWAP_SWAP_CACHE", OPT_BOOL, "1", 0, 1, NULL, "",

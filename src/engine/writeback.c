@@ -158,7 +158,7 @@ static bool writeback_open(void)
 		struct backing_stats st;
 		backing_stats(wb.b, &st);
 		zlog("writeback: a tier in %s of at most %llu MiB, %s", dir, (unsigned long long)(st.max_bytes >> 20),
-		     o->backing_encrypt ? "sealed (XChaCha20-Poly1305)" : "in the clear with a checksum");
+		     backing_sealing(wb.b));
 	}
 	return true;
 }

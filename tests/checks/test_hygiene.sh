@@ -160,6 +160,10 @@ allowed() {
 		return 0 ;;
 	backing:crypto_aead_xchacha20poly1305_ietf_*|backing:crypto_generichash_*|backing:sodium_memcmp)
 		return 0 ;;
+	backing:crypto_aead_aes256gcm_encrypt_detached_afternm|backing:crypto_aead_aes256gcm_decrypt_detached_afternm)
+		return 0 ;;
+	backing:crypto_aead_aes256gcm_is_available|backing:crypto_aead_aes256gcm_beforenm)
+		return 1 ;;
 	backing:open|backing:stat|backing:statfs|backing:statvfs|backing:access|backing:mkostemp|backing:unlink)
 		return 1 ;;
 	backing:fchmod|backing:fcntl|backing:sodium_init|backing:randombytes_buf|backing:sodium_memzero)

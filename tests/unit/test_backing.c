@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sodium.h>
 #include <linux/capability.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -128,9 +129,12 @@ static void copy_block(struct backing *b, uint64_t from, uint64_t to)
 		close(fd);
 }
 
-static void round_trip(bool encrypt)
+/* Each way of keeping pages: sealed with AES-256-GCM (where the CPU runs
+ * it, as libsodium says), with XChaCha20-Poly1305, or in the clear with a
+ * checksum. */
+static void round_trip(bool encrypt, bool xchacha)
 {
-	struct backing_config cfg = { .dir = disk_dir(), .max_bytes = 0, .encrypt = encrypt };
+	struct backing_config cfg = { .dir = disk_dir(), .max_bytes = 0, .encrypt = encrypt, .xchacha = xchacha };
 	char why[256] = "";
 	int64_t slots[NPAGES];
 	struct backing_stats st;
@@ -139,6 +143,10 @@ static void round_trip(bool encrypt)
 	CHECK(b != NULL, "backing_open(%s): %s", cfg.dir, why);
 	if (!b)
 		return;
+	const char *want = !encrypt ? "in the clear with a checksum"
+			   : !xchacha && crypto_aead_aes256gcm_is_available() ? "sealed (AES-256-GCM)"
+									       : "sealed (XChaCha20-Poly1305)";
+	CHECK(strcmp(backing_sealing(b), want) == 0, "pages kept %s, expected %s", backing_sealing(b), want);
 	for (unsigned int i = 0; i < NPAGES; i++) {
 		fill(page_buf, i);
 		slots[i] = backing_write(b, page_buf, scratch);
@@ -581,8 +589,11 @@ int main(void)
 	page_buf = prim_alloc(ZS_PAGE_SIZE);
 	scratch = prim_alloc(ZS_PAGE_SIZE);
 	run_buf = prim_alloc(RUN * ZS_PAGE_SIZE);
-	round_trip(true);
-	round_trip(false);
+	if (sodium_init() < 0)
+		CHECK(0, "libsodium could not start");
+	round_trip(true, false);
+	round_trip(true, true);
+	round_trip(false, false);
 	limits();
 	runs();
 	trim_keeps();
