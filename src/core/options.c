@@ -162,30 +162,30 @@ const struct opt_def opt_table[OPT__COUNT] = {
 	[OPT_INJECT_DECOMPRESS_FAIL] = {
 		OPT_INJECT_DECOMPRESS_FAIL, "ZSWAP_INJECT_DECOMPRESS_FAIL", OPT_UINT, "0", 0, 1000000,
 		NULL, "loads",
-		"testing: the next N loads of stored pages fail as if their data were corrupt", 0 },
+		"testing: the next N loads of stored pages fail as if their data were corrupt", OPT_F_START },
 	[OPT_INJECT_WRITEBACK_FAIL] = {
 		OPT_INJECT_WRITEBACK_FAIL, "ZSWAP_INJECT_WRITEBACK_FAIL", OPT_UINT, "0", 0, 1000000,
 		NULL, "writes",
-		"testing: the next N writes to the tier fail: ENOSPC, EIO and a short write in turn", 0 },
+		"testing: the next N writes to the tier fail: ENOSPC, EIO and a short write in turn", OPT_F_START },
 	[OPT_INJECT_COMPRESS_FAIL] = {
 		OPT_INJECT_COMPRESS_FAIL, "ZSWAP_INJECT_COMPRESS_FAIL", OPT_UINT, "0", 0, 1000000,
-		NULL, "stores", "testing: the compressor fails the next N stores", 0 },
+		NULL, "stores", "testing: the compressor fails the next N stores", OPT_F_START },
 	[OPT_INJECT_ALLOC_FAIL] = {
 		OPT_INJECT_ALLOC_FAIL, "ZSWAP_INJECT_ALLOC_FAIL", OPT_UINT, "0", 0, 1000000,
-		NULL, "stores", "testing: the pool has no memory for the next N stores", 0 },
+		NULL, "stores", "testing: the pool has no memory for the next N stores", OPT_F_START },
 	[OPT_INJECT_COPY_FAIL] = {
 		OPT_INJECT_COPY_FAIL, "ZSWAP_INJECT_COPY_FAIL", OPT_UINT, "0", 0, 1000000,
 		NULL, "installs",
-		"testing: the next N installs of a page read back fail, EAGAIN and ENOMEM in turn", 0 },
+		"testing: the next N installs of a page read back fail, EAGAIN and ENOMEM in turn", OPT_F_START },
 	[OPT_INJECT_THREAD_FAIL] = {
 		OPT_INJECT_THREAD_FAIL, "ZSWAP_INJECT_THREAD_FAIL", OPT_UINT, "0", 0, 64,
-		NULL, "threads", "testing: the first N threads the library starts cannot be created", 0 },
+		NULL, "threads", "testing: the first N threads the library starts cannot be created", OPT_F_START },
 	[OPT_INJECT_POOL_HOLD] = {
 		OPT_INJECT_POOL_HOLD, "ZSWAP_INJECT_POOL_HOLD", OPT_UINT, "0", 0, 1000000,
 		NULL, "orders",
 		"testing: the next N orders of zswapctl that change the pools (set compressor=, compact)"
 		" wait inside the change, where a fork waits for them, until a fault is served"
-		" (at most ten seconds; the reply says if none was)", 0 },
+		" (at most ten seconds; the reply says if none was)", OPT_F_START },
 	[OPT_STATS_SIGNAL] = {
 		OPT_STATS_SIGNAL, "ZSWAP_STATS_SIGNAL", OPT_SIGNAL, "SIGUSR1", 1, 64, NULL, "",
 		"signal that makes the library write a statistics dump; none: no signal", 0 },
@@ -201,10 +201,10 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		"format of the statistics dump", OPT_F_RUNTIME },
 	[OPT_STATS_INTERVAL] = {
 		OPT_STATS_INTERVAL, "ZSWAP_STATS_INTERVAL", OPT_UINT, "0", 0, 86400, NULL, "seconds",
-		"write a dump every N seconds; 0 = only on the signal", OPT_F_RUNTIME },
+		"write a dump every N seconds; 0 = only on the signal", OPT_F_RUNTIME | OPT_F_START },
 	[OPT_STATS_AT_EXIT] = {
 		OPT_STATS_AT_EXIT, "ZSWAP_STATS_AT_EXIT", OPT_BOOL, "0", 0, 1, NULL, "",
-		"1 writes a dump when the program exits", OPT_F_RUNTIME },
+		"1 writes a dump when the program exits", OPT_F_RUNTIME | OPT_F_START },
 	[OPT_STATS_TOP] = {
 		OPT_STATS_TOP, "ZSWAP_STATS_TOP", OPT_UINT, "10", 0, 1000, NULL, "mappings",
 		"mappings listed by the dump's attribution, most evicted bytes first", 0 },
@@ -216,7 +216,7 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		"1 offers dumps to zswapctl through a socket only this user can open", 0 },
 	[OPT_INJECT_CRASH] = {
 		OPT_INJECT_CRASH, "ZSWAP_INJECT_CRASH", OPT_BOOL, "0", 0, 1, NULL, "",
-		"testing: 1 makes the statistics thread crash at its first dump", 0 },
+		"testing: 1 makes the statistics thread crash at its first dump", OPT_F_START },
 };
 
 /*
@@ -758,6 +758,20 @@ void opt_copy(enum opt_id id, const struct opt_values *from, struct opt_values *
 		return;
 	opt_get(id, from, &val);
 	opt_set(id, &val, to);
+}
+
+bool opt_starts_now(const struct opt_values *v)
+{
+	struct opt_val val;
+
+	for (int i = 0; i < OPT__COUNT; i++) {
+		if (!(opt_table[i].flags & OPT_F_START))
+			continue;
+		opt_get((enum opt_id)i, v, &val);
+		if (val.u)
+			return true;
+	}
+	return false;
 }
 
 void opt_defaults(struct opt_values *v)

@@ -57,6 +57,10 @@ enum opt_type {
 #define OPT_F_CGROUP	0x10
 /* OPT_BOOL: also "auto"; the value is then OPT_AUTO, OPT_OFF or OPT_ON. */
 #define OPT_F_AUTO	0x20
+/* Nonzero, the library starts at once, not at ZSWAP_START_DELAY's deferred
+ * start: what it does (a dump at exit or on a clock, a failure injected
+ * at start-up) needs the library running (opt_starts_now). */
+#define OPT_F_START	0x40
 
 enum opt_id {
 	OPT_ENABLED,		/* ZSWAP_ENABLED */
@@ -265,6 +269,9 @@ enum opt_check_res opt_check(const char *name, size_t name_len, const char *valu
 /* Option id's value in from, set in to (zswapctl set: a running process's
  * values changed one option at a time). */
 void opt_copy(enum opt_id id, const struct opt_values *from, struct opt_values *to);
+
+/* True when an option flagged OPT_F_START is set (nonzero) in v. */
+bool opt_starts_now(const struct opt_values *v);
 
 /* The store configuration these options describe. */
 void opt_store_config(const struct opt_values *v, struct zswap_store_config *cfg);

@@ -438,9 +438,7 @@ static bool start_deferrable(void)
 {
 	const struct opt_values *o = &eng.opt;
 
-	if (!o->start_delay || o->stats_at_exit || o->stats_interval || o->inject_decompress_fail ||
-	    o->inject_writeback_fail || o->inject_compress_fail || o->inject_alloc_fail ||
-	    o->inject_copy_fail || o->inject_thread_fail || o->inject_pool_hold || o->inject_crash)
+	if (!o->start_delay || opt_starts_now(o))
 		return false;
 	reclaim_resolve_limit(&eng.opt);	/* ZSWAP_MEMORY_LIMIT=auto or N%: the memory cgroup's */
 	return !eng.opt.memory_limit && !group_named();

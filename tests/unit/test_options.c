@@ -723,9 +723,36 @@ static void test_list(void)
 	CHECK(lines == OPT__COUNT + 1, "%d lines", lines);
 }
 
+/* The deferred start's exceptions come from the table: every OPT_F_START
+ * option set makes the library start at once, none set does not, and the
+ * dump options and the test hooks are all flagged. */
+static void test_starts_now(void)
+{
+	struct opt_values d, v;
+	char why[OPT_WHY_MAX];
+	int flagged = 0;
+
+	opt_defaults(&d);
+	CHECK(!opt_starts_now(&d), "the defaults start the library at once");
+	for (int i = 0; i < OPT__COUNT; i++) {
+		const struct opt_def *o = &opt_table[i];
+		bool want = strncmp(o->name, "ZSWAP_INJECT_", 13) == 0 || o->id == OPT_STATS_AT_EXIT ||
+			    o->id == OPT_STATS_INTERVAL;
+		CHECK(!!(o->flags & OPT_F_START) == want, "%s %s OPT_F_START", o->name, want ? "lacks" : "has");
+		if (!(o->flags & OPT_F_START))
+			continue;
+		flagged++;
+		v = d;
+		CHECK(opt_parse_one(o->id, "1", &v, why, sizeof(why)), "%s=1: %s", o->name, why);
+		CHECK(opt_starts_now(&v), "%s=1 does not start the library at once", o->name);
+	}
+	CHECK(flagged == 10, "%d options flagged OPT_F_START, expected 10", flagged);
+}
+
 int main(void)
 {
 	test_table();
+	test_starts_now();
 	test_good_values();
 	test_bad_values();
 	test_odd_bytes();
