@@ -21,8 +21,10 @@
 #                   every 0.2 s (tests/engine/group_tree.py)
 #   kernel          the group's usage, sampled every millisecond
 #                   (tools/bench/bench_reclaim_memcg --mode v1)
-# and its faults: libzswap's group memory.stat.pgmajfault (the dumps at
-# exit), the kernel's tree's major faults.
+# and, for libzswap, the group's own memory.peak (the highest charge its
+# members summed: what the limit holds); and its faults: libzswap's group
+# memory.stat.pgmajfault (the dumps at exit), the kernel's tree's major
+# faults.
 #
 # The library's server opens /dev/userfaultfd through CAP_DAC_OVERRIDE
 # given as an ambient capability (what a group given the device would
@@ -134,7 +136,8 @@ run() {
 	esac
 	if [ "$side" = libzswap ]; then
 		ref=$(cat "$d"/stats/st.* 2>/dev/null | awk '/^memory.stat.pgmajfault / && $2 > m { m = $2 } END { print m + 0 }')
-		line="$line refaults=$ref dumps=$(ls "$d/stats" | wc -l)"
+		gpeak=$(cat "$d"/stats/st.* 2>/dev/null | awk '/^memory.peak / && $2 > m { m = $2 } END { print int(m / 1024) }')
+		line="$line group_peak_kb=$gpeak refaults=$ref dumps=$(ls "$d/stats" | wc -l)"
 	fi
 	echo "$line"
 	grep -E 'terminated by signal|PANIC' "$d/log" >&2 && say "$side run $n: a server process failed"
