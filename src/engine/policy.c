@@ -304,20 +304,17 @@ static uint64_t reclaim_slot_bytes(void)
 	return w.bytes;
 }
 
-/* VmPTE in bytes from /proc/self/status, 0 if unreadable. */
-static uint64_t reclaim_pte_bytes(void)
+/* The value of a line "\nNAME N kB" of /proc/self/status read into buf
+ * (NUL-terminated) in bytes, 0 when absent. */
+static uint64_t reclaim_status_field(const char *buf, long n, const char *name)
 {
-	char buf[2048];
-	long n = pol.status_fd < 0 ? -1 : syscall(SYS_pread64, pol.status_fd, buf, sizeof(buf) - 1, 0);
-
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
+	size_t len = strlen(name);
 	const char *p = NULL;
 	uint64_t kb = 0;
-	for (long i = 0; i + 7 <= n && !p; i++)
-		if (memcmp(buf + i, "\nVmPTE:", 7) == 0)
-			p = buf + i + 7;
+
+	for (long i = 0; i + (long)len <= n && !p; i++)
+		if (memcmp(buf + i, name, len) == 0)
+			p = buf + i + len;
 	if (!p)
 		return 0;
 	for (; *p == ' ' || *p == '\t'; p++)
@@ -325,6 +322,20 @@ static uint64_t reclaim_pte_bytes(void)
 	for (; *p >= '0' && *p <= '9'; p++)
 		kb = kb * 10 + (uint64_t)(*p - '0');
 	return kb << 10;
+}
+
+/* VmPTE in bytes from /proc/self/status (0 if unreadable), and RssShmem
+ * into pol.shmem. */
+static uint64_t reclaim_pte_bytes(void)
+{
+	char buf[4096];
+	long n = pol.status_fd < 0 ? -1 : syscall(SYS_pread64, pol.status_fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	atomic_store_explicit(&pol.shmem, reclaim_status_field(buf, n, "\nRssShmem:"), memory_order_relaxed);
+	return reclaim_status_field(buf, n, "\nVmPTE:");
 }
 
 /* Every RECLAIM_ACCOUNT_MS, or a hundred times as long as the last look
@@ -412,8 +423,14 @@ uint64_t policy_read_charge(void)
 	 * are charged to others, as memcg charges a page to the group that
 	 * read it in (pagecache.h). */
 	uint64_t file = (f[2] < f[1] ? f[2] : f[1]) << ZS_PAGE_SHIFT, others = pagecache_others();
-	if (others > file)
-		others = file;
+	/* statm's shared is file and shared memory pages together; what is
+	 * left to others comes out of the file pages alone (it counts pages
+	 * cached when a mapping was first seen, resident or not since). */
+	uint64_t shmem = atomic_load_explicit(&pol.shmem, memory_order_relaxed);
+	if (shmem > file)
+		shmem = file;
+	if (others > file - shmem)
+		others = file - shmem;
 	uint64_t rss = (f[1] << ZS_PAGE_SHIFT) - others;
 	atomic_store_explicit(&pol.file, file - others, memory_order_relaxed);
 	int64_t adj = atomic_load_explicit(&pol.adjust, memory_order_relaxed);

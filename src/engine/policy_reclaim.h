@@ -133,7 +133,8 @@ struct policy_state {
 	_Atomic bool on;		/* the thread runs */
 	long pid;			/* in this process (not in a forked child) */
 	int statm_fd;
-	int status_fd;			/* /proc/self/status, for VmPTE */
+	int status_fd;			/* /proc/self/status, for VmPTE and RssShmem */
+	_Atomic uint64_t shmem;		/* bytes: RssShmem at the last look (reclaim_account_refresh) */
 	int wait_fd;
 	/* What memcg charges and RssAnon does not say apart (policy_read_charge):
 	 * the page tables less the library's bookkeeping, in bytes; refreshed

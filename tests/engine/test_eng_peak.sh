@@ -77,7 +77,7 @@ ndumps=$(grep -c '^libzswap .* statistics: pid' "$ENG_TMP/group.st")
 awk -v n="$ndumps" '/^libzswap .* statistics: pid/ { k++ } k == n' "$ENG_TMP/group.st" >"$ENG_TMP/group.last"
 last=$ENG_TMP/group.last
 grep -q "statistics: pid [0-9]* (python3)" "$last" || eng_fail "group: no dump at exit: $(head -c 2000 "$ENG_TMP/group.st")"
-gpeak=$(eng_dump_stat "$last" memory.peak)
+gpeak=$(eng_dump_stat "$last" 'memory\.peak')
 own=$(eng_dump_stat "$last" memory_peak)
 eng_say "group: memory.peak $gpeak, the parent's memory_peak $own"
 if [ -z "$gpeak" ] || [ -z "$own" ]; then

@@ -729,7 +729,7 @@ static void test_list(void)
 static void test_starts_now(void)
 {
 	struct opt_values d, v;
-	char why[OPT_WHY_MAX];
+	char why[256];
 	int flagged = 0;
 
 	opt_defaults(&d);
