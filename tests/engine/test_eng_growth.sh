@@ -27,6 +27,11 @@ stat() {
 eng_run plain plain "$prog" $data_mb 2 realloc
 eng_expect_rc 0 || eng_finish
 cp "$ENG_OUT" "$ENG_TMP/plain.ref"
+# Under a loaded machine (the rest of make check beside it) the reclaimer
+# can find nothing of its own to take for a second while both threads'
+# buffers are in flight, and says the limit cannot hold: what this case
+# checks is the peak, the output and that reclaim ran.
+ENG_ALLOW_LIBZSWAP='^libzswap: ZSWAP_MEMORY_LIMIT \(32 MiB\) cannot hold'
 eng_run limit plain ZSWAP_MEMORY_LIMIT=${limit_mb}M LD_PRELOAD="$ENG_PRELOAD $statlib" "$prog" $data_mb 2 realloc
 if eng_expect_rc 0 && eng_expect_no_libzswap && eng_expect_same_stdout "$ENG_TMP/plain.ref"; then
 	hwm=$(stat vmhwm_kb)
@@ -39,6 +44,7 @@ if eng_expect_rc 0 && eng_expect_no_libzswap && eng_expect_same_stdout "$ENG_TMP
 	[ "${steal:-0}" -gt 0 ] && [ "${refaults:-0}" -gt 0 ] ||
 		eng_fail "no reclaim or no refault counted (pgsteal ${steal:-?}, refaults ${refaults:-?})"
 fi
+ENG_ALLOW_LIBZSWAP=
 # Eight threads whose realloc'd buffers glibc moves at once, under a tighter
 # limit: one mremap's late UNMAP can meet another's REMAP into the same
 # addresses (DESIGN.md, "The life of a page"; before the fix this run lost
