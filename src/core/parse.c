@@ -124,3 +124,28 @@ enum parse_err parse_percent(const char *s, uint64_t *out)
 {
 	return parse_number(s, "%", 1, 100, out);
 }
+
+uint64_t parse_proc_kb(const char *buf, size_t n, const char *name)
+{
+	size_t len = 0;
+
+	while (name[len])
+		len++;
+	for (size_t i = 0; i + len <= n; i++) {
+		size_t k = 0;
+		if (i && buf[i - 1] != '\n')
+			continue;
+		while (k < len && buf[i + k] == name[k])
+			k++;
+		if (k < len)
+			continue;
+		size_t j = i + len;
+		while (j < n && (buf[j] == ' ' || buf[j] == '\t'))
+			j++;
+		uint64_t kb = 0;
+		while (j < n && buf[j] >= '0' && buf[j] <= '9')
+			kb = kb * 10 + (uint64_t)(buf[j++] - '0');
+		return kb << 10;
+	}
+	return 0;
+}

@@ -48,4 +48,9 @@ enum parse_err parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *o
  * when s is not digits followed by one '%' (it may be a size then). */
 enum parse_err parse_percent(const char *s, uint64_t *out);
 
+/* The value of the line "name N kB" in the text of a /proc file (buf, n
+ * bytes; name with its colon, e.g. "VmPTE:"), in bytes; 0 when no line
+ * starts with name. */
+uint64_t parse_proc_kb(const char *buf, size_t n, const char *name);
+
 #endif

@@ -38,6 +38,7 @@
 
 #include "base/hist.h"
 #include "base/prim.h"
+#include "core/parse.h"
 #include "core/zsmalloc.h"
 #include "engine/engine.h"
 #include "engine/pagecache.h"
@@ -304,26 +305,6 @@ static uint64_t reclaim_slot_bytes(void)
 	return w.bytes;
 }
 
-/* The value of a line "\nNAME N kB" of /proc/self/status read into buf
- * (NUL-terminated) in bytes, 0 when absent. */
-static uint64_t reclaim_status_field(const char *buf, long n, const char *name)
-{
-	size_t len = strlen(name);
-	const char *p = NULL;
-	uint64_t kb = 0;
-
-	for (long i = 0; i + (long)len <= n && !p; i++)
-		if (memcmp(buf + i, name, len) == 0)
-			p = buf + i + len;
-	if (!p)
-		return 0;
-	for (; *p == ' ' || *p == '\t'; p++)
-		;
-	for (; *p >= '0' && *p <= '9'; p++)
-		kb = kb * 10 + (uint64_t)(*p - '0');
-	return kb << 10;
-}
-
 /* VmPTE in bytes from /proc/self/status (0 if unreadable), and RssShmem
  * into pol.shmem. */
 static uint64_t reclaim_pte_bytes(void)
@@ -334,8 +315,8 @@ static uint64_t reclaim_pte_bytes(void)
 	if (n <= 0)
 		return 0;
 	buf[n] = 0;
-	atomic_store_explicit(&pol.shmem, reclaim_status_field(buf, n, "\nRssShmem:"), memory_order_relaxed);
-	return reclaim_status_field(buf, n, "\nVmPTE:");
+	atomic_store_explicit(&pol.shmem, parse_proc_kb(buf, (size_t)n, "RssShmem:"), memory_order_relaxed);
+	return parse_proc_kb(buf, (size_t)n, "VmPTE:");
 }
 
 /* Every RECLAIM_ACCOUNT_MS, or a hundred times as long as the last look

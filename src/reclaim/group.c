@@ -62,6 +62,7 @@
 #include "base/hist.h"
 #include "base/log.h"
 #include "base/prim.h"
+#include "core/parse.h"
 #include "core/zsmalloc.h"
 #include "engine/engine.h"
 #include "engine/policy.h"
@@ -137,8 +138,8 @@ static struct {
 	uint64_t refaults0;		/* refaults before it joined (a fork child's parent's) */
 	uint64_t look_took;		/* ns that look took */
 	uint64_t shared_total;		/* the group's charge then */
-	int smaps_fd, status_fd;
-} grp = { .smaps_fd = -1, .status_fd = -1 };
+	int smaps_fd;
+} grp = { .smaps_fd = -1 };
 
 /* --- the file ----------------------------------------------------------- */
 
@@ -613,8 +614,6 @@ static void group_self(void)
 	group_proc_stat(grp.pid, &state, &grp.start);
 	fdtab_close(grp.smaps_fd);
 	grp.smaps_fd = fdtab_open_ro("/proc/self/smaps_rollup", true);
-	fdtab_close(grp.status_fd);
-	grp.status_fd = fdtab_open_ro("/proc/self/status", true);
 	grp.look_ns = grp.shared_ns = grp.over_ns = 0;
 	grp.born_ns = hist_now();
 	grp.refaults0 = atomic_load(&eng.cnt.refaults);
@@ -706,49 +705,25 @@ __attribute__((destructor)) static void group_fini(void)
 
 /* --- the reclaimer's side ------------------------------------------------ */
 
-/* The value of the line "NAME: N kB" in a /proc file read into buf
- * (NUL-terminated), in bytes; 0 when absent. */
-static uint64_t group_kb_field(const char *buf, const char *name)
-{
-	size_t len = strlen(name);
-
-	for (const char *p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		if (strncmp(p, name, len) != 0)
-			continue;
-		uint64_t v = 0;
-		for (p += len; *p == ' ' || *p == '\t'; p++)
-			;
-		for (; *p >= '0' && *p <= '9'; p++)
-			v = v * 10 + (uint64_t)(*p - '0');
-		return v << 10;
-	}
-	return 0;
-}
-
 /* What this member's charge holds beyond its proportional part of pages
  * other members map too, so that the group counts each such page once:
  * anonymous pages shared copy-on-write since a fork (Anonymous - Pss_Anon
  * from smaps_rollup) and shared memory, which every member's charge counts
- * whole (RssShmem from status - Pss_Shmem). File pages are left to the
+ * whole (RssShmem, as the charge's last look at status read it, less
+ * Pss_Shmem). File pages are left to the
  * charge's own rule (src/engine/pagecache.h: those others read in are not
  * charged at all). */
 static uint64_t group_shared_bytes(void)
 {
-	char buf[2048], st[4096];
+	char buf[2048];
 
-	long n = grp.smaps_fd < 0 ? -1 : syscall(SYS_pread64, grp.smaps_fd, buf, sizeof(buf) - 1, 0);
+	long n = grp.smaps_fd < 0 ? -1 : syscall(SYS_pread64, grp.smaps_fd, buf, sizeof(buf), 0);
 	if (n <= 0)
 		return 0;
-	buf[n] = 0;
-	uint64_t anon = group_kb_field(buf, "Anonymous:"), pss_anon = group_kb_field(buf, "Pss_Anon:");
-	uint64_t shared = anon > pss_anon ? anon - pss_anon : 0;
-	n = grp.status_fd < 0 ? -1 : syscall(SYS_pread64, grp.status_fd, st, sizeof(st) - 1, 0);
-	if (n > 0) {
-		st[n] = 0;
-		uint64_t shmem = group_kb_field(st, "RssShmem:"), pss_shmem = group_kb_field(buf, "Pss_Shmem:");
-		shared += shmem > pss_shmem ? shmem - pss_shmem : 0;
-	}
-	return shared;
+	uint64_t anon = parse_proc_kb(buf, (size_t)n, "Anonymous:"), pss_anon = parse_proc_kb(buf, (size_t)n, "Pss_Anon:");
+	uint64_t shmem = atomic_load_explicit(&pol.shmem, memory_order_relaxed);
+	uint64_t pss_shmem = parse_proc_kb(buf, (size_t)n, "Pss_Shmem:");
+	return (anon > pss_anon ? anon - pss_anon : 0) + (shmem > pss_shmem ? shmem - pss_shmem : 0);
 }
 
 struct group_cold {

@@ -80,10 +80,11 @@ eng_say "lz4 -> zstd on $TEXT text pages: mem_used_total $pool0 -> $pool1 after 
 rc_ok idle
 grep -q "of 0 tried" "$ENG_TMP/rc.out" || eng_fail "second idle: $(cat "$ENG_TMP/rc.out")"
 
-# Every page read back (from recompressed entries) and stored afresh, the
-# program having rewritten the first page of each kind: stored by lz4
-# again, not kept as zstd made it, the pool's compressed bytes back where they were but for the
-# one text page written anew (less than a page either way). Then the
+# Every page is read back (from recompressed entries) and stored afresh,
+# the program having rewritten the first page of each kind: each is
+# compressed by lz4, the compressor in force, and holds no zstd form; the
+# pool's compressed bytes are what they were before recompression but for
+# the one text page written anew (less than a page either way). Then the
 # reclaimer's idle recompression tries them all again.
 touch "$OD_DIR/go"
 od_wait ready2 || eng_fail "the program did not store its pages again: $(cat "$OD_DIR/err")"
