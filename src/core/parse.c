@@ -127,19 +127,15 @@ enum parse_err parse_percent(const char *s, uint64_t *out)
 
 uint64_t parse_proc_kb(const char *buf, size_t n, const char *name)
 {
-	size_t len = 0;
-
-	while (name[len])
-		len++;
-	for (size_t i = 0; i + len <= n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		size_t k = 0;
 		if (i && buf[i - 1] != '\n')
 			continue;
-		while (k < len && buf[i + k] == name[k])
+		while (name[k] && i + k < n && buf[i + k] == name[k])
 			k++;
-		if (k < len)
+		if (name[k])
 			continue;
-		size_t j = i + len;
+		size_t j = i + k;
 		while (j < n && (buf[j] == ' ' || buf[j] == '\t'))
 			j++;
 		uint64_t kb = 0;
