@@ -924,6 +924,20 @@ uint64_t zswap_store_poor_pages(struct zswap_store *s)
 	return n > 0 ? (uint64_t)n : 0;
 }
 
+bool zswap_store_empty(struct zswap_store *s)
+{
+	int64_t held = 0;
+
+	for (unsigned int i = 0; i < s->nr_ws; i++)
+		held += atomic_load_explicit(&s->ws[i].c.stored, memory_order_relaxed);
+	if (held)
+		return false;
+	for (unsigned int i = 0; i < ZE_TIERS; i++)
+		if (s->tiers[i] && backing_in_use(s->tiers[i]))
+			return false;
+	return true;
+}
+
 void zswap_store_stats(struct zswap_store *s, struct zswap_stats *st)
 {
 	struct store_counters sum;

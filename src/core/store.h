@@ -384,6 +384,11 @@ struct zswap_store_comp_stat {
 unsigned int zswap_store_comp_stats(struct zswap_store *s, struct zswap_store_comp_stat out[ZSWAP_COMP_KINDS],
 				    uint64_t *freed);
 
+/* True when the store holds no entry: no page in a pool (same-filled ones
+ * included) and no slot in use in any tier. Exact only while nothing is
+ * stored or loaded meanwhile (the fork's freeze). */
+bool zswap_store_empty(struct zswap_store *s);
+
 /* The fork child's lock of the compressors' pools, made afresh (a thread of
  * the parent may have held it at the copy). */
 void zswap_store_fork_child(struct zswap_store *s);

@@ -45,7 +45,7 @@ enum engine_state {
 	ENGINE_STARTING,
 	ENGINE_RUNNING,		/* userfaultfd up, handler threads serving */
 	ENGINE_OFF,		/* disabled, unavailable, or the child of a fork not followed: pass-through */
-	ENGINE_DORMANT,		/* a fork child without fork events, until its first memory call
+	ENGINE_DORMANT,		/* a fork child that restarts (engine/fork.h), until a memory call
 				 * starts its own (src/shim/start.h): pass-through meanwhile */
 	ENGINE_DEFERRED,	/* a process without a memory limit, until its first memory call
 				 * after ZSWAP_START_DELAY (src/shim/start.h): pass-through meanwhile */

@@ -88,7 +88,8 @@ struct fork_done {		/* fork thread -> child, after its acknowledgement */
 /* Following forks: the fork thread's buffers and the freeze under way. */
 static struct {
 	bool ok;
-	bool restart;			/* no fork events: the child starts its own (fork.h) */
+	bool no_events;			/* the kernel gives no fork events: every fork restarts */
+	bool restart;			/* this fork restarts: the child starts its own (fork.h) */
 	int sv[2];			/* the socketpair of the fork in progress */
 	_Atomic uint32_t phase;		/* FORK_*; a futex word */
 	int child_fd;			/* the child's userfaultfd, while ours */
@@ -119,7 +120,12 @@ bool fork_enabled(void)
 
 bool fork_restarts(void)
 {
-	return follow.ok && follow.restart;
+	return follow.ok && follow.no_events;
+}
+
+bool fork_restarting(void)
+{
+	return follow.restart;
 }
 
 bool fork_init(void)
@@ -129,8 +135,8 @@ bool fork_init(void)
 	opt_store_config(&eng.opt, &cfg);
 	/* Without fork events nothing is decompressed while frozen (every
 	 * page was loaded back): the pool lock is never taken then. */
-	follow.restart = !(eng.features & UFFD_FEATURE_EVENT_FORK);
-	if (!follow.restart && cfg.lock == ZS_LOCK_POOL)
+	follow.no_events = follow.restart = !(eng.features & UFFD_FEATURE_EVENT_FORK);
+	if (!follow.no_events && cfg.lock == ZS_LOCK_POOL)
 		return false;	/* zs_map_object would take the pool lock while the kernel copies it */
 	size_t wsz = comp_ws_size(cfg.comp, cfg.level);
 	void *ws = wsz ? prim_alloc(wsz) : NULL;
@@ -417,7 +423,12 @@ static void fork_read_parent(void)
 				uf_wake(eng.uffd, m.arg.pagefault.address & ZS_PAGE_MASK, ZS_PAGE_SIZE);
 			break;
 		case UFFD_EVENT_FORK:
-			if (follow.child_fd < 0 && fork_send(follow.sv[0], "F", 1, (int)m.arg.fork.ufd) == 0) {
+			if (follow.restart) {
+				/* Nothing to hand over (fork_prepare): closed, which
+				 * drops the child's registrations; its faults until
+				 * then are woken and find plain memory. */
+				fdtab_close_short((int)m.arg.fork.ufd);
+			} else if (follow.child_fd < 0 && fork_send(follow.sv[0], "F", 1, (int)m.arg.fork.ufd) == 0) {
 				follow.child_fd = fdtab_keep((int)m.arg.fork.ufd);
 			} else {
 				/* A second child (a raw clone racing ours) or no child
@@ -706,7 +717,7 @@ static __attribute__((noinline)) void fork_stack_touch(void)
 	(void)probe[0];
 }
 
-bool fork_prepare(void)
+bool fork_prepare(bool light)
 {
 	int sv[2];
 
@@ -721,6 +732,10 @@ bool fork_prepare(void)
 		struct timespec ts = { 0, 20000 };
 		nanosleep(&ts, NULL);	/* a handler installs it once it has read its events */
 	}
+	/* Evictions stopped and no handler serving: the store can only be
+	 * empty or not until the freeze ends. Empty, the child's copy holds
+	 * every byte in place, as after a restart's load-back. */
+	follow.restart = follow.no_events || (light && zswap_store_empty(eng.store));
 	if (syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
 		static _Atomic int said;
 		pthread_rwlock_unlock(&eng.ev_lock);
@@ -1074,6 +1089,7 @@ int fork_restart_open(void)
 		return -1;
 	}
 	eng.features = info.features;
+	follow.no_events = !(eng.features & UFFD_FEATURE_EVENT_FORK);	/* its own forks' */
 	eng.uffd = fd;
 	eng.pagemap_fd = fdtab_open_ro("/proc/self/pagemap", true);
 	/* Regions where the child has no mapping: the parent's changes that

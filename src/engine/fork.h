@@ -69,16 +69,25 @@ bool fork_enabled(void);
  * (fork_restart_open, evict_register_again) at its first memory call. */
 bool fork_restarts(void);
 
+/* True when the fork being prepared restarts: without fork events, or a
+ * light fork (fork_prepare) that found the store empty. */
+bool fork_restarting(void);
+
 /* The body of the fork thread (engine.c creates it with the handlers). */
 void *fork_thread(void *arg);
 
 /* The atfork handlers' halves, called by engine.c with signals blocked and
  * eng.evict_gate held for writing. fork_prepare returns true when this fork
  * is followed (the state is frozen until fork_parent / fork_child), false
- * for the interim. fork_child returns true when the child holds its own
+ * for the interim. light: the caller's child may start late (no memory
+ * limit covers it); if the store then holds nothing, the fork restarts
+ * (fork_restarting) even with fork events: the child's copy has every byte
+ * in place, the fork thread closes the child's userfaultfd from the FORK
+ * message instead of handing it over, and the child needs no threads until
+ * it starts its own. fork_child returns true when the child holds its own
  * userfaultfd (engine.c then starts its threads), false when it must run as
  * a pass-through. */
-bool fork_prepare(void);
+bool fork_prepare(bool light);
 
 /* The interim taken on purpose: glibc's _Fork (src/shim/interpose.c) runs no
  * atfork handler, so its child cannot be handed over (that needs threads

@@ -80,6 +80,7 @@ static _Atomic bool stats_ready;
  * program ends before the thread gets to it. */
 static _Atomic uint64_t stats_asked;
 static bool stats_early;	/* the signal taken before a deferred start */
+static bool stats_inherited;	/* a dormant fork child's: the parent's state until it starts */
 static _Atomic uint64_t stats_answered;		/* written under stats_lock */
 
 /* ---- the counters, by section (engine/counters.def) --------------------- */
@@ -823,9 +824,10 @@ static bool stats_on_signal(int sig, siginfo_t *info, void *uc)
 	(void)uc;
 	if (sent && info->si_pid != pid && pid == eng.pid && stats_early &&
 	    !atomic_load_explicit(&stats_ready, memory_order_acquire) &&
-	    (state == ENGINE_DEFERRED || state == ENGINE_STARTING)) {
-		/* Before a deferred start: counted, and stats_init wakes the
-		 * thread for it. Started meanwhile: the thread is woken here. */
+	    (state == ENGINE_DEFERRED || state == ENGINE_DORMANT || state == ENGINE_STARTING)) {
+		/* Before a deferred start (or a dormant child's): counted, and
+		 * stats_init wakes the thread for it. Started meanwhile: the
+		 * thread is woken here. */
 		atomic_fetch_add(&stats_asked, 1);
 		atomic_store(&eng.start_after, 0);
 		if (atomic_load_explicit(&stats_ready, memory_order_acquire))
@@ -954,10 +956,25 @@ void stats_take_signal_early(void)
 		stats_early = true;
 }
 
-int stats_fork_child(void)
+void stats_fork_child_dormant(void)
 {
 	if (!atomic_load(&stats_ready))
+		return;
+	/* The eventfd and socket are the parent's until stats_fork_child:
+	 * a signal is counted as before a deferred start. */
+	atomic_store(&stats_ready, false);
+	atomic_store(&stats_answered, atomic_load(&stats_asked));	/* the parent's requests are its own */
+	stats_inherited = true;
+	stats_early = true;
+}
+
+int stats_fork_child(void)
+{
+	bool dormant = stats_inherited;
+
+	if (!atomic_load(&stats_ready) && !dormant)
 		return -ENOENT;
+	stats_inherited = false;
 	/* The parent's copy: its eventfd is shared with the parent (a signal
 	 * to the child would make the parent dump) and its socket is the
 	 * parent's path. New ones, under this pid. A signal that comes before
@@ -988,6 +1005,10 @@ int stats_fork_child(void)
 	if (eng.opt.stats_socket)
 		(void)stats_open_socket();
 	atomic_store_explicit(&stats_ready, true, memory_order_release);
+	if (dormant && atomic_load(&stats_asked) != atomic_load(&stats_answered)) {
+		uint64_t one = 1;	/* asked for while dormant */
+		syscall(SYS_write, stats_efd, &one, sizeof(one));
+	}
 	return 0;
 }
 

@@ -33,9 +33,16 @@ void stats_take_signal_early(void);
 /* The statistics thread's body (library stack, every signal blocked). */
 void *stats_thread(void *arg);
 
-/* In a followed fork child: a wake-up eventfd and socket of its own. Returns
- * 0 when the caller must start stats_thread, -errno if not. */
+/* In a followed fork child, or a dormant one that starts: a wake-up
+ * eventfd and socket of its own. Returns 0 when the caller must start
+ * stats_thread, -errno if not. */
 int stats_fork_child(void);
+
+/* In a dormant fork child (start.h): the parent's eventfd and socket are
+ * left alone, and the statistics signal is counted as before a deferred
+ * start, its dump written once the child starts (at its next memory call,
+ * or at exit). */
+void stats_fork_child_dormant(void);
 
 /* In a fork child that runs without the library (the interim): the
  * statistics signal goes back to the program's own action. */

@@ -500,7 +500,9 @@ ZSWAP_EXPORT void closefrom(int lowfd)
  */
 ZSWAP_EXPORT void _exit(int status)
 {
-	if (atomic_load(&eng.state) == ENGINE_DEFERRED)
+	int state = atomic_load(&eng.state);
+
+	if (state == ENGINE_DEFERRED || state == ENGINE_DORMANT)
 		start_exit();
 	stats_exit_signals();
 	for (;;)

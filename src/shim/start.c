@@ -67,8 +67,16 @@ static void start_stats(int rc);
 /* This fork is followed (fork.c holds the state frozen), or the interim. */
 static bool start_fork_followed;
 
-/* This fork restarts (fork_restarts: frozen, every page loaded back). */
+/* This fork restarts (fork_restarting: frozen, every page in place). */
 static bool start_fork_restart;
+
+/* This fork's child, if it restarts, starts as a deferred process would
+ * (ZSWAP_START_DELAY from the fork): no memory limit covers it. */
+static bool start_fork_lazy;
+
+/* A dormant child that starts as a deferred process would (start_fork_lazy),
+ * not at its first memory call. */
+static bool start_dormant_lazy;
 /* Allocations in a dormant child (start_fork_wake_alloc_slow). */
 #define START_WAKE_ALLOCS	1024
 #define START_WAKE_BIG		(64 << 10)
@@ -92,6 +100,16 @@ static void start_fork_load_all(void)
 	pthread_rwlock_unlock(&eng.ev_lock);
 }
 
+/* A running process that no memory limit covers (now: zswapctl may have
+ * set one): its fork child may start late, as a deferred process would. */
+static bool start_fork_may_defer(void)
+{
+	const struct opt_values *o = &eng.opt;
+
+	return o->start_delay && !opt_starts_now(o) && !__atomic_load_n(&o->memory_limit, __ATOMIC_RELAXED) &&
+	       !group_named();
+}
+
 /* interim: every page loaded back, the child left without the library
  * (engine_fork_raw); else followed when fork.c can (fork_prepare). */
 static void start_fork_prepare_as(bool interim)
@@ -106,11 +124,13 @@ static void start_fork_prepare_as(bool interim)
 	 * or discard of the program's in flight across the copy (fork.h). */
 	fork_gate_close();
 	pthread_rwlock_wrlock(&eng.evict_gate);	/* no page in flight, none to come */
-	start_fork_restart = !interim && fork_restarts();
-	if (start_fork_restart)
+	start_fork_lazy = start_fork_may_defer();
+	if (!interim && fork_restarts())
 		start_fork_load_all();	/* the child's copy must hold every byte */
-	start_fork_followed = interim ? fork_prepare_interim() : fork_prepare();
-	start_fork_restart = start_fork_restart && start_fork_followed;
+	/* A process no limit covers (its threads, its fork) costs a
+	 * shell's every command substitution and pipeline otherwise. */
+	start_fork_followed = interim ? fork_prepare_interim() : fork_prepare(start_fork_lazy);
+	start_fork_restart = start_fork_followed && fork_restarting();
 	if (start_fork_followed) {
 		writeback_fork_prepare();	/* how the parent learns the child is gone */
 		return;
@@ -223,7 +243,11 @@ static void start_fork_child(void)
 		/* Nothing to serve: every page is in place and nothing is
 		 * registered. A child that execs pays for nothing more. */
 		fork_restart_child();
+		stats_fork_child_dormant();
 		start_dormant_allocs = 0;
+		start_dormant_lazy = start_fork_lazy;
+		if (start_dormant_lazy)
+			start_defer_from_now();
 		atomic_store(&eng.state, ENGINE_DORMANT);
 		engine_sigrestore(&start_fork_mask);
 		return;
@@ -347,15 +371,21 @@ static void start_defer_from_now(void)
 
 static void start_run(void);
 
+/* A state that starts as a deferred process does (start_wake_slow). */
+static bool start_waits_delay(int state)
+{
+	return state == ENGINE_DEFERRED || (state == ENGINE_DORMANT && start_dormant_lazy);
+}
+
 void start_wake_slow(bool now)
 {
 	int state = atomic_load(&eng.state);
 
-	if (state == ENGINE_DORMANT) {
+	if (state == ENGINE_DORMANT && !start_dormant_lazy) {
 		start_dormant_wake();
 		return;
 	}
-	if (state != ENGINE_DEFERRED || (!now && start_coarse_ns() < atomic_load(&eng.start_after)))
+	if (!start_waits_delay(state) || (!now && start_coarse_ns() < atomic_load(&eng.start_after)))
 		return;
 	/* A vfork child (posix_spawn) runs on its parent's memory until it
 	 * execs: never a start there. */
@@ -366,6 +396,10 @@ void start_wake_slow(bool now)
 	 * and reads the loader's list of objects. The next call starts it. */
 	if (_r_debug.r_state != RT_CONSISTENT)
 		return;
+	if (state == ENGINE_DORMANT) {
+		start_dormant_wake();
+		return;
+	}
 	int expected = ENGINE_DEFERRED;
 	if (!atomic_compare_exchange_strong(&eng.state, &expected, ENGINE_STARTING))
 		return;		/* another thread starts it; its call passes meanwhile */
@@ -400,18 +434,18 @@ void start_wake_alloc_slow(size_t n)
 {
 	int state = atomic_load(&eng.state);
 
-	if (state == ENGINE_DORMANT) {
+	if (start_waits_delay(state)) {
+		start_deferred_alloc(n);
+	} else if (state == ENGINE_DORMANT) {
 		if (n < START_WAKE_BIG && ++start_dormant_allocs < START_WAKE_ALLOCS)
 			return;
 		start_dormant_wake();
-	} else if (state == ENGINE_DEFERRED) {
-		start_deferred_alloc(n);
 	}
 }
 
 void start_wake_map_slow(size_t len)
 {
-	if (atomic_load(&eng.state) == ENGINE_DEFERRED)
+	if (start_waits_delay(atomic_load(&eng.state)))
 		start_deferred_alloc(len);
 	else
 		start_wake_slow(false);
@@ -419,7 +453,9 @@ void start_wake_map_slow(size_t len)
 
 void start_exit(void)
 {
-	if (atomic_load(&eng.state) == ENGINE_DEFERRED && stats_signal_pending())
+	int state = atomic_load(&eng.state);
+
+	if ((state == ENGINE_DEFERRED || state == ENGINE_DORMANT) && stats_signal_pending())
 		start_wake_slow(true);
 	stats_exit();
 }

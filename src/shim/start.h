@@ -28,11 +28,12 @@ void start_fork_raw_child(bool fds_shared);
  * the public API; of the malloc family, a large request or one call in
  * many) to start a libzswap on the calling thread:
  *
- * - ENGINE_DORMANT, a fork child without fork events, keeps its copy of
- *   the library (fork.h, fork_restarts) and starts at its first such call;
- *   of the malloc family, a large request or the START_WAKE_ALLOCS-th call,
- *   so that a shell's few small allocations between fork and exec start
- *   nothing.
+ * - ENGINE_DORMANT, a fork child that restarts (fork.h: without fork
+ *   events, or a light fork), keeps its copy of the library and starts at
+ *   its first such call; of the malloc family, a large request or the
+ *   START_WAKE_ALLOCS-th call, so that a shell's few small allocations
+ *   between fork and exec start nothing. The child of a process that no
+ *   memory limit covers starts as a deferred one does, from the fork.
  * - ENGINE_DEFERRED, a process that no memory limit covers, starts at its
  *   first such call ZSWAP_START_DELAY after it began (a fork child: after
  *   the fork): a shell's sed or grep ends before that and pays neither for

@@ -6,8 +6,9 @@
 # mapped before the start is managed after it (adopted, then compressed at
 # the cold age); a statistics signal before the start does not end the
 # program and its dump comes once the library starts; a fork child's delay
-# counts from the fork; MADV_PAGEOUT starts the library at once. Every page
-# of every run is checked by the program.
+# counts from the fork; a started process with nothing stored forks without
+# handing its library over; MADV_PAGEOUT starts the library at once. Every
+# page of every run is checked by the program.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/../..}/tests/engine/eng_lib.sh"
 
 prog=$(eng_prog prog_late)
@@ -99,6 +100,42 @@ eng_say "idle: stored_pages ${s:-none} in the dump 4 s in"
 eng_run fork lib ZSWAP_VERBOSE=1 "$prog" fork 300
 eng_expect_rc 0 && eng_expect_stdout_has "child ended: ok"
 [ "$(actives)" = 0 ] || eng_fail "fork: the child started the library though it lived less than the delay"
+
+# A started process that no limit covers, with nothing stored, forks
+# without handing its library over: the child makes no thread at the fork,
+# sees every byte, starts its own library as a deferred process would, and
+# a statistics signal before that start is answered with a dump, not the
+# end of the child. Under a limit, the child takes over at once.
+eng_run forks-plain plain "$prog" forks
+eng_expect_rc 0 && cp "$ENG_OUT" "$ENG_TMP/forks.ref"
+forks_check() {
+	eng_expect_rc 0 && eng_expect_stdout_has "signalled child ended: ok" && eng_expect_no_libzswap
+	grep -v '^signalled' "$ENG_OUT" | cmp -s - "$ENG_TMP/forks.ref" ||
+		eng_fail "$1: the output differs from the plain run's"
+	pt=$(eng_stat prog_late parent_threads) qt=$(eng_stat prog_late quick_threads)
+	lt=$(eng_stat prog_late late_threads) lp=$(eng_stat prog_late late_paged_out)
+	sp=$(eng_stat prog_late signalled_pid)
+	eng_say "$1: threads: parent ${pt:-?}, quick child ${qt:-?}, late child ${lt:-?}; late child paged out ${lp:-?}"
+	[ "${pt:-1}" -gt 1 ] || eng_fail "$1: the parent's library did not start after the delay"
+	[ "${qt:-0}" = 1 ] || eng_fail "$1: the quick child had ${qt:-?} threads at the fork: the library was handed over"
+	[ "${lt:-1}" -gt 1 ] || eng_fail "$1: the late child never started a library of its own"
+	[ "${lp:-0}" -gt 0 ] || eng_fail "$1: the late child's MADV_PAGEOUT paged nothing out: not managed"
+	[ -n "$sp" ] && [ -s "$ENG_TMP/forks.$sp.dump" ] ||
+		eng_fail "$1: no dump from the child signalled before its start"
+}
+eng_run forks lib ZSWAP_STATS_FILE="$ENG_TMP/forks.%p.dump" "$prog" forks signal
+forks_check forks
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && [ -c /dev/userfaultfd ]; then
+	# Without fork events every fork restarts: the same, the signal included.
+	np="setpriv --bounding-set=-sys_ptrace --inh-caps=-sys_ptrace"
+	rm -f "$ENG_TMP"/forks.*.dump
+	eng_run forks-noptrace lib $np env ZSWAP_STATS_FILE="$ENG_TMP/forks.%p.dump" "$prog" forks signal
+	forks_check forks-noptrace
+fi
+eng_run forks-limit lib ZSWAP_MEMORY_LIMIT=256M "$prog" forks
+eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/forks.ref"
+qt=$(eng_stat prog_late quick_threads)
+[ "${qt:-1}" -gt 1 ] || eng_fail "forks-limit: the quick child under a limit had ${qt:-?} threads: not handed over"
 
 # MADV_PAGEOUT is asked for now: it starts the library and pages out.
 eng_run pageout lib "$prog" pageout

@@ -20,9 +20,26 @@
  *   prog_late pageout
  *       map and fill 8 MiB, MADV_PAGEOUT it at once, then print the stored
  *       pages the library's API counts, and check every page.
+ *   prog_late forks [signal]
+ *       map and fill 4 MiB, make calls for 300 ms (a library started by
+ *       then runs threads), print the parent's thread count, then fork
+ *       three children in turn, the parent waiting for each:
+ *       - "quick" counts its threads at once, checks every page, writes
+ *         half of them and maps, fills and checks 1 MiB of its own;
+ *       - "late" makes calls for 400 ms, counts its threads, pages half
+ *         of its copy out (MADV_PAGEOUT, no API call), counts the pages
+ *         no longer present (none without swap unmanaged), checks every
+ *         page;
+ *       - with "signal", "signalled" waits (on a pipe, no memory call)
+ *         until the parent sent it SIGUSR1, then makes calls for 300 ms
+ *         and ends normally (unmanaged, the signal would end it).
+ *       Each child prints its counts to stderr as stats; the parent
+ *       checks its own pages after them.
  */
 #include "prog_common.h"
 
+#include <dirent.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -70,6 +87,34 @@ static unsigned char **fill(size_t npages, size_t piece)
 	return a;
 }
 
+/* The threads of this process (the library's, once started, and ours). */
+static int threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		pc_fail("/proc/self/task: %s", strerror(errno));
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static void wait_child(pid_t pid, const char *what)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		pc_fail("%s: waitpid: %s", what, strerror(errno));
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		pc_fail("the %s child ended with status %#x%s", what, st,
+			WIFSIGNALED(st) ? " (killed by a signal)" : "");
+	printf("%s child ended: ok\n", what);
+	fflush(stdout);
+}
+
 static void check(unsigned char **a, size_t npages, size_t piece)
 {
 	for (size_t i = 0; i * piece < npages; i++) {
@@ -82,7 +127,7 @@ static void check(unsigned char **a, size_t npages, size_t piece)
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		pc_fail("usage: prog_late quick | hold MB SECONDS | idle MB SECONDS | fork MS | pageout");
+		pc_fail("usage: prog_late quick | hold MB SECONDS | idle MB SECONDS | fork MS | forks [signal] | pageout");
 	pc.name = "prog_late";
 	const char *mode = argv[1];
 
@@ -115,6 +160,60 @@ int main(int argc, char **argv)
 		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 			pc_fail("the child ended with status %d", st);
 		printf("child ended: ok\n");
+	} else if (strcmp(mode, "forks") == 0) {
+		bool signal = argc >= 3 && strcmp(argv[2], "signal") == 0;
+		size_t npages = PIECE_PAGES;
+		unsigned char **a = fill(npages, npages);
+		calls_for(300, 10);
+		fprintf(stderr, "prog_late: stat parent_threads=%d\n", threads());
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid < 0)
+			pc_fail("fork: %s", strerror(errno));
+		if (pid == 0) {
+			fprintf(stderr, "prog_late: stat quick_threads=%d\n", threads());
+			check(a, npages, npages);
+			pc_fill_range(a[0], npages / 2, PC_TEXT, 99);
+			unsigned char **b = fill(256, 256);
+			check(b, 256, 256);
+			pc_expect_range("the written half", a[0], npages / 2, PC_TEXT, 99);
+			_exit(0);
+		}
+		wait_child(pid, "quick");
+		if ((pid = fork()) < 0)
+			pc_fail("fork: %s", strerror(errno));
+		if (pid == 0) {
+			calls_for(400, 10);
+			fprintf(stderr, "prog_late: stat late_threads=%d\n", threads());
+			if (madvise(a[0], npages / 2 * PC_PAGE, MADV_PAGEOUT) != 0)
+				pc_fail("madvise: %s", strerror(errno));
+			pc_pagemap_reopen();	/* the parent's table otherwise */
+			fprintf(stderr, "prog_late: stat late_paged_out=%zu\n",
+				npages / 2 - pc_count_present(a[0], npages / 2));
+			check(a, npages, npages);
+			_exit(0);
+		}
+		wait_child(pid, "late");
+		if (signal) {
+			int fd[2];
+			char c = 0;
+			if (pipe(fd) != 0)
+				pc_fail("pipe: %s", strerror(errno));
+			if ((pid = fork()) < 0)
+				pc_fail("fork: %s", strerror(errno));
+			if (pid == 0) {
+				if (read(fd[0], &c, 1) != 1)
+					pc_fail("read: %s", strerror(errno));
+				fprintf(stderr, "prog_late: stat signalled_pid=%d\n", (int)getpid());
+				calls_for(300, 10);
+				check(a, npages, npages);
+				_exit(0);
+			}
+			if (kill(pid, SIGUSR1) != 0 || write(fd[1], &c, 1) != 1)
+				pc_fail("signal: %s", strerror(errno));
+			wait_child(pid, "signalled");
+		}
+		check(a, npages, npages);
 	} else if (strcmp(mode, "pageout") == 0) {
 		size_t npages = 2048;
 		unsigned char **a = fill(npages, npages);
