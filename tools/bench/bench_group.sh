@@ -25,15 +25,18 @@
 #
 # Usage: tools/bench/bench_group.sh [--limit L] [--method fork|forkserver]
 #            [--records N] [--runs N] [--cmd "COMMAND ARGS"] [--cpu N]
-#            [--scope tree|process] [--no-kernel] [--builddir DIR] [--out DIR]
+#            [--scope tree|process] [--no-kernel] [--timeout S]
+#            [--builddir DIR] [--out DIR]
 # Defaults: L 48M, fork, 16000 records (the tree's data about three times
-# L), 1 run, the build directory's library. --cpu N pins every side to CPU N
+# L), 1 run, the build directory's library. Each run ends after S seconds
+# (300) with rc=124: a Pool whose worker the kernel OOM-killed waits for it
+# forever (oom_kill says so). --cpu N pins every side to CPU N
 # (taskset): the work without the machine's cross-CPU wake-ups. Root for
 # the kernel side.
 set -u
 
 here=$(cd "$(dirname "$0")/../.." && pwd)
-limit=48M method=fork records=16000 runs=1 cmd= cpu= scope=tree kernel=1
+limit=48M method=fork records=16000 runs=1 cmd= cpu= scope=tree kernel=1 tmo=300
 builddir=. out=
 
 while [ $# -gt 0 ]; do
@@ -46,6 +49,7 @@ while [ $# -gt 0 ]; do
 	--cpu) cpu=$2; shift ;;
 	--scope) scope=$2; shift ;;
 	--no-kernel) kernel=0 ;;
+	--timeout) tmo=$2; shift ;;
 	--builddir) builddir=$2; shift ;;
 	--out) out=$2; shift ;;
 	-h|--help) sed -n '3,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -83,13 +87,14 @@ run() {
 	esac
 	if [ "$side" = kernel ]; then
 		# shellcheck disable=SC2086
-		$pre --memcg-ctl-args "--mode v1" run -- $pin /usr/bin/time -o "$out/time" -f "$tf" \
+		$pre --memcg-ctl-args "--mode v1" run -- timeout -k 5 "$tmo" $pin /usr/bin/time -o "$out/time" -f "$tf" \
 			/usr/bin/python3 "$tree" $cmd >"$out/out" 2>"$out/err"
 	else
 		# shellcheck disable=SC2086
-		$pin /usr/bin/time -o "$out/time" -f "$tf" /usr/bin/python3 "$tree" $env $cmd >"$out/out" 2>"$out/err"
+		timeout -k 5 "$tmo" $pin /usr/bin/time -o "$out/time" -f "$tf" /usr/bin/python3 "$tree" $env $cmd >"$out/out" 2>"$out/err"
 	fi
 	rc=$?
+	[ $rc = 124 ] && : >"$out/time"	# killed: no times
 	sum=$(md5sum <"$out/out" | cut -c1-12)
 	[ "$side" = none ] && [ "$n" = 1 ] && echo "$sum" >"$out/ref"
 	same=no
