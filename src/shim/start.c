@@ -888,16 +888,22 @@ off:
  * before bindnow_closure (their lazily bound slots, if the program loaded
  * them first, are bound with the rest) and before any thread of ours runs:
  * no library thread ever enters the loader. A compressor whose library is
- * missing is replaced by lz4, said once; the tier says it itself when it
- * is wanted (writeback_init); backtraces are off (unwind_load says so).
+ * missing is replaced by lz4, said once; without lz4 the library does not
+ * start (false, said once); the tier says it itself when it is wanted
+ * (writeback_init); backtraces are off (unwind_load says so).
  */
-static void start_load_libs(void)
+static bool start_load_libs(void)
 {
 	const char *why;
 
 	comp_load();
 	backing_load();
 	unwind_load();
+	/* lz4 is every other compressor's fallback: without it, nothing. */
+	if ((why = comp_missing(ZSWAP_COMP_LZ4)) != NULL) {
+		zlog("no compressor: %s; running without libzswap. Fix: install liblz4 (Debian: liblz4-1)", why);
+		return false;
+	}
 	if ((why = comp_missing(eng.opt.comp)) != NULL) {
 		zlog("ZSWAP_COMPRESSOR=%s is not available (%s): lz4 is used", comp_name(eng.opt.comp), why);
 		eng.opt.comp = ZSWAP_COMP_LZ4;
@@ -909,6 +915,7 @@ static void start_load_libs(void)
 		eng.opt.recomp = ZSWAP_COMP_LZ4;
 		eng.opt.recomp_level = 0;
 	}
+	return true;
 }
 
 /* The start itself: in the constructor, or at a deferred process's first
@@ -926,7 +933,8 @@ static void start_run(void)
 	engine_note_objects();
 	start_find_nthreads();
 	sigchain_on_tkill(start_on_tkill);
-	start_load_libs();
+	if (!start_load_libs())
+		goto off;
 	/* Before any thread of ours runs or any page is managed. */
 	int bound = bindnow_closure();
 	if (eng.opt.verbose >= 2)

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * bench_exec.c - what a preloaded library costs every program a shell script
+ * or a build runs: the wall time of posix_spawn() and waitpid() of one short
+ * program (default /bin/true), under each environment given, in interleaved
+ * rounds so that the machine's drift falls on every variant alike.
+ *
+ *   bench_exec [--runs N] [--rounds R] [--prog PATH] [--fork] VARIANT...
+ *
+ * A VARIANT is a space-separated list of NAME=VALUE settings making up the
+ * whole environment of the spawned program ("-" for an empty one), e.g.
+ * "LD_PRELOAD=build/.libs/libzswap.so ZSWAP_ENABLED=0". With --fork each
+ * run is a fork() of this program instead, the child leaving at once with
+ * _exit(): what a long-lived process's command substitution costs (run
+ * this program itself under the library then, with its one VARIANT "-").
+ * Output: one "RESULT bench=exec ..." line per variant, the mean over all
+ * rounds, in microseconds. Never judges.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BENCH_EXEC_VARS 32
+#define BENCH_EXEC_VARIANTS 16
+
+static double bench_exec_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Split a variant into its environment (the strings stay in spec). */
+static void bench_exec_env(char *spec, char **envp)
+{
+	size_t k = 0;
+
+	for (char *save = NULL, *t = strtok_r(spec, " ", &save); t; t = strtok_r(NULL, " ", &save))
+		if (strcmp(t, "-") != 0 && k < BENCH_EXEC_VARS)
+			envp[k++] = t;
+	envp[k] = NULL;
+}
+
+static int bench_exec_one(const char *prog, char **envp, int use_fork)
+{
+	pid_t pid;
+	int st;
+
+	if (use_fork) {
+		pid = fork();
+		if (pid < 0)
+			return -errno;
+		if (pid == 0)
+			_exit(0);
+	} else {
+		char *argv[] = { (char *)prog, NULL };
+		int e = posix_spawn(&pid, prog, NULL, NULL, argv, envp);
+		if (e)
+			return -e;
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return -ECHILD;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static char *envs[BENCH_EXEC_VARIANTS][BENCH_EXEC_VARS + 1];
+	double total[BENCH_EXEC_VARIANTS] = { 0 };
+	const char *names[BENCH_EXEC_VARIANTS], *prog = "/bin/true";
+	int runs = 300, rounds = 5, use_fork = 0, nv = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
+			runs = atoi(argv[++i]);
+		} else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
+			rounds = atoi(argv[++i]);
+		} else if (strcmp(argv[i], "--prog") == 0 && i + 1 < argc) {
+			prog = argv[++i];
+		} else if (strcmp(argv[i], "--fork") == 0) {
+			use_fork = 1;
+		} else if (nv < BENCH_EXEC_VARIANTS) {
+			names[nv] = argv[i];
+			char *spec = strdup(argv[i]);
+			if (!spec)
+				return 1;
+			bench_exec_env(spec, envs[nv++]);
+		} else {
+			fprintf(stderr, "bench_exec: at most %d variants\n", BENCH_EXEC_VARIANTS);
+			return 2;
+		}
+	}
+	if (!nv || runs <= 0 || rounds <= 0) {
+		fprintf(stderr, "usage: bench_exec [--runs N] [--rounds R] [--prog PATH] [--fork] VARIANT...\n");
+		return 2;
+	}
+	for (int r = 0; r < rounds; r++) {
+		for (int v = 0; v < nv; v++) {
+			double t0 = bench_exec_now();
+			for (int i = 0; i < runs; i++) {
+				int rc = bench_exec_one(prog, envs[v], use_fork);
+				if (rc) {
+					fprintf(stderr, "bench_exec: %s under \"%s\": %s\n", prog, names[v], strerror(-rc));
+					return 1;
+				}
+			}
+			total[v] += bench_exec_now() - t0;
+		}
+	}
+	for (int v = 0; v < nv; v++)
+		printf("RESULT bench=exec mode=%s runs=%d rounds=%d us=%.1f env=\"%s\"\n", use_fork ? "fork" : "spawn",
+		       runs, rounds, total[v] / ((double)rounds * runs) * 1e6, names[v]);
+	return 0;
+}
