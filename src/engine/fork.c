@@ -723,7 +723,11 @@ bool fork_prepare(bool light)
 
 	if (!follow.ok)
 		return fork_prepare_interim();
-	fork_stack_touch();
+	/* Evictions are stopped (the caller holds eng.evict_gate): with
+	 * nothing stored no stack page can be, and each page touched after a
+	 * fork is a copy-on-write fault (four a fork, for a shell). */
+	if (!zswap_store_empty(eng.store))
+		fork_stack_touch();
 	for (;;) {
 		pthread_rwlock_wrlock(&eng.ev_lock);
 		if (!fork_inflight())
