@@ -5,7 +5,7 @@
  * program (default /bin/true), under each environment given, in interleaved
  * rounds so that the machine's drift falls on every variant alike.
  *
- *   bench_exec [--runs N] [--rounds R] [--prog PATH] [--fork] VARIANT...
+ *   bench_exec [--runs N] [--rounds R] [--prog PATH] [--fork] [--warm MS] VARIANT...
  *
  * A VARIANT is a space-separated list of NAME=VALUE settings making up the
  * whole environment of the spawned program ("-" for an empty one), e.g.
@@ -13,6 +13,9 @@
  * run is a fork() of this program instead, the child leaving at once with
  * _exit(): what a long-lived process's command substitution costs (run
  * this program itself under the library then, with its one VARIANT "-").
+ * --warm MS first sleeps MS milliseconds and then maps and unmaps 1 MiB
+ * (with malloc): a library that defers its start (ZSWAP_START_DELAY) starts
+ * there, as in a shell that lived that long.
  * Output: one "RESULT bench=exec ..." line per variant, the mean over all
  * rounds, in microseconds. Never judges.
  */
@@ -76,7 +79,7 @@ int main(int argc, char **argv)
 	static char *envs[BENCH_EXEC_VARIANTS][BENCH_EXEC_VARS + 1];
 	double total[BENCH_EXEC_VARIANTS] = { 0 };
 	const char *names[BENCH_EXEC_VARIANTS], *prog = "/bin/true";
-	int runs = 300, rounds = 5, use_fork = 0, nv = 0;
+	int runs = 300, rounds = 5, use_fork = 0, warm_ms = 0, nv = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
@@ -87,6 +90,8 @@ int main(int argc, char **argv)
 			prog = argv[++i];
 		} else if (strcmp(argv[i], "--fork") == 0) {
 			use_fork = 1;
+		} else if (strcmp(argv[i], "--warm") == 0 && i + 1 < argc) {
+			warm_ms = atoi(argv[++i]);
 		} else if (nv < BENCH_EXEC_VARIANTS) {
 			names[nv] = argv[i];
 			char *spec = strdup(argv[i]);
@@ -99,8 +104,17 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!nv || runs <= 0 || rounds <= 0) {
-		fprintf(stderr, "usage: bench_exec [--runs N] [--rounds R] [--prog PATH] [--fork] VARIANT...\n");
+		fprintf(stderr, "usage: bench_exec [--runs N] [--rounds R] [--prog PATH] [--fork] [--warm MS] VARIANT...\n");
 		return 2;
+	}
+	if (warm_ms > 0) {
+		struct timespec ts = { warm_ms / 1000, (long)(warm_ms % 1000) * 1000000L };
+		nanosleep(&ts, NULL);
+		volatile char *p = malloc(1 << 20);
+		if (!p)
+			return 1;
+		p[0] = 1;
+		free((void *)p);
 	}
 	for (int r = 0; r < rounds; r++) {
 		for (int v = 0; v < nv; v++) {
