@@ -7,8 +7,9 @@
 # the cold age); a statistics signal before the start does not end the
 # program and its dump comes once the library starts; a fork child's delay
 # counts from the fork; a started process with nothing stored forks without
-# handing its library over; MADV_PAGEOUT starts the library at once. Every
-# page of every run is checked by the program.
+# handing its library over, also while its threads change their mappings;
+# MADV_PAGEOUT starts the library at once. Every page of every run is
+# checked by the program.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/../..}/tests/engine/eng_lib.sh"
 
 prog=$(eng_prog prog_late)
@@ -132,6 +133,15 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && [ -c /dev/userfau
 	eng_run forks-noptrace lib $np env ZSWAP_STATS_FILE="$ENG_TMP/forks.%p.dump" "$prog" forks signal
 	forks_check forks-noptrace
 fi
+# Light forks while two threads map, fill and unmap memory: every child
+# sees every byte and fills new memory, nothing hangs.
+eng_run forkrace-plain plain "$prog" forkrace 30
+eng_expect_rc 0 && cp "$ENG_OUT" "$ENG_TMP/forkrace.ref"
+eng_run forkrace lib "$prog" forkrace 30
+eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/forkrace.ref" && eng_expect_no_libzswap
+ct=$(eng_stat prog_late forkrace_child_threads)
+[ "${ct:-0}" = 1 ] || eng_fail "forkrace: the first child had ${ct:-?} threads: not a light fork"
+
 eng_run forks-limit lib ZSWAP_MEMORY_LIMIT=256M "$prog" forks
 eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/forks.ref"
 qt=$(eng_stat prog_late quick_threads)

@@ -35,11 +35,20 @@
  *         and ends normally (unmanaged, the signal would end it).
  *       Each child prints its counts to stderr as stats; the parent
  *       checks its own pages after them.
+ *   prog_late forkrace N
+ *       map and fill 4 MiB, make calls for 300 ms, then fork N children
+ *       in turn while two threads map, fill, check and unmap 1 MiB
+ *       buffers and allocate without pause; each child fills and checks
+ *       2 MiB of new memory (first touches, some while its parent's fork
+ *       is still under way) and checks every page of the 4 MiB; the first
+ *       prints its thread count. The parent checks its pages at the end.
  */
 #include "prog_common.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -115,6 +124,31 @@ static void wait_child(pid_t pid, const char *what)
 	fflush(stdout);
 }
 
+static atomic_int race_stop;
+
+/* A thread changing its mappings while the main thread forks. */
+static void *race_thread(void *arg)
+{
+	uint64_t seed = (uint64_t)(uintptr_t)arg;
+
+	while (!atomic_load(&race_stop)) {
+		/* A pattern of its own: pc_fill's helpers share buffers. */
+		uint64_t *m = pc_map(256 * PC_PAGE);
+		size_t words = 256 * PC_PAGE / sizeof(*m);
+		for (size_t i = 0; i < words; i++)
+			m[i] = pc_mix(seed + i);
+		for (size_t i = 0; i < words; i++)
+			if (m[i] != pc_mix(seed + i))
+				pc_fail("a racing thread's buffer: word %zu of %zu is wrong", i, words);
+		if (munmap(m, 256 * PC_PAGE) != 0)
+			pc_fail("munmap: %s", strerror(errno));
+		for (int i = 0; i < 64; i++)
+			free(malloc(64 + (size_t)i * 100));
+		seed++;
+	}
+	return NULL;
+}
+
 static void check(unsigned char **a, size_t npages, size_t piece)
 {
 	for (size_t i = 0; i * piece < npages; i++) {
@@ -127,7 +161,7 @@ static void check(unsigned char **a, size_t npages, size_t piece)
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		pc_fail("usage: prog_late quick | hold MB SECONDS | idle MB SECONDS | fork MS | forks [signal] | pageout");
+		pc_fail("usage: prog_late quick | hold MB SECONDS | idle MB SECONDS | fork MS | forks [signal] | forkrace N | pageout");
 	pc.name = "prog_late";
 	const char *mode = argv[1];
 
@@ -214,6 +248,40 @@ int main(int argc, char **argv)
 			wait_child(pid, "signalled");
 		}
 		check(a, npages, npages);
+	} else if (strcmp(mode, "forkrace") == 0 && argc >= 3) {
+		int n = atoi(argv[2]);
+		size_t npages = PIECE_PAGES;
+		unsigned char **a = fill(npages, npages);
+		pthread_t t[2];
+		calls_for(300, 10);
+		for (int i = 0; i < 2; i++)
+			if (pthread_create(&t[i], NULL, race_thread, (void *)(uintptr_t)(1000 + 100000 * i)) != 0)
+				pc_fail("pthread_create failed");
+		for (int k = 0; k < n; k++) {
+			fflush(stdout);
+			pid_t pid = fork();
+			if (pid < 0)
+				pc_fail("fork: %s", strerror(errno));
+			if (pid == 0) {
+				if (k == 0)
+					fprintf(stderr, "prog_late: stat forkrace_child_threads=%d\n", threads());
+				unsigned char *m = malloc(512 * PC_PAGE);
+				if (!m)
+					_exit(3);
+				pc_fill_range(m, 512, PC_TEXT, 5000 + (uint64_t)k);
+				pc_expect_range("the child's new memory", m, 512, PC_TEXT, 5000 + (uint64_t)k);
+				pc_expect_range("the parent's pages", a[0], npages, PC_TEXT, 7);
+				_exit(0);
+			}
+			int st;
+			if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+				pc_fail("child %d ended with status %#x", k, st);
+		}
+		atomic_store(&race_stop, 1);
+		for (int i = 0; i < 2; i++)
+			pthread_join(t[i], NULL);
+		check(a, npages, npages);
+		printf("forkrace: %d children ok\n", n);
 	} else if (strcmp(mode, "pageout") == 0) {
 		size_t npages = 2048;
 		unsigned char **a = fill(npages, npages);
