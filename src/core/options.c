@@ -99,7 +99,7 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		OPT_COLD_AGE, "ZSWAP_COLD_AGE", OPT_UINT, "120", 0, 86400, NULL, "seconds",
 		"pages idle this long are compressed even below the limit; 0 = never", OPT_F_RUNTIME },
 	[OPT_START_DELAY] = {
-		OPT_START_DELAY, "ZSWAP_START_DELAY", OPT_UINT, "100", 0, 60000, NULL, "milliseconds",
+		OPT_START_DELAY, "ZSWAP_START_DELAY", OPT_UINT, "1000", 0, 60000, NULL, "milliseconds",
 		"a process without a memory limit starts the library at its first memory call this"
 		" long after it began: a short-lived one never does; 0 = at once", 0 },
 	[OPT_MAX_POOL_PERCENT] = {

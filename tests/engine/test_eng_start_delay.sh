@@ -62,7 +62,7 @@ dump_stored() {
 # Mapped in 4 MiB pieces before the start (24 MiB: no large request), then
 # small allocations: the start comes after the delay, and the cold age
 # compresses what was mapped before it.
-bg hold ZSWAP_VERBOSE=1 ZSWAP_COLD_AGE=1 "$prog" hold 24 5
+bg hold ZSWAP_VERBOSE=1 ZSWAP_COLD_AGE=1 ZSWAP_START_DELAY=100 "$prog" hold 24 5
 sleep 4
 kill -USR1 "$bg_pid"
 bg_wait
@@ -98,7 +98,7 @@ eng_say "idle: stored_pages ${s:-none} in the dump 4 s in"
 
 # A fork child 300 ms into its parent's life counts its own delay: its
 # 50 ms of calls start nothing (with the parent's, they would).
-eng_run fork lib ZSWAP_VERBOSE=1 "$prog" fork 300
+eng_run fork lib ZSWAP_VERBOSE=1 ZSWAP_START_DELAY=100 "$prog" fork 300
 eng_expect_rc 0 && eng_expect_stdout_has "child ended: ok"
 [ "$(actives)" = 0 ] || eng_fail "fork: the child started the library though it lived less than the delay"
 
@@ -124,20 +124,21 @@ forks_check() {
 	[ -n "$sp" ] && [ -s "$ENG_TMP/forks.$sp.dump" ] ||
 		eng_fail "$1: no dump from the child signalled before its start"
 }
-eng_run forks lib ZSWAP_STATS_FILE="$ENG_TMP/forks.%p.dump" "$prog" forks signal
+# A delay shorter than the parent's 300 ms of calls (the default is a second).
+eng_run forks lib ZSWAP_START_DELAY=100 ZSWAP_STATS_FILE="$ENG_TMP/forks.%p.dump" "$prog" forks signal
 forks_check forks
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && [ -c /dev/userfaultfd ]; then
 	# Without fork events every fork restarts: the same, the signal included.
 	np="setpriv --bounding-set=-sys_ptrace --inh-caps=-sys_ptrace"
 	rm -f "$ENG_TMP"/forks.*.dump
-	eng_run forks-noptrace lib $np env ZSWAP_STATS_FILE="$ENG_TMP/forks.%p.dump" "$prog" forks signal
+	eng_run forks-noptrace lib $np env ZSWAP_START_DELAY=100 ZSWAP_STATS_FILE="$ENG_TMP/forks.%p.dump" "$prog" forks signal
 	forks_check forks-noptrace
 fi
 # Light forks while two threads map, fill and unmap memory: every child
 # sees every byte and fills new memory, nothing hangs.
 eng_run forkrace-plain plain "$prog" forkrace 30
 eng_expect_rc 0 && cp "$ENG_OUT" "$ENG_TMP/forkrace.ref"
-eng_run forkrace lib "$prog" forkrace 30
+eng_run forkrace lib ZSWAP_START_DELAY=100 "$prog" forkrace 30
 eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/forkrace.ref" && eng_expect_no_libzswap
 ct=$(eng_stat prog_late forkrace_child_threads)
 [ "${ct:-0}" = 1 ] || eng_fail "forkrace: the first child had ${ct:-?} threads: not a light fork"
