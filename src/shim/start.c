@@ -100,8 +100,9 @@ static void start_fork_load_all(void)
 	pthread_rwlock_unlock(&eng.ev_lock);
 }
 
-/* A running process that no memory limit covers (now: zswapctl may have
- * set one): its fork child may start late, as a deferred process would. */
+/* A running process that no memory limit covers (read at each fork:
+ * zswapctl may have set one since the start): its fork child may start
+ * late, as a deferred process would. */
 static bool start_fork_may_defer(void)
 {
 	const struct opt_values *o = &eng.opt;
