@@ -211,6 +211,7 @@ static bool start_log_per_process(void)
 
 static void start_tids_fork_child(void);
 static void start_defer_from_now(void);
+static bool start_waits_delay(int state);
 
 static void start_fork_off(void);
 static const char *start_errname(int e);
@@ -224,7 +225,9 @@ static void start_fork_child(void)
 		zswap_store_fork_child(eng.store);
 	if (atomic_load(&eng.state) == ENGINE_DORMANT && start_fork_fds_shared)
 		atomic_store(&eng.state, ENGINE_OFF);	/* its start would close its parent's descriptors */
-	if (atomic_load(&eng.state) == ENGINE_DEFERRED) {
+	/* A deferred process's child, or a lazy dormant one's (forked before
+	 * its own start): deferred in turn, from this fork. */
+	if (start_waits_delay(atomic_load(&eng.state))) {
 		if (start_fork_fds_shared) {
 			atomic_store(&eng.state, ENGINE_OFF);	/* its descriptors are its parent's */
 			return;

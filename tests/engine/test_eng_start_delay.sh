@@ -121,6 +121,9 @@ forks_check() {
 	[ "${qt:-0}" = 1 ] || eng_fail "$1: the quick child had ${qt:-?} threads at the fork: the library was handed over"
 	[ "${lt:-1}" -gt 1 ] || eng_fail "$1: the late child never started a library of its own"
 	[ "${lp:-0}" -gt 0 ] || eng_fail "$1: the late child's MADV_PAGEOUT paged nothing out: not managed"
+	gt=$(eng_stat prog_late grand_threads) gp=$(eng_stat prog_late grand_paged_out)
+	[ "${gt:-1}" -gt 1 ] && [ "${gp:-0}" -gt 0 ] ||
+		eng_fail "$1: a grandchild forked before its parent's start was not managed (threads ${gt:-?}, paged out ${gp:-?})"
 	[ -n "$sp" ] && [ -s "$ENG_TMP/forks.$sp.dump" ] ||
 		eng_fail "$1: no dump from the child signalled before its start"
 }

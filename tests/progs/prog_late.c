@@ -30,6 +30,8 @@
  *         of its copy out (MADV_PAGEOUT, no API call), counts the pages
  *         no longer present (none without swap unmanaged), checks every
  *         page;
+ *       - "grand" forks at once (before any start of its own) a
+ *         grandchild that does what "late" does;
  *       - with "signal", "signalled" waits (on a pipe, no memory call)
  *         until the parent sent it SIGUSR1, then makes calls for 300 ms
  *         and ends normally (unmanaged, the signal would end it).
@@ -228,6 +230,29 @@ int main(int argc, char **argv)
 			_exit(0);
 		}
 		wait_child(pid, "late");
+		if ((pid = fork()) < 0)
+			pc_fail("fork: %s", strerror(errno));
+		if (pid == 0) {
+			pid_t g = fork();
+			if (g < 0)
+				pc_fail("fork: %s", strerror(errno));
+			if (g == 0) {
+				calls_for(400, 10);
+				fprintf(stderr, "prog_late: stat grand_threads=%d\n", threads());
+				if (madvise(a[0], npages / 2 * PC_PAGE, MADV_PAGEOUT) != 0)
+					pc_fail("madvise: %s", strerror(errno));
+				pc_pagemap_reopen();
+				fprintf(stderr, "prog_late: stat grand_paged_out=%zu\n",
+					npages / 2 - pc_count_present(a[0], npages / 2));
+				check(a, npages, npages);
+				_exit(0);
+			}
+			int st;
+			if (waitpid(g, &st, 0) != g || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+				pc_fail("the grandchild ended with status %#x", st);
+			_exit(0);
+		}
+		wait_child(pid, "grand");
 		if (signal) {
 			int fd[2];
 			char c = 0;
