@@ -126,6 +126,22 @@ static void wait_child(pid_t pid, const char *what)
 	fflush(stdout);
 }
 
+static void check(unsigned char **a, size_t npages, size_t piece);
+
+/* A child that lives: calls for 400 ms, its thread count, half of a[0]
+ * paged out and the pages no longer present counted, every page checked. */
+static __attribute__((noreturn)) void late_child(unsigned char **a, size_t npages, const char *name)
+{
+	calls_for(400, 10);
+	fprintf(stderr, "prog_late: stat %s_threads=%d\n", name, threads());
+	if (madvise(a[0], npages / 2 * PC_PAGE, MADV_PAGEOUT) != 0)
+		pc_fail("madvise: %s", strerror(errno));
+	pc_pagemap_reopen();	/* the parent's table otherwise */
+	fprintf(stderr, "prog_late: stat %s_paged_out=%zu\n", name, npages / 2 - pc_count_present(a[0], npages / 2));
+	check(a, npages, npages);
+	_exit(0);
+}
+
 static atomic_int race_stop;
 
 /* A thread changing its mappings while the main thread forks. */
@@ -218,17 +234,8 @@ int main(int argc, char **argv)
 		wait_child(pid, "quick");
 		if ((pid = fork()) < 0)
 			pc_fail("fork: %s", strerror(errno));
-		if (pid == 0) {
-			calls_for(400, 10);
-			fprintf(stderr, "prog_late: stat late_threads=%d\n", threads());
-			if (madvise(a[0], npages / 2 * PC_PAGE, MADV_PAGEOUT) != 0)
-				pc_fail("madvise: %s", strerror(errno));
-			pc_pagemap_reopen();	/* the parent's table otherwise */
-			fprintf(stderr, "prog_late: stat late_paged_out=%zu\n",
-				npages / 2 - pc_count_present(a[0], npages / 2));
-			check(a, npages, npages);
-			_exit(0);
-		}
+		if (pid == 0)
+			late_child(a, npages, "late");
 		wait_child(pid, "late");
 		if ((pid = fork()) < 0)
 			pc_fail("fork: %s", strerror(errno));
@@ -236,17 +243,8 @@ int main(int argc, char **argv)
 			pid_t g = fork();
 			if (g < 0)
 				pc_fail("fork: %s", strerror(errno));
-			if (g == 0) {
-				calls_for(400, 10);
-				fprintf(stderr, "prog_late: stat grand_threads=%d\n", threads());
-				if (madvise(a[0], npages / 2 * PC_PAGE, MADV_PAGEOUT) != 0)
-					pc_fail("madvise: %s", strerror(errno));
-				pc_pagemap_reopen();
-				fprintf(stderr, "prog_late: stat grand_paged_out=%zu\n",
-					npages / 2 - pc_count_present(a[0], npages / 2));
-				check(a, npages, npages);
-				_exit(0);
-			}
+			if (g == 0)
+				late_child(a, npages, "grand");
 			int st;
 			if (waitpid(g, &st, 0) != g || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 				pc_fail("the grandchild ended with status %#x", st);
