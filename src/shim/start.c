@@ -128,8 +128,9 @@ static void start_fork_prepare_as(bool interim)
 	start_fork_lazy = start_fork_may_defer();
 	if (!interim && fork_restarts())
 		start_fork_load_all();	/* the child's copy must hold every byte */
-	/* A process no limit covers (its threads, its fork) costs a
-	 * shell's every command substitution and pipeline otherwise. */
+	/* Light when no limit covers the process (fork.h): a handover and
+	 * the child's threads would cost each of a long-lived shell's
+	 * command substitutions and pipelines. */
 	start_fork_followed = interim ? fork_prepare_interim() : fork_prepare(start_fork_lazy);
 	start_fork_restart = start_fork_followed && fork_restarting();
 	if (start_fork_followed) {
