@@ -60,66 +60,51 @@
  * workspace is made only once its library is loaded, so the calls through
  * these pointers, the fault path's included, find them set.
  */
-#define COMP_SYM(tab, fn, field) { #fn, (void **)&tab.field }
 
-/* zstd's functions used, each with its pointer's name: the pointers and
- * the table dynlib fills are both made from this list. */
+/* Each library's functions used, each with its pointer's name: the
+ * pointers and the table dynlib fills are both made from one list. */
+#define COMP_PTR(tab, fn, field) __typeof__(fn) *field;
+#define COMP_SYM(tab, fn, field) { #fn, (void **)&tab.field },
+#define COMP_LIB(tab, FNS) \
+	static struct { FNS(COMP_PTR) } tab; \
+	static const struct dynlib_sym comp_##tab##_syms[] = { FNS(COMP_SYM) };
+
+#define COMP_LZ4_FNS(X) \
+	X(lz4, LZ4_sizeofState, state_size) \
+	X(lz4, LZ4_compress_fast_extState, compress) \
+	X(lz4, LZ4_decompress_safe, decompress)
+
 #define COMP_ZSTD_FNS(X) \
-	X(ZSTD_estimateCCtxSize_usingCParams, cctx_size) \
-	X(ZSTD_getCParams, cparams) \
-	X(ZSTD_estimateDCtxSize, dctx_size) \
-	X(ZSTD_CCtx_setParameter, set_param) \
-	X(ZSTD_initStaticCCtx, init_cctx) \
-	X(ZSTD_initStaticDCtx, init_dctx) \
-	X(ZSTD_compress2, compress2) \
-	X(ZSTD_CCtx_reset, reset) \
-	X(ZSTD_decompressDCtx, decompress) \
-	X(ZSTD_isError, is_error) \
-	X(ZSTD_getErrorCode, error_code)
+	X(zstd, ZSTD_estimateCCtxSize_usingCParams, cctx_size) \
+	X(zstd, ZSTD_getCParams, cparams) \
+	X(zstd, ZSTD_estimateDCtxSize, dctx_size) \
+	X(zstd, ZSTD_CCtx_setParameter, set_param) \
+	X(zstd, ZSTD_initStaticCCtx, init_cctx) \
+	X(zstd, ZSTD_initStaticDCtx, init_dctx) \
+	X(zstd, ZSTD_compress2, compress2) \
+	X(zstd, ZSTD_CCtx_reset, reset) \
+	X(zstd, ZSTD_decompressDCtx, decompress) \
+	X(zstd, ZSTD_isError, is_error) \
+	X(zstd, ZSTD_getErrorCode, error_code)
 
-#define COMP_ZSTD_PTR(fn, field) __typeof__(fn) *field;
-#define COMP_ZSTD_SYM(fn, field) COMP_SYM(zstd, fn, field),
+#define COMP_LZO_FNS(X) \
+	X(lzo, __lzo_init_v2, init_v2) \
+	X(lzo, lzo1x_1_15_compress, compress)
 
-static struct {
-	COMP_ZSTD_FNS(COMP_ZSTD_PTR)
-} zstd;
-
-static const struct dynlib_sym comp_zstd_syms[] = {
-	COMP_ZSTD_FNS(COMP_ZSTD_SYM)
-};
-
-static struct {
-	__typeof__(LZ4_sizeofState) *state_size;
-	__typeof__(LZ4_compress_fast_extState) *compress;
-	__typeof__(LZ4_decompress_safe) *decompress;
-} lz4;
-
-static const struct dynlib_sym comp_lz4_syms[] = {
-	COMP_SYM(lz4, LZ4_sizeofState, state_size),
-	COMP_SYM(lz4, LZ4_compress_fast_extState, compress),
-	COMP_SYM(lz4, LZ4_decompress_safe, decompress),
-};
-
-static struct {
-	__typeof__(__lzo_init_v2) *init_v2;
-	__typeof__(lzo1x_1_15_compress) *compress;
-} lzo;
-
-static const struct dynlib_sym comp_lzo_syms[] = {
-	COMP_SYM(lzo, __lzo_init_v2, init_v2),
-	COMP_SYM(lzo, lzo1x_1_15_compress, compress),
-};
+COMP_LIB(lz4, COMP_LZ4_FNS)
+COMP_LIB(zstd, COMP_ZSTD_FNS)
+COMP_LIB(lzo, COMP_LZO_FNS)
 
 /* lzo_init() is a macro that passes the header's ABI to __lzo_init_v2. */
 #define __lzo_init_v2 (*lzo.init_v2)
 
+#define COMP_DYNLIB(soname, tab) \
+	{ soname, comp_##tab##_syms, sizeof(comp_##tab##_syms) / sizeof(comp_##tab##_syms[0]), 0, NULL, "" }
+
 static struct dynlib comp_libs[ZSWAP_COMP_KINDS] = {
-	[ZSWAP_COMP_LZ4] = { "liblz4.so.1", comp_lz4_syms,
-			     sizeof(comp_lz4_syms) / sizeof(comp_lz4_syms[0]), 0, NULL, "" },
-	[ZSWAP_COMP_ZSTD] = { "libzstd.so.1", comp_zstd_syms,
-			      sizeof(comp_zstd_syms) / sizeof(comp_zstd_syms[0]), 0, NULL, "" },
-	[ZSWAP_COMP_LZO] = { "liblzo2.so.2", comp_lzo_syms,
-			     sizeof(comp_lzo_syms) / sizeof(comp_lzo_syms[0]), 0, NULL, "" },
+	[ZSWAP_COMP_LZ4] = COMP_DYNLIB("liblz4.so.1", lz4),
+	[ZSWAP_COMP_ZSTD] = COMP_DYNLIB("libzstd.so.1", zstd),
+	[ZSWAP_COMP_LZO] = COMP_DYNLIB("liblzo2.so.2", lzo),
 };
 
 const char *comp_missing(enum zswap_comp comp)

@@ -100,9 +100,9 @@ static void start_fork_load_all(void)
 	pthread_rwlock_unlock(&eng.ev_lock);
 }
 
-/* A running process that no memory limit covers (read at each fork:
- * zswapctl may have set one since the start): its fork child may start
- * late, as a deferred process would. */
+/* A process that no memory limit covers and nothing asks to start at once
+ * (read again at each fork: zswapctl may have set a limit since the start):
+ * it, and a light fork's child, start as a deferred process does. */
 static bool start_fork_may_defer(void)
 {
 	const struct opt_values *o = &eng.opt;
@@ -477,12 +477,9 @@ __attribute__((destructor)) static void start_fini(void)
  * intervals, or a test's injected failure, is about a running library. */
 static bool start_deferrable(void)
 {
-	const struct opt_values *o = &eng.opt;
-
-	if (!o->start_delay || opt_starts_now(o))
-		return false;
-	reclaim_resolve_limit(&eng.opt);	/* ZSWAP_MEMORY_LIMIT=auto or N%: the memory cgroup's */
-	return !eng.opt.memory_limit && !group_named();
+	if (eng.opt.start_delay && !opt_starts_now(&eng.opt))
+		reclaim_resolve_limit(&eng.opt);	/* ZSWAP_MEMORY_LIMIT=auto or N%: the memory cgroup's */
+	return start_fork_may_defer();
 }
 
 void start_fork_raw_prepare(void)
