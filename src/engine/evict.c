@@ -591,7 +591,7 @@ static int evict_move_run(struct evict_stage *st, const struct region_ref *ref,
 }
 
 /* A PAGEMAP_SCAN of [cur, end) into st->vec: present pages that are not the
- * zero page, with reclaim's written bits (evict_stage_pages) when sel: the
+ * zero page, with the written bits (evict_stage_pages) in a cold-age pass: the
  * number of vector entries, whether they carry PAGE_IS_WRITTEN, and where
  * the scan stopped. */
 struct evict_scan {
@@ -602,7 +602,7 @@ struct evict_scan {
 
 static void evict_scan(struct evict_stage *st, struct evict_scan *sc, uintptr_t cur, uintptr_t end, bool sel)
 {
-	bool written = sel && (eng.features & UFFD_FEATURE_WP_ASYNC);
+	bool written = sel && policy_reads_written() && (eng.features & UFFD_FEATURE_WP_ASYNC);
 	struct pm_scan_arg a = {
 		.size = sizeof(a),
 		.flags = written ? PM_SCAN_WP_MATCHING : 0,
@@ -642,15 +642,16 @@ static void evict_scan(struct evict_stage *st, struct evict_scan *sc, uintptr_t 
  * (sc, in st->vec; in reclaim mode, sel, only those policy_select() takes;
  * *scanned counts the present pages looked at).
  *
- * Written bits (reclaim.h): with UFFD_FEATURE_WP_ASYNC the regions are
- * registered MISSING|WP, and reclaim's scan asks PM_SCAN_WP_MATCHING: the one
- * call reports which pages were written since the last scan (PAGE_IS_WRITTEN:
- * no uffd-wp bit) and write-protects every page it reports, so the next write
- * to each clears the bit again (the kernel resolves that fault; we never see
- * it). What it reports is all walked here (the range is at most what the
- * vector holds, one page a region at worst), except after an event stops
- * the walk (EAGAIN): the rest lost its bit unread, and is scanned again as
- * unwritten. A page moved out (UFFDIO_MOVE builds a fresh writable pte) or
+ * Written bits (policy.h): with UFFD_FEATURE_WP_ASYNC the regions are
+ * registered MISSING|WP, and a cold-age pass's scan asks PM_SCAN_WP_MATCHING:
+ * the one call reports which pages were written since the last pass
+ * (PAGE_IS_WRITTEN: no uffd-wp bit) and write-protects every page it
+ * reports, so the next write to each clears the bit again (the kernel
+ * resolves that fault; we never see it). What it reports is all walked here
+ * (the range is at most what the vector holds, one page a region at worst),
+ * except after an event stops the walk (EAGAIN): the rest lost its bit
+ * unread, and is scanned again as unwritten. A page moved out (UFFDIO_MOVE
+ * builds a fresh writable pte) or
  * installed by UFFDIO_COPY reads as written: a refault is a reference. */
 static int evict_stage_pages(struct evict_stage *st, const struct region_ref *ref,
 			     const struct evict_scan *sc, uintptr_t *walked, bool sel, size_t *scanned)
@@ -667,15 +668,14 @@ static int evict_stage_pages(struct evict_stage *st, const struct region_ref *re
 		bool w = written && (st->vec[v].categories & PAGE_IS_WRITTEN);
 		while (p < vend) {
 			/* Claim a run of RESIDENT slots (COLD or not; never ZAP: a
-			 * REMOVE's zap may still be due, region.h). In reclaim
-			 * mode a chosen page's unwritten followers come along,
-			 * up to RECLAIM_CLUSTER (reclaim.h). */
+			 * REMOVE's zap may still be due, region.h); in reclaim
+			 * mode, those policy_select takes. */
 			size_t idx = ref->first + ((p - ref->start) >> ZS_PAGE_SHIFT), n = 0;
 			while (p + (n << ZS_PAGE_SHIFT) < vend) {
 				struct slot *s = &ref->arr->slots[idx + n];
 				uint32_t old = atomic_load(&s->state);
 				if ((old & ~(SLOT_COLD | SLOT_KEPT)) != SLOT_RESIDENT ||
-				    (sel && !policy_select(s, old, w, n && n < RECLAIM_CLUSTER)) ||
+				    (sel && !policy_select(s, old, w)) ||
 				    !atomic_compare_exchange_strong(&s->state, &old, SLOT_EVICTING | (old & SLOT_KEPT))) {
 					/* Past half the tier's cap, a page reclaim keeps
 					 * gives its kept slot back, as the kernel frees

@@ -178,19 +178,15 @@ void policy_refault(struct slot *s)
 }
 
 /*
- * The clock's question. written: the page was written since the last scan
- * (evict_stage_pages; always false without UFFD_FEATURE_WP_ASYNC), CLOCK's
- * referenced bit: it is passed over (pgactivate) with at least
- * RECLAIM_WRITTEN_PASSES passes of protection, while the step is within its
- * budget of written pages; past it, it is judged as if unwritten. A page
- * refault feedback protects for longer uses up a pass and counts in the scan
- * budget as an unwritten one does (without that, random access over a heap
- * larger than the limit scans more pages per page stolen: docs/DESIGN.md,
- * "Tried and rejected"; tests/engine/test_eng_reclaim_thrash.sh bounds it),
- * but is kept. A cold-age pass counts a write as an access: the page's age
- * starts again.
+ * The clock's question. written: the page was written since the last
+ * cold-age pass (evict_stage_pages reads the bit in those passes alone;
+ * always false without UFFD_FEATURE_WP_ASYNC): not idle, its age starts
+ * again. A page refault feedback protects uses up a pass and counts in the
+ * scan budget (without that, random access over a heap larger than the
+ * limit scans more pages per page stolen: docs/DESIGN.md, "Tried and
+ * rejected"; tests/engine/test_eng_reclaim_thrash.sh bounds it).
  */
-bool policy_select(struct slot *s, uint32_t state, bool written, bool follows)
+bool policy_select(struct slot *s, uint32_t state, bool written)
 {
 	uint32_t a = atomic_load_explicit(&s->aux, memory_order_relaxed);
 
@@ -212,33 +208,14 @@ bool policy_select(struct slot *s, uint32_t state, bool written, bool follows)
 		atomic_fetch_add_explicit(&pol.pgactivate, 1, memory_order_relaxed);
 		return false;
 	}
-	if (written && !pol.force && ++pol.wlooked <= pol.wbudget) {
-		uint32_t prot = a & AUX_PROT_MASK;
-		if (prot > RECLAIM_WRITTEN_PASSES * AUX_PROT_ONE) {
-			/* Protected by refault feedback as well: this look is
-			 * one of its passes, and counts in the scan budget as
-			 * before (written pages are kept past it all the same). */
-			pol.looked++;
-			prot -= AUX_PROT_ONE;
-		} else {
-			prot = RECLAIM_WRITTEN_PASSES * AUX_PROT_ONE;
-		}
-		atomic_compare_exchange_strong_explicit(&s->aux, &a, (a & ~AUX_PROT_MASK) | prot,
-							memory_order_relaxed, memory_order_relaxed);
-		atomic_fetch_add_explicit(&pol.pgactivate, 1, memory_order_relaxed);
-		return false;
-	}
 	if (!pol.proactive)
 		pol.looked++;
 	if (a & AUX_PROT_MASK) {
 		/* A protected page survives this pass (one fewer left). */
 		atomic_compare_exchange_strong_explicit(&s->aux, &a, a - AUX_PROT_ONE, memory_order_relaxed,
 							memory_order_relaxed);
-		/* Past the step's scan budget: protection is a preference.
-		 * Following a taken page, unwritten: it goes with it (one
-		 * MOVE for the run, reclaim.h). */
-		if (!pol.force && (pol.proactive || pol.looked <= pol.budget) &&
-		    (pol.proactive || !follows))
+		/* Past the step's scan budget: protection is a preference. */
+		if (!pol.force && (pol.proactive || pol.looked <= pol.budget))
 			return false;
 	}
 	if (pol.proactive) {
@@ -445,6 +422,11 @@ void policy_progress(void)
 bool policy_limit_set(void)
 {
 	return pol.limit != 0;
+}
+
+bool policy_reads_written(void)
+{
+	return pol.proactive;
 }
 
 void policy_held(bool start)

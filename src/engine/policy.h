@@ -31,20 +31,17 @@
  * a working set larger than memory, where every page refaults quickly,
  * costs a bounded scan.
  *
- * The referenced bit: written since the hand last passed (kernel 6.7+,
- * UFFD_FEATURE_WP_ASYNC; regions registered MISSING|WP). The scan that
- * finds the present pages (PAGEMAP_SCAN with PM_SCAN_WP_MATCHING) reads the
- * bit and write-protects the page, and the kernel clears the protection at
- * the next write without telling us. A page found written is passed over
- * (pgactivate) and keeps at least RECLAIM_WRITTEN_PASSES passes of
- * protection: one step may sweep the whole clock in a millisecond when
- * every page is fresh (a fill), and a second look so soon says nothing.
- * Written pages passed over have a budget of their own, 256 per page wanted
- * (their bit is cleared as the hand passes, so a rotation ends them); one
- * also protected by refault feedback counts in the 16 and loses a pass, as
- * before, but is kept. Reads are not seen: a page only read is kept by
- * refault feedback alone. Without WP_ASYNC: the clock as above, without
- * the bit.
+ * Reads are not seen, and under a limit neither are writes: the clock goes
+ * by refaults alone. Written bits (kernel 6.7+, UFFD_FEATURE_WP_ASYNC;
+ * regions registered MISSING|WP) serve the cold-age pass: its scan
+ * (PAGEMAP_SCAN with PM_SCAN_WP_MATCHING) reads whether each page was
+ * written since the last pass and write-protects it again, and the kernel
+ * clears the protection at the next write without telling us. A page
+ * written since is not idle (pgactivate): its age starts again. Each write
+ * after a scan is a fault; a pass comes every quarter of the cold age, but
+ * the limit's clock passes many times a second under pressure, where those
+ * faults cost more than the pages the bit kept (docs/DESIGN.md, "Which
+ * pages").
  */
 #ifndef ZSWAP_POLICY_H
 #define ZSWAP_POLICY_H
@@ -59,6 +56,10 @@
 /* Whether a memory limit is set: then regions are registered with
  * userfaultfd when they are created, so first touches fault and are counted. */
 bool policy_limit_set(void);
+
+/* Whether the clock's current sweep reads written bits: a cold-age pass's
+ * (the reclaimer's thread alone calls it, from its sweep). */
+bool policy_reads_written(void);
 
 /*
  * A handler is about to zero-fill npages pages, or (npages 0) to load a
@@ -110,19 +111,11 @@ void policy_clock_sample(void);
 bool policy_idle_min_age(uint32_t seconds, uint32_t *min_age);
 
 /* Eviction's question in reclaim mode: take this resident page now?
- * written: it was written since the last scan (its referenced bit).
- * follows: the page just before it was taken, in a run shorter than
- * RECLAIM_CLUSTER. (May lower its protection instead.)
- *
- * A page that follows a taken one goes with it when it was not written
- * since the last scan, whatever its protection (never in a cold-age pass,
- * which takes only pages idle that long): one UFFDIO_MOVE (one TLB flush,
- * an IPI to the program's CPU, and one hold of ev_lock that handlers queue
- * behind) for the run instead of one for each page. Under uniform access
- * most calls still move one page; refaults are the same in every benchmark
- * (docs/DESIGN.md, "Speed under the limit" and "Tried and rejected"). */
-#define RECLAIM_CLUSTER 8
-bool policy_select(struct slot *s, uint32_t state, bool written, bool follows);
+ * written: it was written since the last cold-age pass (read in those
+ * passes alone). (May lower its protection instead.) A protected page is
+ * kept even right after a taken one: taking it along for one MOVE evicted
+ * hot pages spread among cold ones (docs/DESIGN.md, "Tried and rejected"). */
+bool policy_select(struct slot *s, uint32_t state, bool written);
 
 /* madvise(MADV_COLD) marked [start, end)'s resident pages SLOT_COLD: the
  * clock visits that range first, before going on where its hand was (the

@@ -83,17 +83,6 @@
 #define RECLAIM_COMPACT_MIN	64
 #define RECLAIM_COMPACT_ROUND	256
 #define RECLAIM_COMPACT_IDLE_DIV	16
-/* A page found written (its referenced bit) is passed over and keeps at
- * least this many passes of protection: a step that sweeps the whole clock
- * twice in a millisecond (every page fresh, in a fill) must not take a hot
- * page on its second look (docs/DESIGN.md "Which pages"). */
-#define RECLAIM_WRITTEN_PASSES 2
-/* Written pages a step passes over have a budget of their own, this many
- * per page it wants: within RECLAIM_SCAN_RATIO's, the budget took hot pages
- * whenever most pages were fresh (a fill: all written once). A written
- * page's bit is cleared as the hand passes, so a rotation ends them anyway;
- * this bounds a step's scan on a large limit. */
-#define RECLAIM_WRITTEN_RATIO	256
 /* A refault is quick (the page comes back protected) when fewer pages were
  * evicted since it left than 1/RECLAIM_WORKINGSET_DIV of the program's pages
  * resident outside the pool: the kernel compares the distance with its
@@ -197,7 +186,6 @@ struct policy_state {
 	unsigned int pause_ms;		/* back-off, doubled while nothing can be taken */
 	uint32_t now_s;			/* its clock, for policy_select */
 	size_t looked, budget;		/* this step: resident pages looked at, and how many before forcing */
-	size_t wlooked, wbudget;	/* written pages passed over, and how many it may pass */
 	uintptr_t hand;
 	size_t ntargets, next;
 	struct { uintptr_t start, end; } *targets;

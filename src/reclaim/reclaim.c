@@ -32,9 +32,9 @@
  * step that has looked at RECLAIM_SCAN_RATIO resident pages per page it
  * wants takes protected pages too.
  *
- * Written bits (src/engine/policy.h, evict_stage_pages): a page written since the
- * hand last passed is CLOCK's referenced page, kept for this pass and
- * protected for RECLAIM_WRITTEN_PASSES more (docs/DESIGN.md, "Which pages").
+ * Written bits (src/engine/policy.h, evict_stage_pages): in a cold-age pass,
+ * a page written since the last one is not idle (docs/DESIGN.md, "Which
+ * pages"); the limit's clock goes by refaults alone.
  *
  * Cold pages: see src/engine/policy.h and docs/DESIGN.md.
  */
@@ -552,9 +552,8 @@ static size_t reclaim_step(size_t want)
 	unsigned int rot;
 
 	pol.proactive = false;
-	pol.looked = pol.wlooked = 0;
+	pol.looked = 0;
 	pol.budget = want * RECLAIM_SCAN_RATIO;
-	pol.wbudget = want * RECLAIM_WRITTEN_RATIO;
 	size_t got = reclaim_sweep(want, RECLAIM_MAX_PASSES, &rot);
 	if (!got) {
 		pol.force = true;
@@ -1369,7 +1368,7 @@ int reclaim_fork_child(void)
 	atomic_store(&pol.deep, 0);
 	atomic_store(&pol.sleeping, 0);
 	pol.proactive = pol.force = false;
-	pol.looked = pol.wlooked = 0;
+	pol.looked = 0;
 	pol.ntargets = pol.next = 0;
 	pol.hand = 0;
 	/* The lock may have been held by a thread that stayed in the parent. */

@@ -22,6 +22,13 @@
  *   prog_reclaim idle MB SECS     fill, then sit idle until the library has
  *                                 stored half the pages (ZSWAP_COLD_AGE) or
  *                                 SECS seconds went by
+ *   prog_reclaim idlehot MB SECS  fill, then rewrite the first quarter of
+ *                                 the pages every 100 ms while the rest sits
+ *                                 idle, until the library has stored half of
+ *                                 the idle pages (ZSWAP_COLD_AGE) and SECS/4
+ *                                 seconds went by, or SECS seconds did;
+ *                                 reports hot_misses: hot pages found absent
+ *                                 (mincore) just before their rewrite
  *   prog_reclaim hotstream MB PASSES
  *                                 a hot set (the first 64th of the pages)
  *                                 rewritten all the time, one random hot page
@@ -345,6 +352,36 @@ static void hotstream(unsigned long passes)
 		lib_refaults() - r0, sc1 - sc0, st1 - st0, (unsigned long long)(b.pgactivate - a.pgactivate));
 }
 
+/* idlehot: a hot quarter rewritten every 100 ms beside idle pages. The
+ * cold-age pass takes pages not written since its last look; a hot page is
+ * written between any two looks, so none should be found absent. */
+static void idlehot(unsigned long secs)
+{
+	size_t nhot = npages / 4, idle = npages - nhot;
+	unsigned long long misses = 0, rounds = 0;
+	uint64_t t0 = pc_now_ns(), el;
+	struct zswap_stats a, b;
+
+	pc_stats(&a);
+	b = a;
+	do {
+		for (size_t i = 0; i < nhot; i++) {
+			if (!page_resident(i))
+				misses++;
+			ver[i]++;
+			page_write(i);
+		}
+		rounds++;
+		pc_sleep_ms(100);
+		pc_stats(&b);
+		el = (pc_now_ns() - t0) / 1000000000u;
+	} while (pc_managed() && el < secs && (b.stored_pages < idle / 2 || el < secs / 4));
+	fprintf(stderr, "%s: kernel_wp_async=%d\n", pc.name, kernel_wp_async());
+	fprintf(stderr, "%s: hot_pages=%zu rounds=%llu hot_misses=%llu idle_stored=%llu of %zu pgactivate=%llu\n",
+		pc.name, nhot, rounds, misses, (unsigned long long)b.stored_pages, idle,
+		(unsigned long long)(b.pgactivate - a.pgactivate));
+}
+
 /* Resident pages among [from, from + n), and (mark) which they are. */
 static size_t count_resident(size_t from, size_t n, bool *mark)
 {
@@ -535,7 +572,7 @@ int main(int argc, char **argv)
 		deny_vm_readv();
 	pc_init("prog_reclaim", &argc, argv);
 	if (argc < 3)
-		pc_fail("usage: prog_reclaim fill|random|random-for|hotcold|cycle|idle|hotstream|cold|cold-over|frag|boost|account|shared MB [OPS|SECS|PASSES|CMB|SMB]");
+		pc_fail("usage: prog_reclaim fill|random|random-for|hotcold|cycle|idle|idlehot|hotstream|cold|cold-over|frag|boost|account|shared MB [OPS|SECS|PASSES|CMB|SMB]");
 	const char *mode = argv[1];
 	size_t mb = strtoul(argv[2], NULL, 10);
 	unsigned long arg = argc > 3 ? strtoul(argv[3], NULL, 10) : 0;
@@ -659,6 +696,8 @@ int main(int argc, char **argv)
 		}
 		fprintf(stderr, "%s: idle_stored=%llu of %zu after %lu ms\n", pc.name,
 			(unsigned long long)st.stored_pages, npages, waited_ms);
+	} else if (strcmp(mode, "idlehot") == 0) {
+		idlehot(arg);
 	} else if (strcmp(mode, "frag") == 0) {
 		frag();
 	} else if (boost) {

@@ -30,7 +30,7 @@ static int passes_survived(struct slot *s)
 {
 	int n = 0;
 
-	while (n < 1000 && !policy_select(s, SLOT_RESIDENT, false, false))
+	while (n < 1000 && !policy_select(s, SLOT_RESIDENT, false))
 		n++;
 	return n;
 }
@@ -46,9 +46,8 @@ static void refault_at(struct slot *s, uint32_t left, uint64_t now)
 
 static void reset_step(void)
 {
-	pol.looked = pol.wlooked = 0;
+	pol.looked = 0;
 	pol.budget = 1u << 20;
-	pol.wbudget = 0;
 	pol.force = pol.proactive = false;
 }
 
@@ -85,26 +84,24 @@ int main(void)
 
 	/* MADV_COLD: first in line, whatever its protection. */
 	refault_at(&s, 9000, 9010);
-	CHECK(policy_select(&s, SLOT_RESIDENT | SLOT_COLD, false, false), "a protected MADV_COLD page was kept");
+	CHECK(policy_select(&s, SLOT_RESIDENT | SLOT_COLD, false), "a protected MADV_COLD page was kept");
 
 	/* Past the step's scan budget, and in a forced step, protection gives way. */
 	reset_step();
 	pol.budget = 0;
-	CHECK(policy_select(&s, SLOT_RESIDENT, false, false), "a protected page was kept past the scan budget");
+	CHECK(policy_select(&s, SLOT_RESIDENT, false), "a protected page was kept past the scan budget");
 	reset_step();
 	pol.force = true;
-	CHECK(policy_select(&s, SLOT_RESIDENT, false, false), "a protected page was kept in a forced step");
+	CHECK(policy_select(&s, SLOT_RESIDENT, false), "a protected page was kept in a forced step");
 
-	/* Written since the last scan (the referenced bit): passed over while
-	 * the step may pass written pages, then judged as unwritten. */
+	/* Under a limit the clock goes by refaults alone: a written bit, were
+	 * one passed, changes nothing. */
 	reset_step();
 	atomic_store(&s.aux, policy_aux_fresh(0));
-	pol.wbudget = 1;
 	uint64_t pga = atomic_load(&pol.pgactivate);
-	CHECK(!policy_select(&s, SLOT_RESIDENT, true, false), "a written page was taken");
-	CHECK(atomic_load(&pol.pgactivate) == pga + 1, "pgactivate did not count the written page");
-	atomic_store(&s.aux, policy_aux_fresh(0));
-	CHECK(policy_select(&s, SLOT_RESIDENT, true, false), "a written page was kept past the step's written budget");
+	CHECK(policy_select(&s, SLOT_RESIDENT, true), "a written page was kept by the limit's clock");
+	CHECK(atomic_load(&pol.pgactivate) == pga, "the limit's clock counted a written page in pgactivate");
+	CHECK(!policy_reads_written(), "the limit's clock asks for written bits");
 
 	/* A cold-age pass: idle for the cold age or more is taken, younger not. */
 	reset_step();
@@ -112,9 +109,15 @@ int main(void)
 	pol.cold_age = 10;
 	pol.now_s = 100;
 	atomic_store(&s.aux, policy_aux_fresh(95));
-	CHECK(!policy_select(&s, SLOT_RESIDENT, false, false), "a page idle 5 s was taken with a cold age of 10 s");
+	CHECK(!policy_select(&s, SLOT_RESIDENT, false), "a page idle 5 s was taken with a cold age of 10 s");
 	atomic_store(&s.aux, policy_aux_fresh(80));
-	CHECK(policy_select(&s, SLOT_RESIDENT, false, false), "a page idle 20 s was kept with a cold age of 10 s");
+	CHECK(policy_select(&s, SLOT_RESIDENT, false), "a page idle 20 s was kept with a cold age of 10 s");
+	/* ... unless written since the last pass: not idle, its age starts again. */
+	CHECK(policy_reads_written(), "a cold-age pass does not ask for written bits");
+	atomic_store(&s.aux, policy_aux_fresh(80));
+	CHECK(!policy_select(&s, SLOT_RESIDENT, true), "a page written since the last pass was taken as idle");
+	CHECK(atomic_load(&pol.pgactivate) == pga + 1, "pgactivate did not count the written page");
+	CHECK(!policy_select(&s, SLOT_RESIDENT, false), "a page written at this pass was idle at once");
 
 	if (failures) {
 		fprintf(stderr, "test_policy: %d check(s) failed\n", failures);
