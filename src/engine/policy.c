@@ -181,9 +181,9 @@ void policy_refault(struct slot *s)
  * The clock's question. written: the page was written since the last
  * cold-age pass (evict_stage_pages reads the bit in those passes alone;
  * always false without UFFD_FEATURE_WP_ASYNC): not idle, its age starts
- * again. A page refault feedback protects uses up a pass and counts in the
- * scan budget (without that, random access over a heap larger than the
- * limit scans more pages per page stolen: docs/DESIGN.md, "Tried and
+ * again. A page protected by refault feedback uses up a pass and counts
+ * in the scan budget (without that, random access over a heap larger than
+ * the limit scans more pages per page stolen: docs/DESIGN.md, "Tried and
  * rejected"; tests/engine/test_eng_reclaim_thrash.sh bounds it).
  */
 bool policy_select(struct slot *s, uint32_t state, bool written)
