@@ -924,13 +924,30 @@ uint64_t zswap_store_poor_pages(struct zswap_store *s)
 	return n > 0 ? (uint64_t)n : 0;
 }
 
-bool zswap_store_empty(struct zswap_store *s)
+/* Each workspace counts the stores and loads made through it: only the
+ * sum means anything. */
+static int64_t store_pool_held(struct zswap_store *s)
 {
 	int64_t held = 0;
 
 	for (unsigned int i = 0; i < s->nr_ws; i++)
 		held += atomic_load_explicit(&s->ws[i].c.stored, memory_order_relaxed);
-	if (held)
+	return held;
+}
+
+uint64_t zswap_store_held(struct zswap_store *s)
+{
+	int64_t held = store_pool_held(s);
+
+	for (unsigned int i = 0; i < ZE_TIERS; i++)
+		if (s->tiers[i])
+			held += (int64_t)backing_in_use(s->tiers[i]);
+	return held > 0 ? (uint64_t)held : 0;
+}
+
+bool zswap_store_empty(struct zswap_store *s)
+{
+	if (store_pool_held(s))
 		return false;
 	for (unsigned int i = 0; i < ZE_TIERS; i++)
 		if (s->tiers[i] && backing_in_use(s->tiers[i]))

@@ -384,9 +384,11 @@ struct zswap_store_comp_stat {
 unsigned int zswap_store_comp_stats(struct zswap_store *s, struct zswap_store_comp_stat out[ZSWAP_COMP_KINDS],
 				    uint64_t *freed);
 
-/* True when the store holds no entry: no page in a pool (same-filled ones
- * included) and no slot in use in any tier. Exact only while nothing is
- * stored or loaded meanwhile (the fork's freeze). */
+/* The pages the store holds: entries in its pools (same-filled ones
+ * included) and slots in use in its tiers (kept ones included). Exact only
+ * while nothing is stored or loaded meanwhile (the fork's freeze).
+ * zswap_store_empty: none. */
+uint64_t zswap_store_held(struct zswap_store *s);
 bool zswap_store_empty(struct zswap_store *s);
 
 /* The fork child's lock of the compressors' pools, made afresh (a thread of

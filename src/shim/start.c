@@ -111,6 +111,16 @@ static bool start_fork_may_defer(void)
 	       !group_named();
 }
 
+/*
+ * A process no limit covers forks lightly only with nothing stored (fork.h):
+ * once ZSWAP_COLD_AGE has compressed a few of a long-lived shell's or
+ * make's pages, each of its forks would be followed again. Up to this many
+ * pages are loaded back first instead: a page costs microseconds, a
+ * followed fork about a millisecond and a half more than a light one, and
+ * the pages stay until the cold age takes them again.
+ */
+#define START_FORK_LOAD_MAX 256
+
 /* interim: every page loaded back, the child left without the library
  * (engine_fork_raw); else followed when fork.c can (fork_prepare). */
 static void start_fork_prepare_as(bool interim)
@@ -126,7 +136,8 @@ static void start_fork_prepare_as(bool interim)
 	fork_gate_close();
 	pthread_rwlock_wrlock(&eng.evict_gate);	/* no page in flight, none to come */
 	start_fork_lazy = start_fork_may_defer();
-	if (!interim && fork_restarts())
+	uint64_t held = start_fork_lazy ? zswap_store_held(eng.store) : 0;
+	if (!interim && (fork_restarts() || (held && held <= START_FORK_LOAD_MAX)))
 		start_fork_load_all();	/* the child's copy must hold every byte */
 	/* Light when no limit covers the process (fork.h): a handover and
 	 * the child's threads would cost each of a long-lived shell's

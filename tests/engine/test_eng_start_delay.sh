@@ -6,8 +6,9 @@
 # mapped before the start is managed after it (adopted, then compressed at
 # the cold age); a statistics signal before the start does not end the
 # program and its dump comes once the library starts; a fork child's delay
-# counts from the fork; a started process with nothing stored forks without
-# handing its library over, also while its threads change their mappings;
+# counts from the fork; a started process with nothing stored, or little
+# (loaded back first), forks without handing its library over, also while
+# its threads change their mappings;
 # MADV_PAGEOUT starts the library at once. Every page of every run is
 # checked by the program.
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/../..}/tests/engine/eng_lib.sh"
@@ -150,6 +151,22 @@ eng_run forks-limit lib ZSWAP_MEMORY_LIMIT=256M "$prog" forks
 eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/forks.ref"
 qt=$(eng_stat prog_late quick_threads)
 [ "${qt:-1}" -gt 1 ] || eng_fail "forks-limit: the quick child under a limit had ${qt:-?} threads: not handed over"
+
+# A few pages stored (as ZSWAP_COLD_AGE leaves a long-lived shell) are
+# loaded back and the fork stays light; more than START_FORK_LOAD_MAX (256)
+# and it is followed. Every byte is checked either way.
+for n in 64 1024; do
+	eng_run forks-stored-$n lib ZSWAP_START_DELAY=100 "$prog" forks pageout $n
+	eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/forks.ref" && eng_expect_no_libzswap
+	ps=$(eng_stat prog_late parent_stored) qt=$(eng_stat prog_late quick_threads)
+	eng_say "forks-stored-$n: ${ps:-?} pages stored at the fork, the quick child's threads ${qt:-?}"
+	[ "${ps:-0}" = "$n" ] || eng_fail "forks-stored-$n: ${ps:-?} pages stored, not $n"
+	if [ "$n" = 64 ]; then
+		[ "${qt:-0}" = 1 ] || eng_fail "forks-stored-64: the quick child had ${qt:-?} threads: not a light fork"
+	else
+		[ "${qt:-1}" -gt 1 ] || eng_fail "forks-stored-1024: the quick child had ${qt:-?} threads: not handed over"
+	fi
+done
 
 # MADV_PAGEOUT is asked for now: it starts the library and pages out.
 eng_run pageout lib "$prog" pageout

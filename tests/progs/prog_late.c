@@ -20,10 +20,12 @@
  *   prog_late pageout
  *       map and fill 8 MiB, MADV_PAGEOUT it at once, then print the stored
  *       pages the library's API counts, and check every page.
- *   prog_late forks [signal]
+ *   prog_late forks [signal] [pageout N]
  *       map and fill 4 MiB, make calls for 300 ms (a library started by
- *       then runs threads), print the parent's thread count, then fork
- *       three children in turn, the parent waiting for each:
+ *       then runs threads), print the parent's thread count (with
+ *       "pageout", MADV_PAGEOUT the first N pages and print the pages
+ *       stored), then fork three children in turn, the parent waiting for
+ *       each:
  *       - "quick" counts its threads at once, checks every page, writes
  *         half of them and maps, fills and checks 1 MiB of its own;
  *       - "late" makes calls for 400 ms, counts its threads, pages half
@@ -179,7 +181,7 @@ static void check(unsigned char **a, size_t npages, size_t piece)
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		pc_fail("usage: prog_late quick | hold MB SECONDS | idle MB SECONDS | fork MS | forks [signal] | forkrace N | pageout");
+		pc_fail("usage: prog_late quick | hold MB SECONDS | idle MB SECONDS | fork MS | forks [signal] [pageout N] | forkrace N | pageout");
 	pc.name = "prog_late";
 	const char *mode = argv[1];
 
@@ -213,11 +215,27 @@ int main(int argc, char **argv)
 			pc_fail("the child ended with status %d", st);
 		printf("child ended: ok\n");
 	} else if (strcmp(mode, "forks") == 0) {
-		bool signal = argc >= 3 && strcmp(argv[2], "signal") == 0;
-		size_t npages = PIECE_PAGES;
+		bool signal = false;
+		size_t npages = PIECE_PAGES, out = 0;
+		for (int i = 2; i < argc; i++) {
+			if (strcmp(argv[i], "signal") == 0)
+				signal = true;
+			else if (strcmp(argv[i], "pageout") == 0 && i + 1 < argc)
+				out = strtoul(argv[++i], NULL, 10);
+		}
+		if (out > npages)
+			pc_fail("pageout %zu: at most %zu pages", out, npages);
 		unsigned char **a = fill(npages, npages);
 		calls_for(300, 10);
 		fprintf(stderr, "prog_late: stat parent_threads=%d\n", threads());
+		if (out) {
+			if (madvise(a[0], out * PC_PAGE, MADV_PAGEOUT) != 0)
+				pc_fail("madvise: %s", strerror(errno));
+			pc_init("prog_late", &argc, argv);
+			struct zswap_stats st;
+			pc_stats(&st);
+			fprintf(stderr, "prog_late: stat parent_stored=%" PRIu64 "\n", st.stored_pages);
+		}
 		fflush(stdout);
 		pid_t pid = fork();
 		if (pid < 0)
