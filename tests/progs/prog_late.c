@@ -178,6 +178,20 @@ static void check(unsigned char **a, size_t npages, size_t piece)
 	printf("%zu pages checked: ok\n", npages);
 }
 
+/* MADV_PAGEOUT of n pages at p (no API call before it: the advice alone
+ * starts the library), then the pages the library's API counts stored,
+ * printed as the stat name. */
+static void page_out(unsigned char *p, size_t n, const char *name, int *argc, char **argv)
+{
+	struct zswap_stats st;
+
+	if (madvise(p, n * PC_PAGE, MADV_PAGEOUT) != 0)
+		pc_fail("madvise: %s", strerror(errno));
+	pc_init("prog_late", argc, argv);
+	pc_stats(&st);
+	fprintf(stderr, "prog_late: stat %s=%" PRIu64 "\n", name, st.stored_pages);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -228,14 +242,8 @@ int main(int argc, char **argv)
 		unsigned char **a = fill(npages, npages);
 		calls_for(300, 10);
 		fprintf(stderr, "prog_late: stat parent_threads=%d\n", threads());
-		if (out) {
-			if (madvise(a[0], out * PC_PAGE, MADV_PAGEOUT) != 0)
-				pc_fail("madvise: %s", strerror(errno));
-			pc_init("prog_late", &argc, argv);
-			struct zswap_stats st;
-			pc_stats(&st);
-			fprintf(stderr, "prog_late: stat parent_stored=%" PRIu64 "\n", st.stored_pages);
-		}
+		if (out)
+			page_out(a[0], out, "parent_stored", &argc, argv);
 		fflush(stdout);
 		pid_t pid = fork();
 		if (pid < 0)
@@ -326,12 +334,7 @@ int main(int argc, char **argv)
 	} else if (strcmp(mode, "pageout") == 0) {
 		size_t npages = 2048;
 		unsigned char **a = fill(npages, npages);
-		if (madvise(a[0], npages * PC_PAGE, MADV_PAGEOUT) != 0)
-			pc_fail("madvise: %s", strerror(errno));
-		pc_init("prog_late", &argc, argv);
-		struct zswap_stats st;
-		pc_stats(&st);
-		fprintf(stderr, "prog_late: stat stored_pages=%" PRIu64 "\n", st.stored_pages);
+		page_out(a[0], npages, "stored_pages", &argc, argv);
 		check(a, npages, npages);
 	} else {
 		pc_fail("unknown mode %s", mode);
