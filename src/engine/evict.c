@@ -114,6 +114,8 @@ int evict_init(void)
 
 static bool evict_foreign(uintptr_t start, uintptr_t end);
 
+#define EVICT_REGISTER_WAIT_MS 2000
+
 int evict_register_again(void)
 {
 	int mode = (eng.features & UFFD_FEATURE_WP_ASYNC) ? UF_REG_MISSING_WP : UF_REG_MISSING;
@@ -122,7 +124,17 @@ int evict_register_again(void)
 	size_t n;
 
 	for (int i = 0; i < EVICT_STAGES; i++) {
-		int rc = uf_register(eng.uffd, evict_stages[i].base, EVICT_BATCH * ZS_PAGE_SIZE, UF_REG_WP);
+		/* A light fork's child may start before its parent's fork
+		 * thread has closed the FORK message's descriptor: until then
+		 * every mapping it inherited stays registered with that one
+		 * (EBUSY). The close follows the read at once: wait for it,
+		 * EVICT_REGISTER_WAIT_MS at most. */
+		int rc;
+		for (int t = 0; (rc = uf_register(eng.uffd, evict_stages[i].base, EVICT_BATCH * ZS_PAGE_SIZE,
+						  UF_REG_WP)) == -EBUSY && t < EVICT_REGISTER_WAIT_MS; t++) {
+			struct timespec ts = { 0, 1000000 };
+			nanosleep(&ts, NULL);
+		}
 		if (rc < 0)
 			return rc;
 	}
