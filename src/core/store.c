@@ -935,24 +935,27 @@ static int64_t store_pool_held(struct zswap_store *s)
 	return held;
 }
 
-uint64_t zswap_store_held(struct zswap_store *s)
+/* Slots in use in the store's tiers (kept ones included). */
+static uint64_t store_tier_held(struct zswap_store *s)
 {
-	int64_t held = store_pool_held(s);
+	uint64_t held = 0;
 
 	for (unsigned int i = 0; i < ZE_TIERS; i++)
 		if (s->tiers[i])
-			held += (int64_t)backing_in_use(s->tiers[i]);
+			held += backing_in_use(s->tiers[i]);
+	return held;
+}
+
+uint64_t zswap_store_held(struct zswap_store *s)
+{
+	int64_t held = store_pool_held(s) + (int64_t)store_tier_held(s);
+
 	return held > 0 ? (uint64_t)held : 0;
 }
 
 bool zswap_store_empty(struct zswap_store *s)
 {
-	if (store_pool_held(s))
-		return false;
-	for (unsigned int i = 0; i < ZE_TIERS; i++)
-		if (s->tiers[i] && backing_in_use(s->tiers[i]))
-			return false;
-	return true;
+	return !store_pool_held(s) && !store_tier_held(s);
 }
 
 void zswap_store_stats(struct zswap_store *s, struct zswap_stats *st)
