@@ -66,7 +66,8 @@ struct evict_page {
 
 struct evict_stage {
 	pthread_mutex_t lock;
-	uintptr_t base;			/* EVICT_BATCH pages, registered (WP) */
+	uintptr_t base;			/* EVICT_BATCH pages, registered (WP) once used */
+	bool registered;		/* on eng.uffd (evict_stage_ready) */
 	size_t n;			/* pages staged */
 	size_t nbusy;			/* pages MOVE found shared (EBUSY) */
 	bool busy_retry;		/* this batch is the second chance */
@@ -103,13 +104,33 @@ int evict_init(void)
 		void *base = prim_alloc(EVICT_BATCH * ZS_PAGE_SIZE);
 		if (!base)
 			return -ENOMEM;
-		int rc = uf_register(eng.uffd, (uintptr_t)base, EVICT_BATCH * ZS_PAGE_SIZE, 1);
-		if (rc < 0)
-			return rc;
 		st->lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 		st->base = (uintptr_t)base;
 	}
 	return 0;
+}
+
+/*
+ * A stage is registered at its first batch, not at the start: a process
+ * with nothing registered forks without a FORK message (fork_prepare), and
+ * a shell that never evicts keeps every fork that cheap. Under
+ * eng.evict_gate's read side, which fork_prepare's check excludes. -EBUSY
+ * (a restarted fork's child whose parent has not closed the FORK message's
+ * descriptor yet) is tried again at the next batch.
+ */
+static bool evict_stage_ready(struct evict_stage *st)
+{
+	if (st->registered)
+		return true;
+	int rc = uf_register(eng.uffd, st->base, EVICT_BATCH * ZS_PAGE_SIZE, UF_REG_WP);
+	if (rc < 0) {
+		static _Atomic int said;
+		if (rc != -EBUSY && !atomic_exchange(&said, 1))
+			zlog("cannot register a staging area with userfaultfd (error %d): nothing is evicted", -rc);
+		return false;
+	}
+	st->registered = true;
+	return true;
 }
 
 static bool evict_foreign(uintptr_t start, uintptr_t end);
@@ -122,27 +143,29 @@ int evict_register_again(void)
 	uintptr_t cursor = 0, end = UINTPTR_MAX & ZS_PAGE_MASK;
 	struct region_ref refs[32];
 	size_t n;
+	int waited = 0;
 
-	for (int i = 0; i < EVICT_STAGES; i++) {
-		/* A light fork's child may start before its parent's fork
-		 * thread has closed the FORK message's descriptor: until then
-		 * every mapping it inherited stays registered with that one
-		 * (EBUSY). The close follows the read at once: wait for it,
-		 * EVICT_REGISTER_WAIT_MS at most. */
-		int rc;
-		for (int t = 0; (rc = uf_register(eng.uffd, evict_stages[i].base, EVICT_BATCH * ZS_PAGE_SIZE,
-						  UF_REG_WP)) == -EBUSY && t < EVICT_REGISTER_WAIT_MS; t++) {
-			struct timespec ts = { 0, 1000000 };
-			nanosleep(&ts, NULL);
-		}
-		if (rc < 0)
-			return rc;
-	}
+	for (int i = 0; i < EVICT_STAGES; i++)
+		evict_stages[i].registered = false;	/* the parent's descriptor's */
 	while (cursor < end && (n = region_collect(0, end, &cursor, refs, 32)) > 0) {
 		for (size_t k = 0; k < n; k++) {
 			const struct region_ref *r = &refs[k];
-			if (evict_foreign(r->start, r->end) || !maps_range_anon_rw(r->start, r->end) ||
-			    uf_register(eng.uffd, r->start, r->end - r->start, mode) < 0)
+			int rc = -EINVAL;
+			if (!evict_foreign(r->start, r->end) && maps_range_anon_rw(r->start, r->end)) {
+				/* A light fork's child may start before its
+				 * parent's fork thread has closed the FORK
+				 * message's descriptor: until then every mapping
+				 * it inherited stays registered with that one
+				 * (EBUSY). The close follows the read at once:
+				 * wait for it, EVICT_REGISTER_WAIT_MS at most. */
+				while ((rc = uf_register(eng.uffd, r->start, r->end - r->start, mode)) == -EBUSY &&
+				       waited < EVICT_REGISTER_WAIT_MS) {
+					struct timespec ts = { 0, 1000000 };
+					nanosleep(&ts, NULL);
+					waited++;
+				}
+			}
+			if (rc < 0)
 				region_forget(eng.store, r->start, r->end);
 			region_arr_put(r->arr);
 		}
@@ -984,6 +1007,8 @@ static size_t evict_range_sel(uintptr_t start, uintptr_t end, bool sel, size_t w
 	pthread_rwlock_rdlock(&eng.evict_gate);
 	st = evict_stage_get();
 	st->busy_retry = false;
+	if (!evict_stage_ready(st))
+		cur = end;	/* nothing moved; *stop says the range was passed */
 	while (cur < end) {
 		struct region_ref ref;
 		uintptr_t next = cur;

@@ -90,6 +90,7 @@ static struct {
 	bool ok;
 	bool no_events;			/* the kernel gives no fork events: every fork restarts */
 	bool restart;			/* this fork restarts: the child starts its own (fork.h) */
+	bool bare;			/* and nothing is registered: no freeze at all (fork_prepare) */
 	int sv[2];			/* the socketpair of the fork in progress */
 	_Atomic uint32_t phase;		/* FORK_*; a futex word */
 	int child_fd;			/* the child's userfaultfd, while ours */
@@ -105,7 +106,8 @@ static struct {
 	char *buf;			/* one page */
 	struct comp_ws ws;		/* decompression only */
 	uint64_t *addrs;		/* FORK_SERVED addresses, sent to the child */
-	char *probe;			/* a present page registered on eng.uffd (fork_changing) */
+	char *probe;			/* a present page, registered on eng.uffd by the first freeze (fork_changing) */
+	bool probe_on;
 	char *smaps;			/* FORK_SMAPS_BUF bytes: the child reads /proc/self/smaps */
 	uintptr_t (*um)[2];		/* FORK_UM registered ranges of the child ("um") */
 	size_t num;
@@ -156,11 +158,8 @@ bool fork_init(void)
 	 * while an UNMAP/REMAP/REMOVE is prepared and not yet read. Without it
 	 * a freeze ends without waiting for events in flight. */
 	follow.probe = prim_alloc(ZS_PAGE_SIZE);
-	if (follow.probe) {
+	if (follow.probe)
 		*(volatile char *)follow.probe = 1;
-		if (uf_register(eng.uffd, (uintptr_t)follow.probe, ZS_PAGE_SIZE, 0) != 0)
-			follow.probe = NULL;
-	}
 	follow.ok = true;
 	return true;
 }
@@ -392,7 +391,7 @@ static uintptr_t fork_parent_source(uintptr_t addr)
  * the copy while its message comes after the freeze. */
 static bool fork_changing(void)
 {
-	return follow.probe && uf_zeropage(eng.uffd, (uintptr_t)follow.probe, ZS_PAGE_SIZE, UF_DONTWAKE) == -EAGAIN;
+	return follow.probe_on && uf_zeropage(eng.uffd, (uintptr_t)follow.probe, ZS_PAGE_SIZE, UF_DONTWAKE) == -EAGAIN;
 }
 
 /* Serve what can be served of a queue of faults; the rest stays queued. */
@@ -717,6 +716,15 @@ static __attribute__((noinline)) void fork_stack_touch(void)
 	(void)probe[0];
 }
 
+/* The probe is registered by the first freeze that needs it: registered
+ * from the start, it would make every fork of a process that never evicts
+ * a followed one (fork_prepare's bare case). eng.ev_lock held for writing. */
+static void fork_probe_on(void)
+{
+	if (follow.probe && !follow.probe_on)
+		follow.probe_on = uf_register(eng.uffd, (uintptr_t)follow.probe, ZS_PAGE_SIZE, UF_REG_MISSING) == 0;
+}
+
 bool fork_prepare(bool light)
 {
 	int sv[2];
@@ -740,6 +748,19 @@ bool fork_prepare(bool light)
 	 * empty or not until the freeze ends. Empty, the child's copy holds
 	 * every byte in place, as after a restart's load-back. */
 	follow.restart = follow.no_events || (light && zswap_store_empty(eng.store));
+	/* Nothing ever registered on eng.uffd (a process that has not
+	 * evicted yet: evict_stage_ready, fork_probe_on; the paths that
+	 * register hold eng.evict_gate or eng.ev_lock, both held here): the
+	 * kernel sends no FORK message, no fault or event can come, and the
+	 * child's copy is plain memory. The freeze would cost this fork the
+	 * fork thread's wake-ups both ways; only the table stays still while
+	 * the kernel copies it. */
+	follow.bare = follow.restart && !uf_registered_any();
+	if (follow.bare) {
+		region_rdlock();
+		return true;
+	}
+	fork_probe_on();
 	if (syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
 		static _Atomic int said;
 		pthread_rwlock_unlock(&eng.ev_lock);
@@ -772,6 +793,14 @@ void fork_parent(void)
 {
 	uint32_t ph;
 
+	atomic_fetch_add(follow.restart ? &eng.cnt.fork_light : &eng.cnt.fork_followed, 1);
+	if (follow.bare) {
+		atomic_fetch_add(&eng.cnt.fork_bare, 1);
+		follow.bare = false;
+		region_unlock();
+		pthread_rwlock_unlock(&eng.ev_lock);
+		return;
+	}
 	if (follow.restart)	/* the child needs nothing from the freeze but its copy */
 		fork_send(follow.sv[1], &(char){ FORK_PARENT_DONE }, 1, -1);
 	fdtab_close(follow.sv[1]);	/* the child holds its own copy: EOF means no child */
@@ -993,6 +1022,7 @@ static void fork_child_locks(void)
 /* The freeze is over in the child: its own forks start from here. */
 static void fork_child_idle(void)
 {
+	follow.bare = false;
 	follow.nevents = follow.ncevents = follow.npfaults = follow.ncfaults = follow.nserved = 0;
 	follow.child_fd = -1;
 	atomic_store(&follow.phase, FORK_IDLE);
@@ -1094,6 +1124,8 @@ int fork_restart_open(void)
 	}
 	eng.features = info.features;
 	follow.no_events = !(eng.features & UFFD_FEATURE_EVENT_FORK);	/* its own forks' */
+	uf_registered_reset();	/* nothing on this descriptor yet */
+	follow.probe_on = false;
 	eng.uffd = fd;
 	eng.pagemap_fd = fdtab_open_ro("/proc/self/pagemap", true);
 	/* Regions where the child has no mapping: the parent's changes that

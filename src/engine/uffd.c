@@ -9,6 +9,7 @@
 #include "engine/uffd.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -114,6 +115,18 @@ int uf_open(struct uf_info *info)
 	return fd;
 }
 
+static _Atomic bool uf_any;
+
+bool uf_registered_any(void)
+{
+	return atomic_load(&uf_any);
+}
+
+void uf_registered_reset(void)
+{
+	atomic_store(&uf_any, false);
+}
+
 int uf_register(int fd, uintptr_t start, size_t len, int mode)
 {
 	struct uffdio_register r = {
@@ -123,6 +136,7 @@ int uf_register(int fd, uintptr_t start, size_t len, int mode)
 						  : UFFDIO_REGISTER_MODE_MISSING,
 	};
 
+	atomic_store(&uf_any, true);
 	return ioctl(fd, UFFDIO_REGISTER, &r) < 0 ? -errno : 0;
 }
 

@@ -18,6 +18,7 @@
 #ifndef ZSWAP_UFFD_H
 #define ZSWAP_UFFD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,6 +62,14 @@ int uf_open(struct uf_info *info);
 #define UF_REG_MISSING_WP	2	/* both: program regions with written bits */
 int uf_register(int fd, uintptr_t start, size_t len, int mode);
 int uf_unregister(int fd, uintptr_t start, size_t len);
+
+/* True once uf_register was tried since the start (or since
+ * uf_registered_reset, for a descriptor of the process's own after a
+ * restarted fork). Set before the call, so a caller that excludes every
+ * registering path and reads false knows that no range is registered: the
+ * kernel then sends no FORK message and copies no registration at fork. */
+bool uf_registered_any(void);
+void uf_registered_reset(void);
 
 /* flags of the range operations: UF_DONTWAKE leaves the threads waiting on
  * the range asleep; the caller wakes them (uf_wake) once it has published

@@ -127,15 +127,29 @@ forks_check() {
 		eng_fail "$1: a grandchild forked before its parent's start was not managed (threads ${gt:-?}, paged out ${gp:-?})"
 	[ -n "$sp" ] && [ -s "$ENG_TMP/forks.$sp.dump" ] ||
 		eng_fail "$1: no dump from the child signalled before its start"
+	# Nothing evicted yet: nothing registered, and no fork is frozen
+	# (five forks: quick, late, grand's parent, signalled, dumper).
+	forks_counted "$1" 5 0 5
+}
+# forks_counted LABEL LIGHT FOLLOWED BARE: the parent's dump at exit.
+forks_counted() {
+	pp=$(eng_stat prog_late parent_pid)
+	d="$ENG_TMP/forks.${pp:-none}.dump"
+	fl=$(awk '$1 == "fork_light" { print $2 }' "$d" 2>/dev/null)
+	ff=$(awk '$1 == "fork_followed" { print $2 }' "$d" 2>/dev/null)
+	fb=$(awk '$1 == "fork_bare" { print $2 }' "$d" 2>/dev/null)
+	eng_say "$1: forks light ${fl:-?}, followed ${ff:-?}, bare ${fb:-?}"
+	[ "${fl:-x}" = "$2" ] && [ "${ff:-x}" = "$3" ] && [ "${fb:-x}" = "$4" ] ||
+		eng_fail "$1: forks light ${fl:-?}, followed ${ff:-?}, bare ${fb:-?}; expected $2, $3, $4"
 }
 # A delay shorter than the parent's 300 ms of calls (the default is a second).
-eng_run forks lib ZSWAP_START_DELAY=100 ZSWAP_STATS_FILE="$ENG_TMP/forks.%p.dump" "$prog" forks signal
+eng_run forks lib ZSWAP_START_DELAY=100 ZSWAP_STATS_FILE="$ENG_TMP/forks.%p.dump" "$prog" forks signal dump
 forks_check forks
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && [ -c /dev/userfaultfd ]; then
 	# Without fork events every fork restarts: the same, the signal included.
 	np="setpriv --bounding-set=-sys_ptrace --inh-caps=-sys_ptrace"
 	rm -f "$ENG_TMP"/forks.*.dump
-	eng_run forks-noptrace lib $np env ZSWAP_START_DELAY=100 ZSWAP_STATS_FILE="$ENG_TMP/forks.%p.dump" "$prog" forks signal
+	eng_run forks-noptrace lib $np env ZSWAP_START_DELAY=100 ZSWAP_STATS_FILE="$ENG_TMP/forks.%p.dump" "$prog" forks signal dump
 	forks_check forks-noptrace
 fi
 # Light forks while two threads map, fill and unmap memory: every child
@@ -147,24 +161,31 @@ eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/forkrace.ref" && eng_expect_
 ct=$(eng_stat prog_late forkrace_child_threads)
 [ "${ct:-0}" = 1 ] || eng_fail "forkrace: the first child had ${ct:-?} threads: not a light fork"
 
-eng_run forks-limit lib ZSWAP_MEMORY_LIMIT=256M "$prog" forks
+eng_run forks-limit lib ZSWAP_MEMORY_LIMIT=256M ZSWAP_STATS_FILE="$ENG_TMP/forks.%p.dump" "$prog" forks dump
 eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/forks.ref"
 qt=$(eng_stat prog_late quick_threads)
 [ "${qt:-1}" -gt 1 ] || eng_fail "forks-limit: the quick child under a limit had ${qt:-?} threads: not handed over"
+forks_counted forks-limit 0 4 0
 
 # A few pages stored (as ZSWAP_COLD_AGE leaves a long-lived shell) are
 # loaded back and the fork stays light; more than START_FORK_LOAD_MAX (256)
 # and it is followed. Every byte is checked either way.
 for n in 64 1024; do
-	eng_run forks-stored-$n lib ZSWAP_START_DELAY=100 "$prog" forks pageout $n
+	eng_run forks-stored-$n lib ZSWAP_START_DELAY=100 ZSWAP_STATS_FILE="$ENG_TMP/forks.%p.dump" \
+		"$prog" forks dump pageout $n
 	eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/forks.ref" && eng_expect_no_libzswap
 	ps=$(eng_stat prog_late parent_stored) qt=$(eng_stat prog_late quick_threads)
 	eng_say "forks-stored-$n: ${ps:-?} pages stored at the fork, the quick child's threads ${qt:-?}"
 	[ "${ps:-0}" = "$n" ] || eng_fail "forks-stored-$n: ${ps:-?} pages stored, not $n"
 	if [ "$n" = 64 ]; then
 		[ "${qt:-0}" = 1 ] || eng_fail "forks-stored-64: the quick child had ${qt:-?} threads: not a light fork"
+		# Its memory was registered at the page-out: light, never bare.
+		forks_counted forks-stored-64 4 0 0
 	else
 		[ "${qt:-1}" -gt 1 ] || eng_fail "forks-stored-1024: the quick child had ${qt:-?} threads: not handed over"
+		# The last fork (the dumper's) comes after the parent's check
+		# loaded every page back: light.
+		forks_counted forks-stored-1024 1 3 0
 	fi
 done
 

@@ -20,7 +20,7 @@
  *   prog_late pageout
  *       map and fill 8 MiB, MADV_PAGEOUT it at once, then print the stored
  *       pages the library's API counts, and check every page.
- *   prog_late forks [signal] [pageout N]
+ *   prog_late forks [signal] [dump] [pageout N]
  *       map and fill 4 MiB, make calls for 300 ms (a library started by
  *       then runs threads), print the parent's thread count (with
  *       "pageout", MADV_PAGEOUT the first N pages and print the pages
@@ -195,7 +195,7 @@ static void page_out(unsigned char *p, size_t n, const char *name, int *argc, ch
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		pc_fail("usage: prog_late quick | hold MB SECONDS | idle MB SECONDS | fork MS | forks [signal] [pageout N] | forkrace N | pageout");
+		pc_fail("usage: prog_late quick | hold MB SECONDS | idle MB SECONDS | fork MS | forks [signal] [dump] [pageout N] | forkrace N | pageout");
 	pc.name = "prog_late";
 	const char *mode = argv[1];
 
@@ -229,11 +229,13 @@ int main(int argc, char **argv)
 			pc_fail("the child ended with status %d", st);
 		printf("child ended: ok\n");
 	} else if (strcmp(mode, "forks") == 0) {
-		bool signal = false;
+		bool signal = false, dump = false;
 		size_t npages = PIECE_PAGES, out = 0;
 		for (int i = 2; i < argc; i++) {
 			if (strcmp(argv[i], "signal") == 0)
 				signal = true;
+			else if (strcmp(argv[i], "dump") == 0)
+				dump = true;
 			else if (strcmp(argv[i], "pageout") == 0 && i + 1 < argc)
 				out = strtoul(argv[++i], NULL, 10);
 		}
@@ -242,6 +244,7 @@ int main(int argc, char **argv)
 		unsigned char **a = fill(npages, npages);
 		calls_for(300, 10);
 		fprintf(stderr, "prog_late: stat parent_threads=%d\n", threads());
+		fprintf(stderr, "prog_late: stat parent_pid=%d\n", (int)getpid());
 		if (out)
 			page_out(a[0], out, "parent_stored", &argc, argv);
 		fflush(stdout);
@@ -297,6 +300,19 @@ int main(int argc, char **argv)
 			wait_child(pid, "signalled");
 		}
 		check(a, npages, npages);
+		/* The library's statistics at the end, without ZSWAP_STATS_AT_EXIT
+		 * (which starts it at once): a dump asked for is written by exit.
+		 * Asked by a child, one more fork: the library takes a process's
+		 * signal to itself for the program's own. */
+		if (dump) {
+			if ((pid = fork()) < 0)
+				pc_fail("fork: %s", strerror(errno));
+			if (pid == 0)
+				_exit(kill(getppid(), SIGUSR1) == 0 ? 0 : 1);
+			int st;
+			if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+				pc_fail("the child asking for a dump ended with status %#x", st);
+		}
 	} else if (strcmp(mode, "forkrace") == 0 && argc >= 3) {
 		int n = atoi(argv[2]);
 		size_t npages = PIECE_PAGES;
