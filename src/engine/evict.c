@@ -66,8 +66,7 @@ struct evict_page {
 
 struct evict_stage {
 	pthread_mutex_t lock;
-	uintptr_t base;			/* EVICT_BATCH pages, registered (WP) once used */
-	bool registered;		/* on eng.uffd (evict_stage_ready) */
+	uintptr_t base;			/* EVICT_BATCH pages, registered (WP) at the first batch */
 	size_t n;			/* pages staged */
 	size_t nbusy;			/* pages MOVE found shared (EBUSY) */
 	bool busy_retry;		/* this batch is the second chance */
@@ -111,26 +110,35 @@ int evict_init(void)
 }
 
 /*
- * A stage is registered at its first batch, not at the start: a process
- * with nothing registered forks without a FORK message (fork_prepare), and
- * a shell that never evicts keeps every fork that cheap. Under
- * eng.evict_gate's read side, which fork_prepare's check excludes. -EBUSY
- * (a restarted fork's child whose parent has not closed the FORK message's
+ * The staging areas are registered at the first batch, not at the start: a
+ * process with nothing registered forks without a FORK message
+ * (fork_prepare), and a shell that never evicts keeps every fork that
+ * cheap. All of them at once, so that from then on none is library memory
+ * left unregistered beside the program's. Under eng.evict_gate's read
+ * side, which fork_prepare's check excludes. A failure (-EBUSY: a
+ * restarted fork's child whose parent has not closed the FORK message's
  * descriptor yet) is tried again at the next batch.
  */
-static bool evict_stage_ready(struct evict_stage *st)
+static pthread_mutex_t evict_reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic bool evict_stages_on;
+
+static bool evict_stages_ready(void)
 {
-	if (st->registered)
+	if (atomic_load_explicit(&evict_stages_on, memory_order_acquire))
 		return true;
-	int rc = uf_register(eng.uffd, st->base, EVICT_BATCH * ZS_PAGE_SIZE, UF_REG_WP);
-	if (rc < 0) {
+	pthread_mutex_lock(&evict_reg_lock);
+	int rc = 0;
+	for (int i = 0; i < EVICT_STAGES && !atomic_load(&evict_stages_on) && rc == 0; i++)
+		rc = uf_register(eng.uffd, evict_stages[i].base, EVICT_BATCH * ZS_PAGE_SIZE, UF_REG_WP);
+	if (rc == 0)
+		atomic_store_explicit(&evict_stages_on, true, memory_order_release);
+	pthread_mutex_unlock(&evict_reg_lock);
+	if (rc < 0 && rc != -EBUSY) {
 		static _Atomic int said;
-		if (rc != -EBUSY && !atomic_exchange(&said, 1))
-			zlog("cannot register a staging area with userfaultfd (error %d): nothing is evicted", -rc);
-		return false;
+		if (!atomic_exchange(&said, 1))
+			zlog("cannot register the staging areas with userfaultfd (error %d): nothing is evicted", -rc);
 	}
-	st->registered = true;
-	return true;
+	return rc == 0;
 }
 
 static bool evict_foreign(uintptr_t start, uintptr_t end);
@@ -145,8 +153,7 @@ int evict_register_again(void)
 	size_t n;
 	int waited = 0;
 
-	for (int i = 0; i < EVICT_STAGES; i++)
-		evict_stages[i].registered = false;	/* the parent's descriptor's */
+	atomic_store(&evict_stages_on, false);	/* registered on the parent's descriptor */
 	while (cursor < end && (n = region_collect(0, end, &cursor, refs, 32)) > 0) {
 		for (size_t k = 0; k < n; k++) {
 			const struct region_ref *r = &refs[k];
@@ -673,6 +680,23 @@ static void evict_scan(struct evict_stage *st, struct evict_scan *sc, uintptr_t 
 	sc->written = written;
 }
 
+#define EVICT_SHARE_GROUP 16	/* pages: policy_region_take's unit */
+
+/* Whether reclaim takes page idx of arr, which the clock chose, given the
+ * mapping's share: decided once per group. */
+static bool evict_share_take(struct slot_array *arr, unsigned int share, size_t idx, size_t *group, bool *take)
+{
+	if (share >= POLICY_SHARE_ALL)
+		return true;
+	if (idx / EVICT_SHARE_GROUP != *group) {
+		*group = idx / EVICT_SHARE_GROUP;
+		*take = policy_region_take(arr, share);
+	}
+	if (!*take)
+		atomic_fetch_add_explicit(&eng.cnt.pgskip_share, 1, memory_order_relaxed);
+	return *take;
+}
+
 /* Claim and move the present pages a scan of one registered region found
  * (sc, in st->vec; in reclaim mode, sel, only those policy_select() takes;
  * *scanned counts the present pages looked at).
@@ -694,6 +718,12 @@ static int evict_stage_pages(struct evict_stage *st, const struct region_ref *re
 	uint64_t gen = atomic_load(&eng.ev_gen);
 	bool written = sc->written;
 	long nr = sc->nr;
+	/* A mapping given less than its whole share (policy_region_share)
+	 * gives it in aligned groups of pages: one page in four taken alone
+	 * would make every MOVE a one-page one. */
+	unsigned int share = sel ? policy_region_share(ref->arr) : POLICY_SHARE_ALL;
+	size_t group = SIZE_MAX;
+	bool group_take = true;
 
 	*walked = sc->walked;
 	for (long v = 0; v < nr; v++) {
@@ -710,7 +740,8 @@ static int evict_stage_pages(struct evict_stage *st, const struct region_ref *re
 				struct slot *s = &ref->arr->slots[idx + n];
 				uint32_t old = atomic_load(&s->state);
 				if ((old & ~(SLOT_COLD | SLOT_KEPT)) != SLOT_RESIDENT ||
-				    (sel && !policy_select(s, old, w)) ||
+				    (sel && (!policy_select(s, old, w) ||
+					     !evict_share_take(ref->arr, share, idx + n, &group, &group_take))) ||
 				    !atomic_compare_exchange_strong(&s->state, &old, SLOT_EVICTING | (old & SLOT_KEPT))) {
 					/* Past half the tier's cap, a page reclaim keeps
 					 * gives its kept slot back, as the kernel frees
@@ -954,6 +985,7 @@ static size_t evict_finish(struct evict_stage *st)
 			else {
 				stored++;
 				atomic_fetch_add_explicit(&pg->arr->evicted, 1, memory_order_relaxed);
+				policy_note_stored(pg->arr);
 			}
 		} else {
 			if (pg->fate == PG_REFUSED)
@@ -1007,7 +1039,7 @@ static size_t evict_range_sel(uintptr_t start, uintptr_t end, bool sel, size_t w
 	pthread_rwlock_rdlock(&eng.evict_gate);
 	st = evict_stage_get();
 	st->busy_retry = false;
-	if (!evict_stage_ready(st))
+	if (!evict_stages_ready())
 		cur = end;	/* nothing moved; *stop says the range was passed */
 	while (cur < end) {
 		struct region_ref ref;

@@ -716,7 +716,8 @@ static int fault_load(struct fault_ctx *h, const struct region_ref *ref, size_t 
 	if (!atomic_compare_exchange_strong(&s->state, &old, SLOT_LOADING | SLOT_INBUF | (old & SLOT_WAITER)))
 		return SERVE_AGAIN;
 	uint64_t t0 = hist_now();	/* statistics (src/base/hist.h) */
-	policy_refault(s);	/* refault distance: was it in the working set? */
+	if (policy_refault(s))	/* refault distance: was it in the working set? */
+		policy_note_quick(ref->arr);
 	struct zswap_entry e = s->e;
 	zero = zswap_entry_is_zero(&e);
 	bool tier = zswap_entry_type(&e) == ZE_BACKED;

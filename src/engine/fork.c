@@ -749,7 +749,7 @@ bool fork_prepare(bool light)
 	 * every byte in place, as after a restart's load-back. */
 	follow.restart = follow.no_events || (light && zswap_store_empty(eng.store));
 	/* Nothing ever registered on eng.uffd (a process that has not
-	 * evicted yet: evict_stage_ready, fork_probe_on; the paths that
+	 * evicted yet: evict_stages_ready, fork_probe_on; the paths that
 	 * register hold eng.evict_gate or eng.ev_lock, both held here): the
 	 * kernel sends no FORK message, no fault or event can come, and the
 	 * child's copy is plain memory. The freeze would cost this fork the

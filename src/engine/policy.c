@@ -147,8 +147,10 @@ bool policy_idle_min_age(uint32_t seconds, uint32_t *min_age)
  * 0. Protection is a preference, not a pin: when a step finds nothing
  * unprotected, it takes protected pages too (reclaim_to).
  */
-void policy_refault(struct slot *s)
+bool policy_refault(struct slot *s)
 {
+	bool quick = false;
+
 	uint32_t a = atomic_load_explicit(&s->aux, memory_order_relaxed);
 	uint32_t now_clock = policy_evict_stamp() & AUX_CLOCK_MASK;
 	uint32_t dist = (now_clock - (a >> 3)) & AUX_CLOCK_MASK;
@@ -173,8 +175,88 @@ void policy_refault(struct slot *s)
 			level++;
 		w |= (level << 10) | (((4u << (2 * level)) - 1) * AUX_PROT_ONE);
 		atomic_fetch_add_explicit(&pol.activate, 1, memory_order_relaxed);
+		quick = true;
 	}
 	atomic_store_explicit(&s->aux, w, memory_order_relaxed);
+	return quick;
+}
+
+/*
+ * The balance between mappings, as the kernel balances its anon and file
+ * lists by what their refaults cost (lru_note_cost, get_scan_count). The
+ * clock sees no reads: a mapping that is read all over (a runtime's old
+ * generation, a hash table) looks idle, and nearly every page taken from
+ * it comes back quickly, while another mapping's evictions stay out. So
+ * each mapping keeps its recent stores and quick refaults (halved as they
+ * add up), and one whose quick refaults per page stored (r) are above the
+ * rest of the process's (R) gives the clock only (1 - r) / (1 - R) of the
+ * pages it would take, POLICY_BAL_FLOOR at least; a share near the whole
+ * (above POLICY_BAL_SLACK) is the whole, since every page left costs a
+ * scan. Not in a cold-age pass, which goes by age. OpenJDK's HashMap
+ * under 193M: its old generation came back at 0.92-0.94 a page stored
+ * against 0.44-0.50 for the young one (docs/DESIGN.md, "Which pages").
+ */
+#define POLICY_BAL_WINDOW	4096	/* a mapping's stores before its counts are halved */
+#define POLICY_BAL_ALL_WINDOW	16384	/* the process's */
+#define POLICY_BAL_MIN		256	/* stores, in the mapping and in the rest, before rates are trusted */
+#define POLICY_BAL_FLOOR	8	/* of POLICY_SHARE_ALL: the smallest share */
+#define POLICY_BAL_SLACK	192	/* of POLICY_SHARE_ALL: shares above this are whole */
+
+static void policy_bal_halve(_Atomic uint32_t *ev, _Atomic uint32_t *quick, uint32_t window)
+{
+	if (atomic_load_explicit(ev, memory_order_relaxed) < window)
+		return;
+	atomic_store_explicit(ev, atomic_load_explicit(ev, memory_order_relaxed) / 2, memory_order_relaxed);
+	atomic_store_explicit(quick, atomic_load_explicit(quick, memory_order_relaxed) / 2, memory_order_relaxed);
+}
+
+void policy_note_stored(struct slot_array *arr)
+{
+	atomic_fetch_add_explicit(&arr->bal_ev, 1, memory_order_relaxed);
+	policy_bal_halve(&arr->bal_ev, &arr->bal_quick, POLICY_BAL_WINDOW);
+	atomic_fetch_add_explicit(&pol.bal_ev, 1, memory_order_relaxed);
+	policy_bal_halve(&pol.bal_ev, &pol.bal_quick, POLICY_BAL_ALL_WINDOW);
+}
+
+void policy_note_quick(struct slot_array *arr)
+{
+	atomic_fetch_add_explicit(&arr->bal_quick, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&pol.bal_quick, 1, memory_order_relaxed);
+}
+
+unsigned int policy_region_share(struct slot_array *arr)
+{
+	uint64_t ev = atomic_load_explicit(&arr->bal_ev, memory_order_relaxed);
+	uint64_t q = atomic_load_explicit(&arr->bal_quick, memory_order_relaxed);
+	uint64_t gev = atomic_load_explicit(&pol.bal_ev, memory_order_relaxed);
+	uint64_t gq = atomic_load_explicit(&pol.bal_quick, memory_order_relaxed);
+
+	if (pol.proactive)
+		return POLICY_SHARE_ALL;
+	/* The rest of the process: the totals less this mapping's (halved
+	 * at other moments, hence the clamps). */
+	if (q > ev)
+		q = ev;
+	uint64_t oev = gev > ev ? gev - ev : 0, oq = gq > q ? gq - q : 0;
+	if (oq > oev)
+		oq = oev;
+	if (ev < POLICY_BAL_MIN || oev < POLICY_BAL_MIN || q * oev <= oq * ev)
+		return POLICY_SHARE_ALL;	/* too few, or r <= R */
+	uint64_t share = POLICY_SHARE_ALL * (ev - q) * oev / (ev * (oev - oq));
+	if (share > POLICY_BAL_SLACK)
+		return POLICY_SHARE_ALL;
+	return share < POLICY_BAL_FLOOR ? POLICY_BAL_FLOOR : (unsigned int)share;
+}
+
+bool policy_region_take(struct slot_array *arr, unsigned int share)
+{
+	if (share >= POLICY_SHARE_ALL)
+		return true;
+	arr->bal_credit += share;
+	if (arr->bal_credit < POLICY_SHARE_ALL)
+		return false;
+	arr->bal_credit -= POLICY_SHARE_ALL;
+	return true;
 }
 
 /*

@@ -92,7 +92,19 @@ static inline uint32_t policy_aux_fresh(uint32_t now_s)
 	return (now_s << 12) | 1u;
 }
 uint32_t policy_now(void);			/* seconds since start-up, for aux */
-void policy_refault(struct slot *s);		/* fault_load: aux from the refault distance */
+/* fault_load: aux from the refault distance; true for a quick refault
+ * (workingset_activate), which the caller notes with policy_note_quick. */
+bool policy_refault(struct slot *s);
+struct slot_array;
+void policy_note_stored(struct slot_array *arr);	/* evict: a page of arr stored */
+void policy_note_quick(struct slot_array *arr);		/* fault_load: a quick refault in arr */
+/* The share of a mapping's pages the clock chooses that it takes, in
+ * 1/POLICY_SHARE_ALL: less than all when the mapping's quick refaults per
+ * page stored are above the process's. policy_region_take says yes to
+ * that share of the pages it is asked about, in turn. */
+#define POLICY_SHARE_ALL 256u
+unsigned int policy_region_share(struct slot_array *arr);
+bool policy_region_take(struct slot_array *arr, unsigned int share);
 uint32_t policy_evict_stamp(void);		/* evict: the eviction clock now */
 /* Evictions since a stored page left, from its stored word (writeback's
  * measure of a pool entry's age). */

@@ -167,6 +167,9 @@ struct policy_state {
 
 	_Atomic uint64_t pgscan, pgsteal, pgsteal_proactive, activate, allocstall, events_max, backoff;
 	_Atomic uint64_t pgactivate;	/* written pages given a second chance */
+	/* The balance between mappings (policy_region_share): the process's
+	 * recent stores and quick refaults, halved as they add up. */
+	_Atomic uint32_t bal_ev, bal_quick;
 	/* The pool's edge (reclaim_balance): the age, in evictions, past
 	 * which its entries go to the tier; the refaults that move it
 	 * (policy_refault): from the pool within the youngest slice of ages,

@@ -90,6 +90,11 @@ struct slot_array {
 	size_t bytes;		/* the prim allocation, for freeing */
 	_Atomic uint64_t refaults;	/* statistics (src/observe/attrib.c): pages loaded back, */
 	_Atomic uint64_t evicted;	/* and pages stored, since the array was made */
+	/* The balance between mappings (policy_region_share): pages stored
+	 * and quick refaults, both halved as they add up, and the reclaimer's
+	 * credit toward its next page (policy_region_take). */
+	_Atomic uint32_t bal_ev, bal_quick;
+	uint32_t bal_credit;
 	struct slot slots[];
 };
 

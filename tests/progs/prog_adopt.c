@@ -26,7 +26,8 @@
  *           is rarely room right above a library mapping (they are mapped
  *           top-down, one below the other): when there is none the case says
  *           so and is not run.
- * Each time: the program's pages come back intact, the program's part is now
+ * An eviction of a mapping of its own first: the library registers its
+ * staging areas at its first one. Each time: the program's pages come back intact, the program's part is now
  * registered with userfaultfd (VmFlags "um") and the library's is not.
  * below and whole must run (there is room below the lowest mapping): if they
  * cannot, the program skips (77) saying why.
@@ -206,6 +207,15 @@ int main(int argc, char **argv)
 		pc_skip("needs the library active (mode %s)", pc_mode_name());
 	if (argc < 2)
 		pc_fail("usage: prog_adopt below|whole|above...");
+	/* The library registers its staging areas (its own memory, beside
+	 * which a mapping could be placed) at its first eviction: one first,
+	 * so that only memory it never registers is taken for the library's. */
+	char *warm = pc_map(AD_LEN);
+	pc_fill_range(warm, AD_PAGES, PC_TEXT, 29);
+	pc_evict("warm-up", warm, AD_PAGES, true);
+	pc_expect_range("warm-up", warm, AD_PAGES, PC_TEXT, 29);
+	if (munmap(warm, AD_LEN) != 0)
+		pc_fail("munmap: %s", strerror(errno));
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "below") == 0) {
 			need++;

@@ -11,11 +11,13 @@
  * while one that refaults late is taken at the first pass; a step past its
  * scan budget, or forced, takes protected pages too; a page written since
  * the last scan is passed over; a cold-age pass takes only pages idle for
- * the cold age.
+ * the cold age; a mapping whose stored pages come back quickly more often
+ * than the rest's gives reclaim its share of the pages chosen, in turn.
  */
 #include "config.h"
 
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/engine.h"
@@ -44,6 +46,15 @@ static void refault_at(struct slot *s, uint32_t left, uint64_t now)
 	policy_refault(s);
 }
 
+/* A mapping's stores, and the quick refaults among them. */
+static void notes(struct slot_array *arr, int stored, int quick)
+{
+	for (int i = 0; i < stored; i++)
+		policy_note_stored(arr);
+	for (int i = 0; i < quick; i++)
+		policy_note_quick(arr);
+}
+
 static void reset_step(void)
 {
 	pol.looked = 0;
@@ -65,7 +76,9 @@ int main(void)
 	CHECK(passes_survived(&s) == 0, "an unprotected page survived the hand");
 
 	/* Hot: a refault 50 evictions after it left (working set 1000). */
-	refault_at(&s, 100, 150);
+	atomic_store(&s.aux, policy_aux_evicted(atomic_load(&s.aux), 100));
+	atomic_store(&eng.cnt.evicted_pages, 150);
+	CHECK(policy_refault(&s), "a refault 50 evictions after its page left was not quick");
 	CHECK(AUX_LEVEL(atomic_load(&s.aux)) == 1, "a quick refault gives level %u, expected 1",
 	      AUX_LEVEL(atomic_load(&s.aux)));
 	int n = passes_survived(&s);
@@ -118,6 +131,49 @@ int main(void)
 	CHECK(!policy_select(&s, SLOT_RESIDENT, true), "a page written since the last pass was taken as idle");
 	CHECK(atomic_load(&pol.pgactivate) == pga + 1, "pgactivate did not count the written page");
 	CHECK(!policy_select(&s, SLOT_RESIDENT, false), "a page written at this pass was idle at once");
+
+	/* The balance between mappings: one whose stored pages come back
+	 * quickly at 0.9 beside the rest's 0.3 gives reclaim (1 - 0.9) /
+	 * (1 - 0.3) of the pages chosen; the other, all of them. */
+	reset_step();
+	struct slot_array *a = calloc(1, sizeof(*a) + sizeof(struct slot));
+	struct slot_array *b = calloc(1, sizeof(*b) + sizeof(struct slot));
+	CHECK(a && b, "calloc");
+	notes(a, 1000, 900);
+	notes(b, 3000, 900);
+	unsigned int sa = policy_region_share(a), sb = policy_region_share(b);
+	CHECK(sa == 36, "a mapping refaulting quickly at 0.9 against 0.3 has share %u/256, expected 36", sa);
+	CHECK(sb == POLICY_SHARE_ALL, "the mapping refaulting less has share %u/256, expected all", sb);
+	int took = 0;
+	for (int i = 0; i < 256 * 10; i++)
+		took += policy_region_take(a, sa);
+	CHECK(took == 360, "a share of 36/256 took %d of 2560 pages, expected 360", took);
+	for (int i = 0; i < 100; i++)
+		CHECK(policy_region_take(b, sb), "a whole share left a page");
+	/* Not in a cold-age pass, which goes by age. */
+	pol.proactive = true;
+	CHECK(policy_region_share(a) == POLICY_SHARE_ALL, "a cold-age pass gave a mapping less than all");
+	reset_step();
+	/* Every eviction back quickly: the floor, 8/256. */
+	memset(a, 0, sizeof(*a));
+	notes(a, 1000, 1000);
+	CHECK(policy_region_share(a) == 8, "a mapping whose every page came back has share %u, expected 8",
+	      policy_region_share(a));
+	/* Close to the rest (0.35 against 0.3): whole, a thinning would cost scans. */
+	memset(a, 0, sizeof(*a));
+	memset(b, 0, sizeof(*b));
+	atomic_store(&pol.bal_ev, 0);
+	atomic_store(&pol.bal_quick, 0);
+	notes(a, 1000, 350);
+	notes(b, 3000, 900);
+	CHECK(policy_region_share(a) == POLICY_SHARE_ALL, "0.35 against 0.3 gave share %u, expected all",
+	      policy_region_share(a));
+	/* Too few stores to judge. */
+	memset(a, 0, sizeof(*a));
+	notes(a, 100, 100);
+	CHECK(policy_region_share(a) == POLICY_SHARE_ALL, "100 stores were judged: share %u", policy_region_share(a));
+	free(a);
+	free(b);
 
 	if (failures) {
 		fprintf(stderr, "test_policy: %d check(s) failed\n", failures);
