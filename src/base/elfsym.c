@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base/layout.h"
+
 #define ELFSYM_ST_TYPE(info)	((info) & 0xf)	/* ELF32_ST_TYPE and ELF64_ST_TYPE alike */
 
 static uint32_t elfsym_gnu_hash(const char *name)
@@ -83,7 +85,7 @@ const char *elfsym_verdef_name(const ElfW(Verdef) *vd, const char *strtab, unsig
 /* Whether symbol i answers a reference to version ver (NULL: unversioned),
  * by the loader's rule: a versioned reference takes that version or an
  * unversioned definition; an unversioned one any definition not hidden. */
-static bool elfsym_version_matches(const struct elfsym_tables *t, uint32_t i, const char *ver)
+ZSWAP_STARTUP static bool elfsym_version_matches(const struct elfsym_tables *t, uint32_t i, const char *ver)
 {
 	if (!t->versym)
 		return true;
@@ -104,7 +106,7 @@ static bool elfsym_defines(const ElfW(Sym) *sym)
 		ELFSYM_ST_TYPE(sym->st_info) == STT_OBJECT);
 }
 
-void *elfsym_find_version(const struct link_map *l, const char *name, const char *ver)
+ZSWAP_STARTUP void *elfsym_find_version(const struct link_map *l, const char *name, const char *ver)
 {
 	struct elfsym_tables t;
 	const ElfW(Sym) *sym = NULL;
@@ -149,12 +151,12 @@ void *elfsym_find_version(const struct link_map *l, const char *name, const char
 	return f;
 }
 
-void *elfsym_find(const struct link_map *l, const char *name)
+ZSWAP_STARTUP void *elfsym_find(const struct link_map *l, const char *name)
 {
 	return elfsym_find_version(l, name, NULL);
 }
 
-const struct link_map *elfsym_objects(void)
+ZSWAP_STARTUP const struct link_map *elfsym_objects(void)
 {
 	return _r_debug.r_map;
 }

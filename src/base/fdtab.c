@@ -19,6 +19,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/layout.h"
 #include "base/log.h"
 
 #define FDTAB_SLOTS 32		/* persistent ones: ~8 in use, a fork's few on top */
@@ -91,7 +92,7 @@ int fdtab_keep(int fd)
 	return fd;
 }
 
-void fdtab_close(int fd)
+ZSWAP_STARTUP void fdtab_close(int fd)
 {
 	if (fd < 0)
 		return;
@@ -232,7 +233,7 @@ void fdtab_close_short(int fd)
 		syscall(SYS_close, fd);
 }
 
-bool fdtab_is_ours(int fd)
+ZSWAP_STARTUP bool fdtab_is_ours(int fd)
 {
 	if (fd < 0)
 		return false;

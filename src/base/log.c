@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/layout.h"
+
 struct log_buf {
 	char *p;
 	size_t cap;
@@ -28,7 +30,7 @@ static void log_putc(struct log_buf *b, char c)
 	b->len++;
 }
 
-static void log_puts(struct log_buf *b, const char *s, int width, bool left)
+ZSWAP_STARTUP static void log_puts(struct log_buf *b, const char *s, int width, bool left)
 {
 	size_t n = strlen(s);
 
@@ -63,7 +65,7 @@ static void log_putu(struct log_buf *b, unsigned long long v, unsigned base,
 	log_puts(b, out, width, left);
 }
 
-size_t log_format(char *buf, size_t cap, const char *fmt, va_list ap)
+ZSWAP_STARTUP size_t log_format(char *buf, size_t cap, const char *fmt, va_list ap)
 {
 	struct log_buf b = { buf, cap, 0 };
 
@@ -140,7 +142,7 @@ size_t log_format(char *buf, size_t cap, const char *fmt, va_list ap)
 	return b.len < cap ? b.len : (cap ? cap - 1 : 0);
 }
 
-size_t log_snprintf(char *buf, size_t cap, const char *fmt, ...)
+ZSWAP_STARTUP size_t log_snprintf(char *buf, size_t cap, const char *fmt, ...)
 {
 	va_list ap;
 	size_t n;

@@ -30,12 +30,13 @@
 
 #include "base/compat.h"
 #include "base/fdtab.h"
+#include "base/layout.h"
 #include "base/prim.h"
 
 #define MAPS_BUF 65536
 
 static char *maps_buf;
-static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t maps_lock ZSWAP_STARTUP_DATA = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic bool maps_no_query;	/* the kernel has no PROCMAP_QUERY */
 
 int maps_init(void)
@@ -361,8 +362,10 @@ int maps_for_each(int (*fn)(const struct maps_vma *vma, void *arg), void *arg)
 	return rc == -ENOENT ? 0 : rc;
 }
 
-void maps_fork_child(void)
+ZSWAP_STARTUP void maps_fork_child(void)
 {
 	/* A thread of the parent may have held it at fork. */
-	maps_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	static const pthread_mutex_t init = PTHREAD_MUTEX_INITIALIZER;
+
+	prim_reset(&maps_lock, &init, sizeof(init));
 }

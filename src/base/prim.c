@@ -83,22 +83,22 @@ struct prim_extent {
  * pthread mutex could be left held by a thread that did not survive fork
  * (prim_fork_child resets the lock). */
 static struct {
-	atomic_flag lock;
+	_Atomic bool lock;
 	_Atomic int state;		/* 0 untried, 1 ready, -1 unavailable */
 	uintptr_t base, end;
 	size_t nfree;
 	struct prim_extent free[PRIM_ARENA_EXTENTS];
-} prim_arena = { .lock = ATOMIC_FLAG_INIT };
+} prim_arena;
 
 static void prim_arena_lock(void)
 {
-	while (atomic_flag_test_and_set_explicit(&prim_arena.lock, memory_order_acquire))
+	while (atomic_exchange_explicit(&prim_arena.lock, true, memory_order_acquire))
 		;
 }
 
 static void prim_arena_unlock(void)
 {
-	atomic_flag_clear_explicit(&prim_arena.lock, memory_order_release);
+	atomic_store_explicit(&prim_arena.lock, false, memory_order_release);
 }
 
 /* Called with the lock held. */
@@ -211,7 +211,9 @@ static void prim_munmap(void *addr, size_t len)
 
 void prim_fork_child(void)
 {
-	atomic_flag_clear(&prim_arena.lock);
+	/* Written only when held: a write copies the page (prim_reset). */
+	if (atomic_load_explicit(&prim_arena.lock, memory_order_relaxed))
+		atomic_store_explicit(&prim_arena.lock, false, memory_order_relaxed);
 	prim_relock_secrets();	/* a lock is not inherited */
 }
 

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define ZS_PAGE_SHIFT 12
 #define ZS_PAGE_SIZE  (1UL << ZS_PAGE_SHIFT)
@@ -57,6 +58,16 @@ bool prim_overlaps(uintptr_t start, uintptr_t end);
 
 /* In a forked child: forget a lock a thread of the parent may have held. */
 void prim_fork_child(void);
+
+/* In a forked child: n bytes at p set to init's (a lock to its initial
+ * state), unless they already are, as a lock no thread held at fork is.
+ * A write copies the page in every child, which for a child that execs at
+ * once is a fault for nothing (src/base/layout.h). */
+static inline void prim_reset(void *p, const void *init, size_t n)
+{
+	if (memcmp(p, init, n) != 0)
+		memcpy(p, init, n);
+}
 
 /* Number of library-owned ranges and their total size (for statistics). */
 size_t prim_own_bytes(void);

@@ -22,6 +22,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/layout.h"
+
 #define SIGCHAIN_NSIG	65	/* kernel signals 1..64 */
 #define SIGCHAIN_RING	8
 
@@ -63,20 +65,20 @@ struct sigchain_sig {
 };
 
 static struct sigchain_sig sigchain[SIGCHAIN_NSIG];
-static _Atomic int sigchain_lock;	/* writers only; never held in a handler */
+static _Atomic int sigchain_lock ZSWAP_STARTUP_DATA;	/* writers only; never held in a handler */
 
 /* The process these records belong to. A vfork() child (posix_spawn's, a
  * shell's) shares them with its parent while it runs: what it sets (Python's
  * child resets every handler to SIG_DFL before exec) goes to its own kernel
  * table and never to the records, or the parent would lose its handlers. */
-static _Atomic pid_t sigchain_owner;
+static _Atomic pid_t sigchain_owner ZSWAP_STARTUP_DATA;
 
-static bool sigchain_owned(void)
+ZSWAP_STARTUP static bool sigchain_owned(void)
 {
 	return (pid_t)syscall(SYS_getpid) == atomic_load_explicit(&sigchain_owner, memory_order_relaxed);
 }
 
-static long sigchain_sys(int sig, const struct ksigaction *act, struct ksigaction *old)
+ZSWAP_STARTUP static long sigchain_sys(int sig, const struct ksigaction *act, struct ksigaction *old)
 {
 	struct ksigaction k;
 
@@ -92,7 +94,7 @@ static long sigchain_sys(int sig, const struct ksigaction *act, struct ksigactio
 }
 
 /* glibc's struct sigaction <-> the kernel's. */
-static void sigchain_to_k(const struct sigaction *a, struct ksigaction *k)
+ZSWAP_STARTUP static void sigchain_to_k(const struct sigaction *a, struct ksigaction *k)
 {
 	memset(k, 0, sizeof(*k));
 	k->handler = (a->sa_flags & SA_SIGINFO) ? (void *)a->sa_sigaction : (void *)a->sa_handler;
@@ -100,7 +102,7 @@ static void sigchain_to_k(const struct sigaction *a, struct ksigaction *k)
 	memcpy(&k->mask, &a->sa_mask, sizeof(k->mask));
 }
 
-static void sigchain_from_k(const struct ksigaction *k, struct sigaction *a)
+ZSWAP_STARTUP static void sigchain_from_k(const struct ksigaction *k, struct sigaction *a)
 {
 	memset(a, 0, sizeof(*a));
 	if (k->flags & SA_SIGINFO)
@@ -114,7 +116,7 @@ static void sigchain_from_k(const struct ksigaction *k, struct sigaction *a)
 #endif
 }
 
-static void sigchain_lock_take(sigset_t *old)
+ZSWAP_STARTUP static void sigchain_lock_take(sigset_t *old)
 {
 	sigset_t all;
 
@@ -127,13 +129,13 @@ static void sigchain_lock_take(sigset_t *old)
 	}
 }
 
-static void sigchain_lock_drop(const sigset_t *old)
+ZSWAP_STARTUP static void sigchain_lock_drop(const sigset_t *old)
 {
 	atomic_store(&sigchain_lock, 0);
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
-static const struct ksigaction *sigchain_prog(int sig)
+ZSWAP_STARTUP static const struct ksigaction *sigchain_prog(int sig)
 {
 	struct sigchain_sig *s = &sigchain[sig];
 
@@ -144,7 +146,7 @@ static void sigchain_handler(int sig, siginfo_t *info, void *uc);
 
 /* A signal taken while default whose program action is another one: that
  * action is in the kernel as it is. */
-static bool sigchain_passed(int sig, const struct ksigaction *prog)
+ZSWAP_STARTUP static bool sigchain_passed(int sig, const struct ksigaction *prog)
 {
 	return sigchain[sig].while_default && prog->handler != (void *)SIG_DFL;
 }
@@ -153,7 +155,7 @@ static bool sigchain_passed(int sig, const struct ksigaction *prog)
  * or the program's own action (sigchain_passed). For the default action
  * SA_RESTART: our part interrupts no system call the program would not see
  * interrupted by a handler of its own. */
-static long sigchain_install(int sig, const struct ksigaction *prog)
+ZSWAP_STARTUP static long sigchain_install(int sig, const struct ksigaction *prog)
 {
 	if (sigchain_passed(sig, prog))
 		return sigchain_sys(sig, prog, NULL);
@@ -168,7 +170,7 @@ static long sigchain_install(int sig, const struct ksigaction *prog)
 }
 
 /* Make rec the program's action for a taken signal (lock held). */
-static void sigchain_publish(int sig, const struct ksigaction *rec)
+ZSWAP_STARTUP static void sigchain_publish(int sig, const struct ksigaction *rec)
 {
 	struct sigchain_sig *s = &sigchain[sig];
 	unsigned int next = atomic_load(&s->cur) + 1;
@@ -231,7 +233,7 @@ static void sigchain_handler(int sig, siginfo_t *info, void *uc)
 		((void (*)(int))p.handler)(sig);
 }
 
-static int sigchain_take_as(int sig, sigchain_fn fn, bool while_default)
+ZSWAP_STARTUP static int sigchain_take_as(int sig, sigchain_fn fn, bool while_default)
 {
 	struct ksigaction cur;
 	sigset_t old;
@@ -254,17 +256,17 @@ static int sigchain_take_as(int sig, sigchain_fn fn, bool while_default)
 	return r == 0 ? 0 : -errno;
 }
 
-int sigchain_take(int sig, sigchain_fn fn)
+ZSWAP_STARTUP int sigchain_take(int sig, sigchain_fn fn)
 {
 	return sigchain_take_as(sig, fn, false);
 }
 
-int sigchain_take_while_default(int sig, sigchain_fn fn)
+ZSWAP_STARTUP int sigchain_take_while_default(int sig, sigchain_fn fn)
 {
 	return sigchain_take_as(sig, fn, true);
 }
 
-void sigchain_fork_child(void)
+ZSWAP_STARTUP void sigchain_fork_child(void)
 {
 	atomic_store(&sigchain_owner, (pid_t)syscall(SYS_getpid));
 }
@@ -314,7 +316,7 @@ void sigchain_die(int sig, const siginfo_t *info)
 		syscall(SYS_tgkill, (long)syscall(SYS_getpid), (long)syscall(SYS_gettid), sig);
 }
 
-int sigchain_sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
+ZSWAP_STARTUP int sigchain_sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
 {
 	struct ksigaction k, ko;
 	sigset_t old;

@@ -26,6 +26,7 @@
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
+#include "base/layout.h"
 #include "base/log.h"
 #include "base/prim.h"
 #include "core/parse.h"
@@ -247,7 +248,7 @@ static char opt_lower(char c)
 }
 
 /* Case-insensitive compare of s[0..n) with the NUL-terminated word w. */
-static bool opt_word_eq(const char *s, size_t n, const char *w)
+ZSWAP_STARTUP static bool opt_word_eq(const char *s, size_t n, const char *w)
 {
 	size_t i;
 
@@ -608,7 +609,7 @@ static bool opt_parse_signal(const struct opt_def *d, const char *s, struct opt_
 	return false;
 }
 
-static bool opt_parse_value(const struct opt_def *d, const char *s, struct opt_val *out,
+ZSWAP_STARTUP static bool opt_parse_value(const struct opt_def *d, const char *s, struct opt_val *out,
 			    char *why, size_t why_len)
 {
 	switch (d->type) {
@@ -633,7 +634,7 @@ static bool opt_parse_value(const struct opt_def *d, const char *s, struct opt_v
 
 /* ---- struct opt_values <-> struct opt_val, the one switch over ids ------ */
 
-static void opt_set(enum opt_id id, const struct opt_val *val, struct opt_values *v)
+ZSWAP_STARTUP static void opt_set(enum opt_id id, const struct opt_val *val, struct opt_values *v)
 {
 	switch (id) {
 	case OPT_ENABLED:	v->enabled = val->u != 0; break;
@@ -694,7 +695,7 @@ static void opt_set(enum opt_id id, const struct opt_val *val, struct opt_values
 	}
 }
 
-static void opt_get(enum opt_id id, const struct opt_values *v, struct opt_val *val)
+ZSWAP_STARTUP static void opt_get(enum opt_id id, const struct opt_values *v, struct opt_val *val)
 {
 	val->level = 0;
 	val->str = NULL;
@@ -760,7 +761,7 @@ void opt_copy(enum opt_id id, const struct opt_values *from, struct opt_values *
 	opt_set(id, &val, to);
 }
 
-bool opt_starts_now(const struct opt_values *v)
+ZSWAP_STARTUP bool opt_starts_now(const struct opt_values *v)
 {
 	struct opt_val val;
 
@@ -774,7 +775,7 @@ bool opt_starts_now(const struct opt_values *v)
 	return false;
 }
 
-void opt_defaults(struct opt_values *v)
+ZSWAP_STARTUP void opt_defaults(struct opt_values *v)
 {
 	char why[OPT_WHY_MAX];
 
@@ -1161,7 +1162,7 @@ enum opt_check_res opt_check(const char *name, size_t name_len, const char *valu
 	return OPT_CHECK_OK;
 }
 
-bool opt_peek(enum opt_id id, struct opt_values *v, char *const *envp)
+ZSWAP_STARTUP bool opt_peek(enum opt_id id, struct opt_values *v, char *const *envp)
 {
 	char why[OPT_WHY_MAX];
 	const struct opt_def *d = &opt_table[id];
@@ -1201,7 +1202,7 @@ static void opt_mark_run(struct opt_values *v, char *const *envp)
 	}
 }
 
-int opt_load(struct opt_values *v, char *const *envp)
+ZSWAP_STARTUP int opt_load(struct opt_values *v, char *const *envp)
 {
 	char msg[OPT_CHECK_MSG_MAX], shown[OPT_SHOW_MAX * 4 + 32], def[32];
 	bool seen[OPT__COUNT] = { false };

@@ -7,6 +7,8 @@
 #include "config.h"
 #include "core/parse.h"
 
+#include "base/layout.h"
+
 const char *parse_cause(enum parse_err e)
 {
 	switch (e) {
@@ -48,7 +50,7 @@ static enum parse_err parse_bound(uint64_t v, bool overflow, uint64_t min, uint6
 }
 
 /* Digits followed by exactly tail ("" or "%"), their value in [min, max]. */
-static enum parse_err parse_number(const char *s, const char *tail, uint64_t min, uint64_t max,
+ZSWAP_STARTUP static enum parse_err parse_number(const char *s, const char *tail, uint64_t min, uint64_t max,
 				   uint64_t *out)
 {
 	bool overflow;
@@ -69,7 +71,7 @@ static enum parse_err parse_number(const char *s, const char *tail, uint64_t min
 	return e;
 }
 
-enum parse_err parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+ZSWAP_STARTUP enum parse_err parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	return parse_number(s, "", min, max, out);
 }
@@ -97,7 +99,7 @@ static uint64_t parse_unit(const char **p)
 	return mult;
 }
 
-enum parse_err parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+ZSWAP_STARTUP enum parse_err parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	bool overflow;
 	uint64_t v, mult;
@@ -120,7 +122,7 @@ enum parse_err parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *o
 	return e;
 }
 
-enum parse_err parse_percent(const char *s, uint64_t *out)
+ZSWAP_STARTUP enum parse_err parse_percent(const char *s, uint64_t *out)
 {
 	return parse_number(s, "%", 1, 100, out);
 }

@@ -71,6 +71,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/layout.h"
 #include "core/backing.h"
 #include "core/comp.h"
 #include "base/inject.h"
@@ -946,7 +947,7 @@ static uint64_t store_tier_held(struct zswap_store *s)
 	return held;
 }
 
-uint64_t zswap_store_held(struct zswap_store *s)
+ZSWAP_STARTUP uint64_t zswap_store_held(struct zswap_store *s)
 {
 	int64_t held = store_pool_held(s) + (int64_t)store_tier_held(s);
 
@@ -1276,9 +1277,11 @@ unsigned int zswap_store_comp_stats(struct zswap_store *s, struct zswap_store_co
 	return n;
 }
 
-void zswap_store_fork_child(struct zswap_store *s)
+ZSWAP_STARTUP void zswap_store_fork_child(struct zswap_store *s)
 {
-	pthread_mutex_init(&s->kinds_lock, NULL);
+	static const pthread_mutex_t init = PTHREAD_MUTEX_INITIALIZER;
+
+	prim_reset(&s->kinds_lock, &init, sizeof(init));	/* pthread_mutex_init's state */
 }
 
 unsigned int zswap_store_nr_pools(const struct zswap_store *s)

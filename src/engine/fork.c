@@ -44,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/layout.h"
 #include "core/comp.h"
 #include "engine/engine.h"
 #include "engine/pagecache.h"
@@ -120,12 +121,12 @@ bool fork_enabled(void)
 	return follow.ok;
 }
 
-bool fork_restarts(void)
+ZSWAP_STARTUP bool fork_restarts(void)
 {
 	return follow.ok && follow.no_events;
 }
 
-bool fork_restarting(void)
+ZSWAP_STARTUP bool fork_restarting(void)
 {
 	return follow.restart;
 }
@@ -575,7 +576,7 @@ static struct {
 	_Atomic uint32_t closed;	/* forks preparing or frozen (two threads may fork at once); a futex word */
 	_Atomic uint32_t inside;	/* calls holding it; a futex word the closer waits on */
 	pid_t pid;			/* the process that closed it */
-} gate;
+} gate ZSWAP_STARTUP_DATA;
 static __thread unsigned int gate_depth;	/* nesting in this thread */
 static __thread bool gate_counted;	/* this thread's outermost call is counted in inside */
 static __thread bool fg_closer;		/* this thread closed it (its fork is in progress) */
@@ -640,7 +641,7 @@ void fork_gate_exit(void)
  * read and processed by a handler: nothing is frozen yet). The forking
  * thread's own call, if fork() runs in a signal handler inside one, is
  * allowed for. */
-void fork_gate_close(void)
+ZSWAP_STARTUP void fork_gate_close(void)
 {
 	uint32_t self = gate_depth && gate_counted ? 1 : 0, n;
 
@@ -651,7 +652,7 @@ void fork_gate_close(void)
 		syscall(SYS_futex, &gate.inside, FUTEX_WAIT_PRIVATE, n, NULL, NULL, 0);
 }
 
-void fork_gate_open(void)
+ZSWAP_STARTUP void fork_gate_open(void)
 {
 	fg_closer = false;
 	if (atomic_fetch_sub(&gate.closed, 1) == 1)
@@ -660,11 +661,17 @@ void fork_gate_open(void)
 
 /* The child: the calls in progress or waiting were the parent's threads,
  * and so was any other fork being prepared. */
-void fork_gate_reset(void)
+ZSWAP_STARTUP void fork_gate_reset(void)
 {
+	uint32_t inside = gate_depth && gate_counted ? 1 : 0;
+
+	/* Each written only if it changes (prim_reset): a deferred shell's
+	 * children never closed the gate. */
 	fg_closer = false;
-	atomic_store(&gate.inside, gate_depth && gate_counted ? 1 : 0);
-	atomic_store(&gate.closed, 0);
+	if (atomic_load(&gate.inside) != inside)
+		atomic_store(&gate.inside, inside);
+	if (atomic_load(&gate.closed))
+		atomic_store(&gate.closed, 0);
 }
 
 /* --- the atfork halves ---------------------------------------------------- */
@@ -725,7 +732,7 @@ static void fork_probe_on(void)
 		follow.probe_on = uf_register(eng.uffd, (uintptr_t)follow.probe, ZS_PAGE_SIZE, UF_REG_MISSING) == 0;
 }
 
-bool fork_prepare(bool light)
+ZSWAP_STARTUP bool fork_prepare(bool light)
 {
 	int sv[2];
 
@@ -789,7 +796,7 @@ bool fork_prepare(bool light)
 	return true;
 }
 
-void fork_parent(void)
+ZSWAP_STARTUP void fork_parent(void)
 {
 	uint32_t ph;
 
@@ -1009,10 +1016,12 @@ static void fork_child_forget_absent(void)
 
 /* The locks the forking thread held are the child's now, and their waiters
  * stayed in the parent: start them afresh. */
-static void fork_child_locks(void)
+ZSWAP_STARTUP static void fork_child_locks(void)
 {
-	eng.ev_lock = (pthread_rwlock_t)PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
-	eng.evict_gate = (pthread_rwlock_t)PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+	static const pthread_rwlock_t init = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+
+	prim_reset(&eng.ev_lock, &init, sizeof(init));
+	prim_reset(&eng.evict_gate, &init, sizeof(init));
 	region_fork_child();
 	pagecache_fork_child();
 	maps_fork_child();
@@ -1020,7 +1029,7 @@ static void fork_child_locks(void)
 }
 
 /* The freeze is over in the child: its own forks start from here. */
-static void fork_child_idle(void)
+ZSWAP_STARTUP static void fork_child_idle(void)
 {
 	follow.bare = false;
 	follow.nevents = follow.ncevents = follow.npfaults = follow.ncfaults = follow.nserved = 0;
@@ -1098,7 +1107,7 @@ bool fork_child_finish(int fd, bool go_on)
 	return true;
 }
 
-void fork_restart_child(void)
+ZSWAP_STARTUP void fork_restart_child(void)
 {
 	fork_child_locks();
 	fdtab_close(follow.sv[0]);

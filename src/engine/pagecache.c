@@ -20,7 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/layout.h"
 #include "base/maps.h"
+#include "base/prim.h"
 #include "core/zsmalloc.h"
 
 #define PC_MAPS		512	/* mappings tracked; more are charged whole */
@@ -35,7 +37,7 @@ struct pc_map {
 static struct pc_map pc_maps[PC_MAPS];
 static unsigned int pc_n, pc_gen;
 static _Atomic uint64_t pc_pages;
-static pthread_mutex_t pc_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t pc_lock ZSWAP_STARTUP_DATA = PTHREAD_MUTEX_INITIALIZER;
 static unsigned char pc_vec[PC_VEC];	/* under pc_lock */
 
 /* Pages of [start, end) in the page cache now. Under pc_lock. */
@@ -167,7 +169,9 @@ uint64_t pagecache_others(void)
 	return atomic_load_explicit(&pc_pages, memory_order_relaxed) << ZS_PAGE_SHIFT;
 }
 
-void pagecache_fork_child(void)
+ZSWAP_STARTUP void pagecache_fork_child(void)
 {
-	pc_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+	static const pthread_mutex_t init = PTHREAD_MUTEX_INITIALIZER;
+
+	prim_reset(&pc_lock, &init, sizeof(init));
 }

@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "base/layout.h"
 #include "base/log.h"
 #include "base/prim.h"
 
@@ -30,7 +31,7 @@ struct region {
 
 #define REGION_CHUNK 1024
 
-static pthread_rwlock_t tbl_lock = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_rwlock_t tbl_lock ZSWAP_STARTUP_DATA = PTHREAD_RWLOCK_INITIALIZER;
 static struct region **tbl;
 static size_t tbl_n, tbl_cap;
 static struct region *region_free_list;
@@ -65,21 +66,23 @@ int region_init(void)
 	return tbl ? 0 : -ENOMEM;
 }
 
-void region_rdlock(void)
+ZSWAP_STARTUP void region_rdlock(void)
 {
 	pthread_rwlock_rdlock(&tbl_lock);
 }
 
-void region_unlock(void)
+ZSWAP_STARTUP void region_unlock(void)
 {
 	pthread_rwlock_unlock(&tbl_lock);
 }
 
-void region_fork_child(void)
+ZSWAP_STARTUP void region_fork_child(void)
 {
 	/* The forking thread held it for reading, and a writer may have been
 	 * queued on it: neither exists here. */
-	tbl_lock = (pthread_rwlock_t)PTHREAD_RWLOCK_INITIALIZER;
+	static const pthread_rwlock_t init = PTHREAD_RWLOCK_INITIALIZER;
+
+	prim_reset(&tbl_lock, &init, sizeof(init));
 }
 
 static size_t region_pages(const struct region *r)

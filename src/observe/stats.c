@@ -40,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/layout.h"
 #include "observe/attrib.h"
 #include "observe/control.h"
 #include "observe/coredump.h"
@@ -74,14 +75,14 @@ static long stats_pid;				/* the process this state belongs to */
 static uint64_t stats_t0;			/* start-up, monotonic ns */
 static uint64_t stats_seq;			/* dumps written */
 static char stats_comm[32];
-static _Atomic bool stats_ready;
+static _Atomic bool stats_ready ZSWAP_STARTUP_DATA;
 /* Dumps asked for by the signal, and how many of those a written dump
  * answered (stats_answer_signals): a request is never lost, even when the
  * program ends before the thread gets to it. */
-static _Atomic uint64_t stats_asked;
-static bool stats_early;	/* the signal taken before a deferred start */
-static bool stats_inherited;	/* a dormant fork child's: the parent's state until it starts */
-static _Atomic uint64_t stats_answered;		/* written under stats_lock */
+static _Atomic uint64_t stats_asked ZSWAP_STARTUP_DATA;
+static bool stats_early ZSWAP_STARTUP_DATA;	/* the signal taken before a deferred start */
+static bool stats_inherited ZSWAP_STARTUP_DATA;	/* a dormant fork child's: the parent's state until it starts */
+static _Atomic uint64_t stats_answered ZSWAP_STARTUP_DATA;		/* written under stats_lock */
 
 /* ---- the counters, by section (engine/counters.def) --------------------- */
 
@@ -944,7 +945,7 @@ int stats_init(void)
 	return 0;
 }
 
-void stats_take_signal_early(void)
+ZSWAP_STARTUP void stats_take_signal_early(void)
 {
 	int rc;
 
@@ -956,7 +957,7 @@ void stats_take_signal_early(void)
 		stats_early = true;
 }
 
-void stats_fork_child_dormant(void)
+ZSWAP_STARTUP void stats_fork_child_dormant(void)
 {
 	if (!atomic_load(&stats_ready))
 		return;
@@ -1019,7 +1020,7 @@ void stats_fork_child_off(void)
 		sigchain_give_back(eng.opt.stats_signal);
 }
 
-static bool stats_owned(void)
+ZSWAP_STARTUP static bool stats_owned(void)
 {
 	return atomic_load(&stats_ready) && syscall(SYS_getpid) == stats_pid && engine_running();
 }
@@ -1035,7 +1036,7 @@ void stats_exit_signals(void)
 	engine_sigrestore(&old);
 }
 
-bool stats_signal_pending(void)
+ZSWAP_STARTUP bool stats_signal_pending(void)
 {
 	return atomic_load(&stats_answered) != atomic_load(&stats_asked);
 }
@@ -1047,7 +1048,7 @@ bool stats_signal_pending(void)
  * (another pid: the socket is the parent's). Nothing is stopped: faults are
  * still served (see engine.c).
  */
-void stats_exit(void)
+ZSWAP_STARTUP void stats_exit(void)
 {
 	if (!stats_owned())
 		return;

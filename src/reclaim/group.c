@@ -61,6 +61,7 @@
 
 #include "base/fdtab.h"
 #include "base/hist.h"
+#include "base/layout.h"
 #include "base/log.h"
 #include "base/prim.h"
 #include "core/parse.h"
@@ -510,7 +511,7 @@ static void group_reap(struct group_hdr *h)
 
 extern char **environ;
 
-static const char *group_env(const char *name)
+ZSWAP_STARTUP static const char *group_env(const char *name)
 {
 	size_t len = strlen(name);
 
@@ -621,7 +622,7 @@ static void group_self(void)
 	grp.refaults0 = atomic_load(&eng.cnt.refaults);
 }
 
-bool group_named(void)
+ZSWAP_STARTUP bool group_named(void)
 {
 	return eng.opt.memory_scope == OPT_SCOPE_TREE && group_env(GROUP_ENV) != NULL;
 }
@@ -699,7 +700,7 @@ void group_fork_child(void)
 	group_share(NULL, 0);	/* the file it opened: its own slot's */
 }
 
-__attribute__((destructor)) static void group_fini(void)
+ZSWAP_STARTUP __attribute__((destructor)) static void group_fini(void)
 {
 	if (grp.depth && syscall(SYS_getpid) == grp.pid)
 		group_leave_all();

@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "base/elfsym.h"
+#include "base/layout.h"
 #include "engine/engine.h"
 #include "engine/calls.h"
 #include "engine/evict.h"
@@ -100,7 +101,7 @@ static struct {
 		_Atomic uintptr_t base;
 		_Atomic size_t seen;	/* accounted for up to base + seen */
 	} heaps[GROWTH_HEAPS];
-} growth_st;
+} growth_st ZSWAP_STARTUP_DATA;	/* its mode is set in every process */
 
 static uintptr_t growth_page_up(uintptr_t a)
 {
@@ -248,7 +249,7 @@ static void growth_heap(uintptr_t chunk)
 }
 
 /* After glibc's malloc, calloc or realloc returned p: the fast path. */
-static inline void growth_after(void *p)
+ZSWAP_STARTUP static inline void growth_after(void *p)
 {
 	if (!p || !atomic_load_explicit(&growth_st.active, memory_order_relaxed))
 		return;
@@ -276,7 +277,7 @@ static inline void growth_after(void *p)
  * runs on the program's first allocation). NULL if no object after us
  * defines it.
  */
-static void *growth_next_in(const char *name, const struct link_map **where)
+ZSWAP_STARTUP static void *growth_next_in(const char *name, const struct link_map **where)
 {
 	const struct link_map *l = elfsym_objects(), *self = NULL;
 
@@ -300,7 +301,7 @@ static void *growth_next_in(const char *name, const struct link_map **where)
 	return NULL;
 }
 
-static void *growth_next(const char *name)
+ZSWAP_STARTUP static void *growth_next(const char *name)
 {
 	return growth_next_in(name, NULL);
 }
@@ -313,7 +314,7 @@ void *growth_next_def(const char *name)
 /* Find the malloc that would serve the program without us (at the first
  * call; a thread calling meanwhile waits: the lookup neither allocates
  * nor locks, and takes microseconds). */
-static void growth_resolve(void)
+ZSWAP_STARTUP static void growth_resolve(void)
 {
 	if (atomic_exchange(&growth_st.resolving, 1)) {
 		while (atomic_load(&growth_st.mode) == GROWTH_UNRESOLVED)
@@ -350,7 +351,7 @@ static inline int growth_mode(void)
 	return m;
 }
 
-void *growth_malloc(size_t n)
+ZSWAP_STARTUP void *growth_malloc(size_t n)
 {
 	if (growth_mode() == GROWTH_OTHER)
 		return growth_st.malloc(n);
@@ -359,7 +360,7 @@ void *growth_malloc(size_t n)
 	return p;
 }
 
-void *growth_calloc(size_t n, size_t size)
+ZSWAP_STARTUP void *growth_calloc(size_t n, size_t size)
 {
 	if (growth_mode() == GROWTH_OTHER)
 		return growth_st.calloc(n, size);
@@ -368,7 +369,7 @@ void *growth_calloc(size_t n, size_t size)
 	return p;
 }
 
-void *growth_realloc(void *old, size_t n)
+ZSWAP_STARTUP void *growth_realloc(void *old, size_t n)
 {
 	if (growth_mode() == GROWTH_OTHER)
 		return growth_st.realloc(old, n);

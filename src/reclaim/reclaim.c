@@ -52,6 +52,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/layout.h"
 #include "engine/engine.h"
 #include "engine/policy_reclaim.h"
 #include "engine/evict.h"
@@ -1314,7 +1315,7 @@ static int reclaim_open_fds(void)
 }
 
 
-void reclaim_resolve_limit(struct opt_values *v)
+ZSWAP_STARTUP void reclaim_resolve_limit(struct opt_values *v)
 {
 	if (v->memory_limit_rel)
 		v->memory_limit = reclaim_cgroup_limit(v->memory_limit_rel);

@@ -17,22 +17,23 @@
 #include <stdlib.h>
 
 #include "base/export.h"
+#include "base/layout.h"
 #include "reclaim/growth.h"
 #include "shim/start.h"
 
-ZSWAP_EXPORT void *malloc(size_t n)
+ZSWAP_STARTUP ZSWAP_EXPORT void *malloc(size_t n)
 {
 	start_wake_alloc(n);
 	return growth_malloc(n);
 }
 
-ZSWAP_EXPORT void *calloc(size_t n, size_t size)
+ZSWAP_STARTUP ZSWAP_EXPORT void *calloc(size_t n, size_t size)
 {
 	start_wake_alloc(size && n > SIZE_MAX / size ? SIZE_MAX : n * size);
 	return growth_calloc(n, size);
 }
 
-ZSWAP_EXPORT void *realloc(void *old, size_t n)
+ZSWAP_STARTUP ZSWAP_EXPORT void *realloc(void *old, size_t n)
 {
 	start_wake_alloc(n);
 	return growth_realloc(old, n);

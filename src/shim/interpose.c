@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/layout.h"
 #include "observe/attrib.h"
 #include "engine/engine.h"
 #include "engine/calls.h"
@@ -189,7 +190,7 @@ static void *interpose_next(_Atomic(void *) *slot, const char *name)
  */
 pid_t _Fork(void);
 
-ZSWAP_EXPORT pid_t _Fork(void)
+ZSWAP_STARTUP ZSWAP_EXPORT pid_t _Fork(void)
 {
 	static _Atomic(void *) next;
 	pid_t (*f)(void) = (pid_t (*)(void))interpose_next(&next, "_Fork");
@@ -382,7 +383,7 @@ ZSWAP_EXPORT int munlockall(void)
  * own action for them, and pass every other signal to the kernel as the C
  * library would.
  */
-ZSWAP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
+ZSWAP_STARTUP ZSWAP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
 {
 	return sigchain_sigaction(sig, act, oact);
 }
@@ -390,14 +391,14 @@ ZSWAP_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigactio
 int __sigaction(int sig, const struct sigaction *act, struct sigaction *oact);
 sighandler_t bsd_signal(int sig, sighandler_t handler);
 
-ZSWAP_EXPORT int __sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
+ZSWAP_STARTUP ZSWAP_EXPORT int __sigaction(int sig, const struct sigaction *act, struct sigaction *oact)
 {
 	return sigchain_sigaction(sig, act, oact);
 }
 
 /* signal(3) with glibc's (BSD) semantics: the handler stays installed, the
  * signal is blocked while it runs, interrupted calls restart. */
-static sighandler_t interpose_signal(int sig, sighandler_t handler, int flags)
+ZSWAP_STARTUP static sighandler_t interpose_signal(int sig, sighandler_t handler, int flags)
 {
 	struct sigaction act, old;
 
@@ -414,23 +415,23 @@ static sighandler_t interpose_signal(int sig, sighandler_t handler, int flags)
 	return old.sa_handler;
 }
 
-ZSWAP_EXPORT sighandler_t signal(int sig, sighandler_t handler)
+ZSWAP_STARTUP ZSWAP_EXPORT sighandler_t signal(int sig, sighandler_t handler)
 {
 	return interpose_signal(sig, handler, SA_RESTART);
 }
 
-ZSWAP_EXPORT sighandler_t bsd_signal(int sig, sighandler_t handler)
+ZSWAP_STARTUP ZSWAP_EXPORT sighandler_t bsd_signal(int sig, sighandler_t handler)
 {
 	return interpose_signal(sig, handler, SA_RESTART);
 }
 
 /* System V semantics: one-shot, not blocked while it runs, no restart. */
-ZSWAP_EXPORT sighandler_t sysv_signal(int sig, sighandler_t handler)
+ZSWAP_STARTUP ZSWAP_EXPORT sighandler_t sysv_signal(int sig, sighandler_t handler)
 {
 	return interpose_signal(sig, handler, (int)(SA_RESETHAND | SA_NODEFER));
 }
 
-ZSWAP_EXPORT sighandler_t __sysv_signal(int sig, sighandler_t handler)
+ZSWAP_STARTUP ZSWAP_EXPORT sighandler_t __sysv_signal(int sig, sighandler_t handler)
 {
 	return interpose_signal(sig, handler, (int)(SA_RESETHAND | SA_NODEFER));
 }
@@ -446,14 +447,14 @@ ZSWAP_EXPORT sighandler_t __sysv_signal(int sig, sighandler_t handler)
  * calls bypass all of it; a handler that finds the userfaultfd gone says
  * so (fault.c).
  */
-ZSWAP_EXPORT int close(int fd)
+ZSWAP_STARTUP ZSWAP_EXPORT int close(int fd)
 {
 	if (fdtab_is_ours(fd))
 		return 0;	/* silent: closing every descriptor is common and harmless now */
 	return (int)syscall(SYS_close, fd);
 }
 
-static int interpose_dup(int oldfd, int newfd, int flags, bool three)
+ZSWAP_STARTUP static int interpose_dup(int oldfd, int newfd, int flags, bool three)
 {
 	if (oldfd != newfd && fdtab_is_ours(newfd)) {
 		fdtab_refused(newfd, three ? "dup3 onto" : "dup2 onto");
@@ -463,17 +464,17 @@ static int interpose_dup(int oldfd, int newfd, int flags, bool three)
 	return (int)(three ? syscall(SYS_dup3, oldfd, newfd, flags) : syscall(SYS_dup2, oldfd, newfd));
 }
 
-ZSWAP_EXPORT int dup2(int oldfd, int newfd)
+ZSWAP_STARTUP ZSWAP_EXPORT int dup2(int oldfd, int newfd)
 {
 	return interpose_dup(oldfd, newfd, 0, false);
 }
 
-ZSWAP_EXPORT int dup3(int oldfd, int newfd, int flags)
+ZSWAP_STARTUP ZSWAP_EXPORT int dup3(int oldfd, int newfd, int flags)
 {
 	return interpose_dup(oldfd, newfd, flags, true);
 }
 
-ZSWAP_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
+ZSWAP_STARTUP ZSWAP_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 {
 	if (first > last) {
 		errno = EINVAL;
@@ -487,7 +488,7 @@ ZSWAP_EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 	return 0;
 }
 
-ZSWAP_EXPORT void closefrom(int lowfd)
+ZSWAP_STARTUP ZSWAP_EXPORT void closefrom(int lowfd)
 {
 	fdtab_closefrom(lowfd < 0 ? 0 : (unsigned int)lowfd);
 }
@@ -498,7 +499,7 @@ ZSWAP_EXPORT void closefrom(int lowfd)
  * not written yet, would be lost: it is written first (stats.h). exit()
  * runs the destructors, which do the same.
  */
-ZSWAP_EXPORT void _exit(int status)
+ZSWAP_STARTUP ZSWAP_EXPORT void _exit(int status)
 {
 	int state = atomic_load(&eng.state);
 
@@ -509,7 +510,7 @@ ZSWAP_EXPORT void _exit(int status)
 		syscall(SYS_exit_group, status);
 }
 
-ZSWAP_EXPORT void _Exit(int status)
+ZSWAP_STARTUP ZSWAP_EXPORT void _Exit(int status)
 {
 	_exit(status);
 }

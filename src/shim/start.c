@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "base/bindnow.h"
+#include "base/layout.h"
 #include "engine/writeback.h"
 #include "base/elfsym.h"
 #include "core/backing.h"
@@ -65,31 +66,31 @@ static void start_reclaimer(int rc);
 static void start_stats(int rc);
 
 /* This fork is followed (fork.c holds the state frozen), or the interim. */
-static bool start_fork_followed;
+static bool start_fork_followed ZSWAP_STARTUP_DATA;
 
 /* This fork restarts (fork_restarting: frozen, every page in place). */
-static bool start_fork_restart;
+static bool start_fork_restart ZSWAP_STARTUP_DATA;
 
 /* This fork's child, if it restarts, starts as a deferred process would
  * (ZSWAP_START_DELAY from the fork): no memory limit covers it. */
-static bool start_fork_lazy;
+static bool start_fork_lazy ZSWAP_STARTUP_DATA;
 
 /* A dormant child that starts as a deferred process would (start_fork_lazy),
  * not at its first memory call. */
-static bool start_dormant_lazy;
+static bool start_dormant_lazy ZSWAP_STARTUP_DATA;
 /* Allocations in a dormant child (start_fork_wake_alloc_slow). */
 #define START_WAKE_ALLOCS	1024
 #define START_WAKE_BIG		(64 << 10)
-static unsigned int start_dormant_allocs;
+static unsigned int start_dormant_allocs ZSWAP_STARTUP_DATA;
 
 /* A clone() child that shares the parent's descriptor table (CLONE_FILES
  * without CLONE_VM): its descriptors are the parent's, never to close.
  * Set only in such a child's own copy of memory. */
-static bool start_fork_fds_shared;
+static bool start_fork_fds_shared ZSWAP_STARTUP_DATA;
 
 /* The pid start_fork_prepare saw running (the child compares it with the
  * state's: a fork from a process whose engine is not its own does nothing). */
-static pid_t start_fork_pid;
+static pid_t start_fork_pid ZSWAP_STARTUP_DATA;
 
 /* Every stored page loaded back (the interim's, and a restart's before
  * the freeze), fault services still installing one waited out. */
@@ -103,7 +104,7 @@ static void start_fork_load_all(void)
 /* A process that no memory limit covers and nothing asks to start at once
  * (read again at each fork: zswapctl may have set a limit since the start):
  * it, and a light fork's child, start as a deferred process does. */
-static bool start_fork_may_defer(void)
+ZSWAP_STARTUP static bool start_fork_may_defer(void)
 {
 	const struct opt_values *o = &eng.opt;
 
@@ -123,7 +124,7 @@ static bool start_fork_may_defer(void)
 
 /* interim: every page loaded back, the child left without the library
  * (engine_fork_raw); else followed when fork.c can (fork_prepare). */
-static void start_fork_prepare_as(bool interim)
+ZSWAP_STARTUP static void start_fork_prepare_as(bool interim)
 {
 	start_settle();
 	start_fork_pid = 0;
@@ -151,12 +152,12 @@ static void start_fork_prepare_as(bool interim)
 	start_fork_load_all();
 }
 
-static void start_fork_prepare(void)
+ZSWAP_STARTUP static void start_fork_prepare(void)
 {
 	start_fork_prepare_as(false);
 }
 
-static void start_fork_parent(void)
+ZSWAP_STARTUP static void start_fork_parent(void)
 {
 	if (!start_fork_pid)
 		return;
@@ -196,7 +197,7 @@ static bool start_log_open(const char *pattern)
 	return true;
 }
 
-static void start_log_close(void)
+ZSWAP_STARTUP static void start_log_close(void)
 {
 	int fd = log_get_fd();
 
@@ -205,7 +206,7 @@ static void start_log_close(void)
 		fdtab_close(fd);
 }
 
-static void start_log_init(void)
+ZSWAP_STARTUP static void start_log_init(void)
 {
 	/* Parsed again, and any problem reported, by opt_load. */
 	if (opt_peek(OPT_LOG_FILE, &eng.opt, NULL))
@@ -213,7 +214,7 @@ static void start_log_init(void)
 }
 
 /* True if the ZSWAP_LOG_FILE pattern names a file per process. */
-static bool start_log_per_process(void)
+ZSWAP_STARTUP static bool start_log_per_process(void)
 {
 	for (const char *p = eng.opt.log_file; *p; p++)
 		if (p[0] == '%' && p[1] == 'p')
@@ -228,7 +229,7 @@ static bool start_waits_delay(int state);
 static void start_fork_off(void);
 static const char *start_errname(int e);
 
-static void start_fork_child(void)
+ZSWAP_STARTUP static void start_fork_child(void)
 {
 	start_tids_fork_child();
 	fork_gate_reset();	/* the calls it held back were the parent's threads */
@@ -355,13 +356,13 @@ static void start_dormant_wake(void)
 	engine_sigrestore(&old);
 }
 
-void start_settle(void)
+ZSWAP_STARTUP void start_settle(void)
 {
 	while (atomic_load(&eng.state) == ENGINE_STARTING)
 		sched_yield();
 }
 
-static uint64_t start_coarse_ns(void)
+ZSWAP_STARTUP static uint64_t start_coarse_ns(void)
 {
 	struct timespec ts;
 
@@ -373,12 +374,12 @@ static uint64_t start_coarse_ns(void)
 #define START_DEFER_ALLOCS	64
 #define START_DEFER_BIG		(8u << 20)
 #define START_DEFER_BYTES	(64u << 20)
-static unsigned int start_deferred_allocs;
-static size_t start_deferred_bytes;
+static unsigned int start_deferred_allocs ZSWAP_STARTUP_DATA;
+static size_t start_deferred_bytes ZSWAP_STARTUP_DATA;
 
 /* A deferred process starts ZSWAP_START_DELAY from now (its start, or a
  * fork child's fork), its requests counted from none. */
-static void start_defer_from_now(void)
+ZSWAP_STARTUP static void start_defer_from_now(void)
 {
 	atomic_store(&eng.start_after, start_coarse_ns() + (uint64_t)eng.opt.start_delay * 1000000u);
 	start_deferred_allocs = 0;
@@ -388,12 +389,12 @@ static void start_defer_from_now(void)
 static void start_run(void);
 
 /* A state that starts as a deferred process does (start_wake_slow). */
-static bool start_waits_delay(int state)
+ZSWAP_STARTUP static bool start_waits_delay(int state)
 {
 	return state == ENGINE_DEFERRED || (state == ENGINE_DORMANT && start_dormant_lazy);
 }
 
-void start_wake_slow(bool now)
+ZSWAP_STARTUP void start_wake_slow(bool now)
 {
 	int state = atomic_load(&eng.state);
 
@@ -437,7 +438,7 @@ void start_wake_slow(bool now)
  * would never start, and its cold pages would never be compressed.
  */
 
-static void start_deferred_alloc(size_t n)
+ZSWAP_STARTUP static void start_deferred_alloc(size_t n)
 {
 	start_deferred_bytes += n < START_DEFER_BYTES ? n : START_DEFER_BYTES;
 	if (n >= START_DEFER_BIG || start_deferred_bytes >= START_DEFER_BYTES)
@@ -446,7 +447,7 @@ static void start_deferred_alloc(size_t n)
 		start_wake_slow(false);
 }
 
-void start_wake_alloc_slow(size_t n)
+ZSWAP_STARTUP void start_wake_alloc_slow(size_t n)
 {
 	int state = atomic_load(&eng.state);
 
@@ -459,7 +460,7 @@ void start_wake_alloc_slow(size_t n)
 	}
 }
 
-void start_wake_map_slow(size_t len)
+ZSWAP_STARTUP void start_wake_map_slow(size_t len)
 {
 	if (start_waits_delay(atomic_load(&eng.state)))
 		start_deferred_alloc(len);
@@ -467,7 +468,7 @@ void start_wake_map_slow(size_t len)
 		start_wake_slow(false);
 }
 
-void start_exit(void)
+ZSWAP_STARTUP void start_exit(void)
 {
 	int state = atomic_load(&eng.state);
 
@@ -478,7 +479,7 @@ void start_exit(void)
 
 /* exit(): the statistics' end (start_exit), a deferred start first when a
  * dump was asked for before it. */
-__attribute__((destructor)) static void start_fini(void)
+ZSWAP_STARTUP __attribute__((destructor)) static void start_fini(void)
 {
 	start_exit();
 }
@@ -486,7 +487,7 @@ __attribute__((destructor)) static void start_fini(void)
 /* A process that no memory limit covers (ZSWAP_START_DELAY): start_wake.
  * A limit holds from the first page, and a dump asked for at exit or at
  * intervals, or a test's injected failure, is about a running library. */
-static bool start_deferrable(void)
+ZSWAP_STARTUP static bool start_deferrable(void)
 {
 	if (eng.opt.start_delay && !opt_starts_now(&eng.opt))
 		reclaim_resolve_limit(&eng.opt);	/* ZSWAP_MEMORY_LIMIT=auto or N%: the memory cgroup's */
@@ -582,7 +583,7 @@ struct start_record {
  * hold waits them out, so that a credential change reaches every thread.
  * The creator does not: a wait for a thread's first step is a cross-CPU
  * wake-up, and each process would pay one per thread at start-up. */
-static _Atomic uint32_t start_unknown;
+static _Atomic uint32_t start_unknown ZSWAP_STARTUP_DATA;
 
 static void start_unknown_put(void)
 {
@@ -730,15 +731,22 @@ static void start_tid_remove(int slot)
 }
 
 /* A fork child: none of the parent's threads is in it, and no call. */
-static void start_tids_fork_child(void)
+ZSWAP_STARTUP static void start_tids_fork_child(void)
 {
+	/* Written only where set (prim_reset): a deferred process has no
+	 * threads, and its children would copy these pages for nothing. */
 	for (int i = 0; i < START_THREADS_MAX; i++) {
-		atomic_store(&start_tids[i], 0);
-		atomic_store(&start_call.want[i], 0);
+		if (atomic_load(&start_tids[i]))
+			atomic_store(&start_tids[i], 0);
+		if (atomic_load(&start_call.want[i]))
+			atomic_store(&start_call.want[i], 0);
 	}
-	atomic_store(&start_call.left, 0);
-	atomic_store(&start_call.held, 0);
-	atomic_store(&start_unknown, 0);	/* the parent's new threads are not here */
+	if (atomic_load(&start_call.left))
+		atomic_store(&start_call.left, 0);
+	if (atomic_load(&start_call.held))
+		atomic_store(&start_call.held, 0);
+	if (atomic_load(&start_unknown))
+		atomic_store(&start_unknown, 0);	/* the parent's new threads are not here */
 }
 
 static void start_find_nthreads(void)
@@ -860,7 +868,7 @@ static void start_stats(int rc)
 		zlog("cannot start the statistics thread (%s): no statistics dumps", start_errname(-rc));
 }
 
-static void start_init(void)
+ZSWAP_STARTUP static void start_init(void)
 {
 	int expected = ENGINE_UNINIT;
 
@@ -1024,7 +1032,7 @@ off:
 	atomic_store(&eng.state, ENGINE_OFF);
 }
 
-__attribute__((constructor)) static void start_ctor(void)
+ZSWAP_STARTUP __attribute__((constructor)) static void start_ctor(void)
 {
 	start_init();
 }
