@@ -242,6 +242,17 @@ struct opt_val {
 
 /* ---- small string helpers (no locale, no libc beyond mem/str) ---------- */
 
+/* strcspn(s, {c}): every program's start parses the defaults, and a libc
+ * function no one else calls costs its pages' faults (src/base/layout.h). */
+ZSWAP_STARTUP static size_t opt_until(const char *s, char c)
+{
+	size_t n = 0;
+
+	while (s[n] && s[n] != c)
+		n++;
+	return n;
+}
+
 static char opt_lower(char c)
 {
 	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
@@ -456,7 +467,7 @@ static bool opt_parse_choice(const struct opt_def *d, const char *s, struct opt_
 	char list[96];
 
 	while (*w) {
-		size_t wl = strcspn(w, "|");
+		size_t wl = opt_until(w, '|');
 		char word[32];
 
 		if (wl < sizeof(word)) {
@@ -504,7 +515,7 @@ static bool opt_parse_comp(const struct opt_def *d, const char *s, struct opt_va
 			   char *why, size_t why_len)
 {
 	const char *hint;
-	size_t n = strcspn(s, ":");
+	size_t n = opt_until(s, ':');
 	uint64_t level;
 
 	if (opt_word_eq(s, n, "lz4") && s[n] == '\0') {
@@ -843,11 +854,11 @@ size_t opt_format(enum opt_id id, const struct opt_values *v, char *buf, size_t 
 		return opt_format_size(val.u, buf, len);
 	case OPT_CHOICE: {
 		const char *w = d->choices;
-		size_t wl = strcspn(w, "|");
+		size_t wl = opt_until(w, '|');
 
 		for (uint64_t i = 0; i < val.u && w[wl] == '|'; i++) {
 			w += wl + 1;
-			wl = strcspn(w, "|");
+			wl = opt_until(w, '|');
 		}
 		if (len == 0)
 			return 0;
@@ -1192,7 +1203,7 @@ static void opt_mark_run(struct opt_values *v, char *const *envp)
 		if (strncmp(*e, OPT_RUN_VAR, n) == 0 && (*e)[n] == '=')
 			list = *e + n + 1;
 	while (list && *list) {
-		size_t len = strcspn(list, " ");
+		size_t len = opt_until(list, ' ');
 		const struct opt_def *d = opt_find(list, len);
 
 		if (d && v->from[d->id] == OPT_FROM_ENV)

@@ -229,6 +229,12 @@ static bool start_waits_delay(int state);
 static void start_fork_off(void);
 static const char *start_errname(int e);
 
+/* What pthread_atfork (libc_nonshared.a's, linked at the far end of our
+ * text: a page fault of its own at every start) calls; __dso_handle
+ * removes the handlers if this object is ever unloaded. */
+extern int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void), void *dso);
+extern void *__dso_handle;
+
 ZSWAP_STARTUP static void start_fork_child(void)
 {
 	start_tids_fork_child();
@@ -886,7 +892,7 @@ ZSWAP_STARTUP static void start_init(void)
 	 * from their own fork (and never registered by a start on some
 	 * program thread, which could wait on a fork holding glibc's atfork
 	 * lock). */
-	pthread_atfork(start_fork_prepare, start_fork_parent, start_fork_child);
+	__register_atfork(start_fork_prepare, start_fork_parent, start_fork_child, __dso_handle);
 	eng.pid = (pid_t)syscall(SYS_getpid);
 	if (start_deferrable()) {
 		start_defer_from_now();

@@ -22,7 +22,8 @@
 #     comp_ws_init, which the store calls at start-up;
 #   - start-up only, and checked to be referenced ONLY from the named
 #     functions (objdump -dr: the function holding each relocation):
-#       start.o   getauxval, pthread_atfork, pthread_create, pthread_attr_*,
+#       start.o   getauxval, pthread_atfork (or the __register_atfork it
+#                 calls, with __dso_handle), pthread_create, pthread_attr_*,
 #                 pthread_rwlock_init, pthread_rwlockattr_* (start_init, start_run and
 #                 the thread starts they call)
 #       engine.o  dl_iterate_phdr (the loader lock: the objects' data, noted
@@ -138,7 +139,7 @@ allowed() {
 		return 0 ;;
 	comp:__lzo_init_v2)
 		return 1 ;;
-	start:getauxval|start:pthread_atfork|start:pthread_create|start:pthread_attr_*|start:pthread_rwlock_init|start:pthread_rwlockattr_*)
+	start:getauxval|start:pthread_atfork|start:__register_atfork|start:__dso_handle|start:pthread_create|start:pthread_attr_*|start:pthread_rwlock_init|start:pthread_rwlockattr_*)
 		return 1 ;;
 	engine:dl_iterate_phdr|bindnow:dl_iterate_phdr|bindnow:dladdr1)
 		return 1 ;;
