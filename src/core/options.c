@@ -216,8 +216,9 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		OPT_STATS_SOCKET, "ZSWAP_STATS_SOCKET", OPT_BOOL, "1", 0, 1, NULL, "",
 		"1 offers dumps to zswapctl through a socket only this user can open", 0 },
 	[OPT_INJECT_CRASH] = {
-		OPT_INJECT_CRASH, "ZSWAP_INJECT_CRASH", OPT_BOOL, "0", 0, 1, NULL, "",
-		"testing: 1 makes the statistics thread crash at its first dump", OPT_F_START },
+		OPT_INJECT_CRASH, "ZSWAP_INJECT_CRASH", OPT_UINT, "0", 0, 2, NULL, "",
+		"testing: 1 makes the statistics thread crash at its first dump, 2 the reclaimer at its first step",
+		OPT_F_START },
 };
 
 /*
@@ -701,7 +702,7 @@ ZSWAP_STARTUP static void opt_set(enum opt_id id, const struct opt_val *val, str
 	case OPT_STATS_TOP:	v->stats_top = (unsigned int)val->u; break;
 	case OPT_STATS_FULL:	v->stats_full = val->u != 0; break;
 	case OPT_STATS_SOCKET:	v->stats_socket = val->u != 0; break;
-	case OPT_INJECT_CRASH:	v->inject_crash = val->u != 0; break;
+	case OPT_INJECT_CRASH:	v->inject_crash = (unsigned int)val->u; break;
 	case OPT__COUNT:	break;
 	}
 }

@@ -193,7 +193,7 @@ struct opt_values {
 	unsigned int stats_top;		/* mappings listed by attribution */
 	bool stats_full;		/* empty size classes and test-only knobs too */
 	bool stats_socket;		/* offer the dump to zswapctl */
-	bool inject_crash;		/* the statistics thread crashes, for tests */
+	unsigned int inject_crash;	/* 1: the statistics thread crashes, 2: the reclaimer; for tests */
 	/* Not an option: $XDG_RUNTIME_DIR as opt_load found it ("" if unset),
 	 * where the statistics socket goes (src/observe/stats.c reads no environment). */
 	char runtime_dir[OPT_STRING_MAX];

@@ -134,6 +134,7 @@ struct zswap_store {
 	struct store_ws *ws;
 	struct zs_pool *pools[STORE_POOL_IDS];	/* by store_pool_id; NULL for a compressor not in use */
 	pthread_mutex_t kinds_lock;	/* kinds[], and pools[] against their freeing */
+	unsigned long reserve_min;	/* the pools' reserve floor (zswap_store_set_reserve_min) */
 	struct store_kind kinds[ZSWAP_COMP_KINDS];
 	_Atomic unsigned int old_live;	/* compressors in use besides cur: zswap_store_reap has work */
 	_Atomic uint64_t kinds_freed;
@@ -1059,6 +1060,25 @@ unsigned long zswap_store_compact_some(struct zswap_store *s, unsigned long max_
 	return freed;
 }
 
+void zswap_store_set_reserve_min(struct zswap_store *s, unsigned long pages)
+{
+	pthread_mutex_lock(&s->kinds_lock);
+	s->reserve_min = pages;
+	for (unsigned int i = 0; i < STORE_POOL_IDS; i++)
+		if (s->pools[i])
+			zs_set_reserve_min(s->pools[i], pages);
+	pthread_mutex_unlock(&s->kinds_lock);
+}
+
+void zswap_store_release_reserve(struct zswap_store *s)
+{
+	pthread_mutex_lock(&s->kinds_lock);
+	for (unsigned int i = 0; i < STORE_POOL_IDS; i++)
+		if (s->pools[i])
+			zs_release_reserve(s->pools[i]);
+	pthread_mutex_unlock(&s->kinds_lock);
+}
+
 unsigned long zswap_store_freeable_pages(struct zswap_store *s)
 {
 	unsigned long n = 0;
@@ -1170,6 +1190,7 @@ static int store_kind_make(struct zswap_store *s, unsigned int kind, int level)
 			store_kind_free(s, kind);
 			return -ENOMEM;
 		}
+		zs_set_reserve_min(s->pools[id], s->reserve_min);
 		store_pool_sync(s, id);
 	}
 	k->live = true;
@@ -1345,6 +1366,7 @@ struct zswap_store *zswap_store_create(const struct zswap_store_config *cfg)
 	s->nr_pools = cfg->nr_pools ? cfg->nr_pools : 1;
 	s->cfg.nr_pools = s->nr_pools;
 	s->nr_ws = nr_ws;
+	s->reserve_min = ZS_RESERVE_MIN_PAGES;
 	s->block_len = len;
 	s->recomp_len = recomp_len;
 	s->ws = (struct store_ws *)(mem + store_round64(sizeof(*s)));

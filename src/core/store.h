@@ -328,6 +328,13 @@ unsigned long zswap_store_compact(struct zswap_store *s);
 /* The same, stopping once about max_pages pages are freed. */
 unsigned long zswap_store_compact_some(struct zswap_store *s, unsigned long max_pages);
 
+/* Decommit every pool's reserve of emptied zspages (zs_release_reserve). */
+void zswap_store_release_reserve(struct zswap_store *s);
+
+/* The floor of every pool's reserve, those made later too
+ * (zs_set_reserve_min). */
+void zswap_store_set_reserve_min(struct zswap_store *s, unsigned long pages);
+
 /* Pages compaction could free now, over every pool. */
 unsigned long zswap_store_freeable_pages(struct zswap_store *s);
 

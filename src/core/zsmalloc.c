@@ -55,7 +55,8 @@
  * The reserve. Decommitting every emptied run and faulting its pages in again
  * when the run is reused is a sizeable share of a store+load (docs/DESIGN.md,
  * "The store"): one madvise, with a TLB-shootdown IPI when the process runs on
- * several CPUs, plus one page fault per page. So up to ZS_RESERVE_MIN_PAGES or
+ * several CPUs, plus one page fault per page. So up to reserve_min pages
+ * (ZS_RESERVE_MIN_PAGES unless zs_set_reserve_min said otherwise) or
  * 1/2^ZS_RESERVE_SHIFT of the pool's pages, whichever is larger, of emptied
  * runs stay committed on the warm lists and are reused first; a run emptied
  * beyond that is decommitted, and when the pool shrinks the reserve is trimmed
@@ -114,7 +115,6 @@
 #define ZS_ARENA_MIN_BYTES	(1UL << 30)
 
 /* Emptied runs kept committed: at most max(1 MiB, pool pages / 64). */
-#define ZS_RESERVE_MIN_PAGES	((1UL << 20) / ZS_PAGE_SIZE)
 #define ZS_RESERVE_SHIFT	6
 
 #define ZS_OBJ_TAG		1UL
@@ -207,6 +207,7 @@ struct zs_pool {
 	struct zspage *cold_runs[ZS_MAX_PAGES_PER_ZSPAGE + 1];	/* decommitted */
 	pthread_mutex_t run_lock[ZS_MAX_PAGES_PER_ZSPAGE + 1];
 	_Atomic unsigned long reserve_pages;	/* pages of the runs on warm lists */
+	_Atomic unsigned long reserve_min;	/* the reserve's floor (zs_set_reserve_min) */
 
 	_Atomic uint64_t *handle_space;
 	size_t handle_space_bytes;
@@ -467,8 +468,10 @@ static unsigned long zs_reserve_limit(const struct zs_pool *pool)
 {
 	unsigned long p = atomic_load_explicit(&pool->pages_allocated, memory_order_relaxed);
 
+	unsigned long min = atomic_load_explicit(&pool->reserve_min, memory_order_relaxed);
+
 	p >>= ZS_RESERVE_SHIFT;
-	return p > ZS_RESERVE_MIN_PAGES ? p : ZS_RESERVE_MIN_PAGES;
+	return p > min ? p : min;
 }
 
 static void zs_run_push(struct zspage **list, struct zspage *z)
@@ -662,6 +665,7 @@ struct zs_pool *zs_create_pool(const char *name, unsigned int order, enum zs_loc
 	pool->pool_bytes = (sizeof(*pool) + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
 	pool->order = order;
 	pool->mode = mode;
+	pool->reserve_min = ZS_RESERVE_MIN_PAGES;
 	if (name) {
 		size_t n = strnlen(name, sizeof(pool->name) - 1);
 		memcpy(pool->name, name, n);
@@ -1012,6 +1016,17 @@ unsigned long zs_compact_some(struct zs_pool *pool, unsigned long max_pages)
 	zs_reserve_trim(pool, 0);
 	atomic_fetch_add_explicit(&pool->pages_compacted, freed, memory_order_relaxed);
 	return freed;
+}
+
+void zs_release_reserve(struct zs_pool *pool)
+{
+	zs_reserve_trim(pool, 0);
+}
+
+void zs_set_reserve_min(struct zs_pool *pool, unsigned long pages)
+{
+	atomic_store_explicit(&pool->reserve_min, pages, memory_order_relaxed);
+	zs_reserve_trim(pool, zs_reserve_limit(pool));
 }
 
 unsigned long zs_get_freeable_pages(struct zs_pool *pool)

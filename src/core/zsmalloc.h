@@ -91,6 +91,15 @@ unsigned long zs_compact(struct zs_pool *pool);
  * others for the whole pool's compaction. */
 unsigned long zs_compact_some(struct zs_pool *pool, unsigned long max_pages);
 
+/* Decommit the reserve (below): for a pool whose owner has gone quiet. */
+void zs_release_reserve(struct zs_pool *pool);
+
+/* The reserve's floor in pages (ZS_RESERVE_MIN_PAGES at creation): 0 for a
+ * pool whose memory counts in a limit, where the reserve is then 1/64 of
+ * the pool's pages; trims the reserve to the new bound at once. */
+#define ZS_RESERVE_MIN_PAGES	((1UL << 20) / ZS_PAGE_SIZE)
+void zs_set_reserve_min(struct zs_pool *pool, unsigned long pages);
+
 /* Pages compaction could free now (the kernel's zs_can_compact() summed
  * over the classes; each class lock taken in turn). */
 unsigned long zs_get_freeable_pages(struct zs_pool *pool);
@@ -109,8 +118,8 @@ unsigned long zs_get_pages_compacted(const struct zs_pool *pool);
 size_t zs_get_metadata_bytes(const struct zs_pool *pool);
 
 /* Pages of emptied zspages kept committed for reuse (the reserve: at most
- * max(1 MiB, zs_get_total_pages() / 64) once a free settles it; emptied by
- * zs_compact()). Neither pool pages nor metadata, yet resident. */
+ * max(the floor, zs_get_total_pages() / 64) once a free settles it; emptied
+ * by zs_compact()). Neither pool pages nor metadata, yet resident. */
 unsigned long zs_get_reserve_pages(const struct zs_pool *pool);
 
 /* The order the pool was created with. */

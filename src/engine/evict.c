@@ -48,6 +48,7 @@
 #include "engine/uffd.h"
 
 #define EVICT_BATCH 512			/* pages per batch: 2 MiB of staging */
+#define EVICT_COPY 64			/* pages of a batch read out at a time (evict_copy_out) */
 #define EVICT_STAGES 4
 #define EVICT_BUSY 64			/* runs of shared pages per batch given a second chance */
 
@@ -73,10 +74,12 @@ struct evict_stage {
 	struct { uintptr_t start, end; } busy[EVICT_BUSY];
 	struct page_region vec[EVICT_BATCH];
 	struct evict_page pages[EVICT_BATCH];
-	/* The staged pages read out with one process_vm_readv (evict_copy_out),
-	 * or NULL: compressed from here when copied says so. */
+	/* EVICT_COPY staged pages from page win on, read out with one
+	 * process_vm_readv (evict_copy_out), or NULL: compressed from here
+	 * when copied says so. */
 	void *copy;
 	bool copied;
+	size_t win;
 	/* Compressing the batch (evict_finish, evict_help): [63:32] the
 	 * batch's number, [31:16] pages staged, [15:0] the next page to take.
 	 * Only claims advance it within a batch. */
@@ -832,7 +835,7 @@ static void evict_compress(struct evict_stage *st, size_t k)
 {
 	struct evict_page *pg = &st->pages[k];
 	struct slot *s = &pg->arr->slots[pg->idx];
-	void *page = st->copied ? (char *)st->copy + (k << ZS_PAGE_SHIFT)
+	void *page = st->copied ? (char *)st->copy + ((k - st->win) << ZS_PAGE_SHIFT)
 				: (void *)(st->base + (k << ZS_PAGE_SHIFT));
 	int r = 0;
 
@@ -895,39 +898,47 @@ size_t evict_help(void)
 }
 
 /*
- * Read the staged pages out, all in one process_vm_readv, into the stage's
- * copy. A staged page's pte is new (the MOVE built it), and on a guest whose
- * page tables the host shadows the first touch through it traps to the host,
- * several times what the kernel's copy through its own mapping costs (the
- * first read of a staged page was the bulk of compressing it:
- * docs/DESIGN.md, "Eviction"). The copy is the stage's from then on (the
- * staging pages stay as they are, to be put back or emptied); its pages stay
- * populated, so the kernel's writes into it take no fault. Where the call is
- * refused (a seccomp filter, a kernel without it) the pages are read where
- * they are staged.
+ * Read staged pages out, EVICT_COPY from page from on in one
+ * process_vm_readv, into the stage's copy; returns how many the copy holds
+ * (0: compress them where they are staged, all of them). A staged page's
+ * pte is new (the MOVE built it), and on a guest whose page tables the host
+ * shadows the first touch through it traps to the host, several times what
+ * the kernel's copy through its own mapping costs (the first read of a
+ * staged page was the bulk of compressing it: docs/DESIGN.md, "Eviction").
+ * The copy is the stage's from then on (the staging pages stay as they are,
+ * to be put back or emptied); its pages stay populated, so the kernel's
+ * writes into it take no fault, until the reclaimer goes quiet
+ * (evict_release_copies). A window of a batch, not the whole: a copy of
+ * the 2 MiB batch stayed resident in every process that ever evicted, 2
+ * MiB of each tree member's charge. Where the call is refused (a seccomp
+ * filter, a kernel without it) the pages are read where they are staged.
  */
-static void evict_copy_out(struct evict_stage *st)
+static size_t evict_copy_out(struct evict_stage *st, size_t from)
 {
 	static _Atomic bool refused;
+	size_t n = st->n - from < EVICT_COPY ? st->n - from : EVICT_COPY;
 
 	st->copied = false;
-	if (!st->n || atomic_load_explicit(&refused, memory_order_relaxed))
-		return;
+	if (!n || atomic_load_explicit(&refused, memory_order_relaxed))
+		return 0;
 	if (!st->copy) {
-		st->copy = prim_alloc(EVICT_BATCH * ZS_PAGE_SIZE);
+		st->copy = prim_alloc(EVICT_COPY * ZS_PAGE_SIZE);
 		if (!st->copy)
-			return;
+			return 0;
 	}
-	struct iovec local = { st->copy, st->n << ZS_PAGE_SHIFT };
-	struct iovec remote = { (void *)st->base, st->n << ZS_PAGE_SHIFT };
+	struct iovec local = { st->copy, n << ZS_PAGE_SHIFT };
+	struct iovec remote = { (void *)(st->base + (from << ZS_PAGE_SHIFT)), n << ZS_PAGE_SHIFT };
 	long got = syscall(SYS_process_vm_readv, syscall(SYS_getpid), &local, 1UL, &remote, 1UL, 0UL);
 
-	if (got == (long)(st->n << ZS_PAGE_SHIFT)) {
+	if (got == (long)(n << ZS_PAGE_SHIFT)) {
 		st->copied = true;
-		atomic_fetch_add_explicit(&eng.cnt.evict_copied_pages, st->n, memory_order_relaxed);
+		st->win = from;
+		atomic_fetch_add_explicit(&eng.cnt.evict_copied_pages, n, memory_order_relaxed);
+		return n;
 	}
-	else if (got < 0 && errno != EFAULT && errno != ENOMEM)
+	if (got < 0 && errno != EFAULT && errno != ENOMEM)
 		atomic_store_explicit(&refused, true, memory_order_relaxed);
+	return 0;
 }
 
 /* Compress and publish what the stage holds, then empty it and wake waiters.
@@ -940,30 +951,44 @@ static size_t evict_finish(struct evict_stage *st)
 	size_t mine = 0;
 	long c;
 
-	evict_copy_out(st);
 	/* Open the batch for compression: this thread and, while it is the
-	 * open one, handlers holding faults (evict_help) take pages from it.
-	 * No helper is active on this stage now (the last batch waited for
-	 * all of its own), so the counters start afresh. */
+	 * open one, handlers holding faults (evict_help) take pages from it,
+	 * up to the end of the window the copy holds ([31:16] of the claim
+	 * word). No helper is active on this stage now (the last batch waited
+	 * for all of its own), so the counters start afresh. */
+	size_t upto = evict_copy_out(st, 0);
+	if (!upto)
+		upto = st->n;
 	st->seq++;
 	atomic_store_explicit(&st->full, false, memory_order_relaxed);
 	atomic_store_explicit(&st->helped, 0, memory_order_relaxed);
-	atomic_store_explicit(&st->claim, ((uint64_t)st->seq << 32) | ((uint64_t)st->n << 16), memory_order_release);
+	atomic_store_explicit(&st->claim, ((uint64_t)st->seq << 32) | ((uint64_t)upto << 16), memory_order_release);
 	bool open = atomic_compare_exchange_strong(&evict_open, &none, st);
 	uint64_t p0 = prof_now();	/* an instrumented build only (hist.h) */
-	while ((c = evict_claim(st)) >= 0) {
-		evict_compress(st, (size_t)c);
-		mine++;
+	for (;;) {
+		while ((c = evict_claim(st)) >= 0) {
+			evict_compress(st, (size_t)c);
+			mine++;
+		}
+		/* Helpers finish the page each took (a few microseconds); a
+		 * late one may have taken pages even when this batch was not
+		 * the open one. Then the next window: every page below upto
+		 * is taken, so no claim moves the word meanwhile. */
+		uint64_t p1 = prof_now();
+		while (mine + atomic_load_explicit(&st->helped, memory_order_acquire) < upto)
+			sched_yield();
+		prof_add(PROF_EV_HELPWAIT, p1);
+		if (upto == st->n)
+			break;
+		size_t got = evict_copy_out(st, upto);
+		upto = got ? upto + got : st->n;
+		atomic_store_explicit(&st->claim, ((uint64_t)st->seq << 32) | ((uint64_t)upto << 16) |
+					      (atomic_load_explicit(&st->claim, memory_order_relaxed) & 0xffff),
+				      memory_order_release);
 	}
 	prof_add(PROF_EV_COMPRESS, p0);
 	if (open)
 		atomic_store(&evict_open, NULL);
-	/* Helpers finish the page each took (a few microseconds); a late one
-	 * may have taken pages even when this batch was not the open one. */
-	p0 = prof_now();
-	while (mine + atomic_load_explicit(&st->helped, memory_order_acquire) < st->n)
-		sched_yield();
-	prof_add(PROF_EV_HELPWAIT, p0);
 	for (size_t k = 0; k < st->n; k++) {
 		struct evict_page *pg = &st->pages[k];
 		struct slot *s = &pg->arr->slots[pg->idx];
@@ -1153,6 +1178,17 @@ static size_t evict_range_sel(uintptr_t start, uintptr_t end, bool sel, size_t w
 	pthread_rwlock_unlock(&eng.evict_gate);
 	*stop = cur;
 	return stored;
+}
+
+void evict_release_copies(void)
+{
+	for (int i = 0; evict_stages && i < EVICT_STAGES; i++) {
+		struct evict_stage *st = &evict_stages[i];
+		if (st->copy && pthread_mutex_trylock(&st->lock) == 0) {
+			prim_decommit(st->copy, EVICT_COPY * ZS_PAGE_SIZE);
+			pthread_mutex_unlock(&st->lock);
+		}
+	}
 }
 
 void evict_range(uintptr_t start, uintptr_t end)

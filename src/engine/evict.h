@@ -47,6 +47,10 @@ size_t evict_reclaim(uintptr_t start, uintptr_t end, size_t want, uintptr_t *sto
  * has blocked signals. */
 void evict_register_new(uintptr_t addr);
 
+/* Decommit the stages' copies (evict_copy_out keeps them populated while
+ * batches come): for a process whose reclaimer has gone quiet. */
+void evict_release_copies(void);
+
 /* Direct reclaim's share, for a handler holding a fault over the limit:
  * compress pages of the batch the evictor has staged rather than sleep.
  * Returns the pages it compressed (0: nothing to help with). */

@@ -657,7 +657,7 @@ static void stats_write_locked(enum stats_reason why)
 	char path[OPT_STRING_MAX + 64];
 	int fd = 2;
 
-	if (eng.opt.inject_crash) {
+	if (eng.opt.inject_crash == 1) {
 		/* Test hook (ZSWAP_INJECT_CRASH): tests/engine/test_eng_stats_crash.sh. */
 		volatile int *volatile nowhere = NULL;
 		*nowhere = 1;

@@ -5,7 +5,9 @@
 # or without the library, and a program without one still dies of them; a crash inside the library (ZSWAP_INJECT_CRASH on
 # the statistics thread) is reported (the crash line, the state line, a
 # backtrace naming the library function, or "unavailable" without libunwind)
-# and ends the process with SIGSEGV's default action.
+# and ends the process with SIGSEGV's default action; so does a crash of the
+# reclaimer under a memory limit (ZSWAP_INJECT_CRASH=2) while the program's
+# threads may wait for it, rather than leave them waiting forever.
 
 . "${ZSWAP_SRCDIR:-$(dirname "$0")/../..}/tests/engine/eng_lib.sh"
 
@@ -50,6 +52,20 @@ if grep -q '^#define HAVE_LIBUNWIND 1' "$ENG_BUILDDIR/config.h" 2>/dev/null; the
 	grep -q '^libzswap:   #0 .*libzswap' "$ENG_TMP/lib.err" || eng_fail "lib-crash: frame #0 does not name libzswap's object"
 else
 	grep -q '^libzswap: backtrace: unavailable' "$ENG_TMP/lib.err" || eng_fail "lib-crash: no 'backtrace: unavailable'"
+fi
+
+# The reclaimer's crash, the program's threads held for it or about to be:
+# prog_growth allocates 96 MiB under 24M at full speed on two threads.
+growth=$ENG_BUILDDIR/tests/progs/prog_growth
+if [ -x "$growth" ]; then
+	timeout "$ENG_TIMEOUT" env LD_PRELOAD="$ENG_PRELOAD" XDG_RUNTIME_DIR="$XDG" ZSWAP_INJECT_CRASH=2 \
+		ZSWAP_MEMORY_LIMIT=24M ZSWAP_WRITEBACK=0 "$growth" 96 2 > "$ENG_TMP/rc.out" 2> "$ENG_TMP/rc.err"
+	rc=$?
+	ENG_LABEL=reclaimer-crash ENG_ERR=$ENG_TMP/rc.err ENG_OUT=$ENG_TMP/rc.out
+	[ "$rc" != 124 ] || eng_fail "reclaimer-crash: the program hung after the reclaimer crashed"
+	[ "$rc" = $((128 + 11)) ] || eng_fail "reclaimer-crash: exit status $rc, want $((128 + 11)) (SIGSEGV)"
+	grep -q '^libzswap: crashed: signal 11 (SIGSEGV) at address 0x0, .* on a libzswap thread' "$ENG_TMP/rc.err" ||
+		eng_fail "reclaimer-crash: no crash line"
 fi
 
 eng_finish

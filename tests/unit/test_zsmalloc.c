@@ -278,7 +278,7 @@ static void test_alloc_map_free(unsigned int order, enum zs_lock_mode mode)
 }
 
 /* The bound the pool documents for its reserve of committed emptied runs. */
-#define RESERVE_MIN_PAGES	((1UL << 20) / ZS_PAGE_SIZE)
+#define RESERVE_MIN_PAGES	ZS_RESERVE_MIN_PAGES
 
 static unsigned long reserve_bound(const struct zs_pool *pool)
 {
@@ -335,8 +335,9 @@ static void test_memory_returned(void)
 /*
  * The reserve: emptied runs up to the bound stay committed and are reused
  * first, so refilling the pool needs new pages only for the runs that were
- * decommitted; the bound holds after every free while the pool shrinks; and
- * compaction empties it.
+ * decommitted; the bound holds after every free while the pool shrinks;
+ * compaction and a release (a quiet owner) empty it; with no floor (a pool
+ * under a memory limit) an emptied pool keeps none.
  */
 static void test_reserve(void)
 {
@@ -375,6 +376,32 @@ static void test_reserve(void)
 		CHECK(obj_ok(pool, &objs[i]), "object in a reused committed run corrupt");
 		zs_free(pool, objs[i].handle);
 	}
+	CHECK(zs_get_reserve_pages(pool) == RESERVE_MIN_PAGES, "reserve %lu", zs_get_reserve_pages(pool));
+	rss_a = rss_pages();
+	zs_release_reserve(pool);
+	rss_b = rss_pages();
+	CHECK(zs_get_reserve_pages(pool) == 0, "reserve %lu after the release", zs_get_reserve_pages(pool));
+	CHECK(rss_a - rss_b >= (long)RESERVE_MIN_PAGES * 9 / 10, "RSS fell %ld pages releasing %lu",
+	      rss_a - rss_b, RESERVE_MIN_PAGES);
+
+	/* No floor: an emptied pool keeps nothing; lowering the floor trims
+	 * what the reserve holds at once. */
+	for (size_t i = 0; i < SMALL; i++)
+		CHECK(obj_alloc(pool, &objs[i], 1000, (uint32_t)i + 5), "malloc, floored");
+	for (size_t i = 0; i < SMALL; i++)
+		zs_free(pool, objs[i].handle);
+	CHECK(zs_get_reserve_pages(pool) == RESERVE_MIN_PAGES, "reserve %lu", zs_get_reserve_pages(pool));
+	zs_set_reserve_min(pool, 0);
+	CHECK(zs_get_reserve_pages(pool) == 0, "reserve %lu with the floor lowered", zs_get_reserve_pages(pool));
+	for (size_t i = 0; i < SMALL; i++)
+		CHECK(obj_alloc(pool, &objs[i], 1000, (uint32_t)i + 7), "malloc, no floor");
+	for (size_t i = 0; i < SMALL; i++) {
+		CHECK(obj_ok(pool, &objs[i]), "object corrupt, no floor");
+		zs_free(pool, objs[i].handle);
+	}
+	CHECK(zs_get_reserve_pages(pool) == 0, "reserve %lu of an empty pool with no floor",
+	      zs_get_reserve_pages(pool));
+	zs_set_reserve_min(pool, RESERVE_MIN_PAGES);
 
 	/* A large pool shrinking in random order: the bound (1/64 of what is
 	 * left, at least 1 MiB) holds after every free. */
