@@ -168,8 +168,10 @@ struct size_class {
 	unsigned long obj_used;
 	unsigned long nr_zspages[ZS_NR_FULLNESS_GROUPS];	/* listed zspages per group */
 
-	/* handle table, under lock (slot contents are also read by map) */
+	/* handle table, under lock (slot contents are also read by map):
+	 * slot i at slots[(i / ZS_SLOTS_PER_PAGE) * slot_stride + i % ZS_SLOTS_PER_PAGE] */
 	_Atomic uint64_t *slots;
+	size_t slot_stride;
 	uint32_t slot_cap;
 	uint32_t slot_free;		/* head of the free-slot list */
 	_Atomic uint32_t slot_top;	/* slots [0, top) have been used */
@@ -352,13 +354,28 @@ static inline uint64_t *zs_obj_header(const struct size_class *class,
 	return (uint64_t *)(void *)zs_obj_addr(class, zspage, idx);
 }
 
+/*
+ * The handle tables of a pool's classes, page by page interleaved: page p
+ * of every class, then page p + 1 of every class. Each class's table alone
+ * (its slots contiguous, one table after the other) put the first page of
+ * each in a 2 MiB range of its own, and each such page cost a page of page
+ * tables too (VmPTE, which memcg charges and so does the limit): about
+ * 400 KiB of page tables in every process that stored a page.
+ */
+#define ZS_SLOTS_PER_PAGE	(ZS_PAGE_SIZE / sizeof(uint64_t))
+
+static inline _Atomic uint64_t *zs_slot(const struct size_class *class, uint32_t slot)
+{
+	return class->slots + (slot / ZS_SLOTS_PER_PAGE) * class->slot_stride + slot % ZS_SLOTS_PER_PAGE;
+}
+
 /* Take a slot from the class's handle table; ZS_SLOT_NONE when it is full. */
 static uint32_t zs_slot_alloc(struct zs_pool *pool, struct size_class *class)
 {
 	uint32_t slot = class->slot_free;
 
 	if (slot != ZS_SLOT_NONE) {
-		uint64_t w = atomic_load_explicit(&class->slots[slot], memory_order_relaxed);
+		uint64_t w = atomic_load_explicit(zs_slot(class, slot), memory_order_relaxed);
 
 		ZS_CHECK(!(w & ZS_OBJ_TAG));
 		class->slot_free = (uint32_t)(w >> 1);
@@ -376,7 +393,7 @@ static uint32_t zs_slot_alloc(struct zs_pool *pool, struct size_class *class)
 
 static void zs_slot_free(struct size_class *class, uint32_t slot)
 {
-	atomic_store_explicit(&class->slots[slot], (uint64_t)class->slot_free << 1,
+	atomic_store_explicit(zs_slot(class, slot), (uint64_t)class->slot_free << 1,
 			      memory_order_relaxed);
 	class->slot_free = slot;
 }
@@ -692,6 +709,7 @@ struct zs_pool *zs_create_pool(const char *name, unsigned int order, enum zs_loc
 	slots_per_class = pool->arena_pages;
 	if (slots_per_class > UINT32_MAX - 1)
 		slots_per_class = UINT32_MAX - 1;
+	slots_per_class = (slots_per_class + ZS_SLOTS_PER_PAGE - 1) / ZS_SLOTS_PER_PAGE * ZS_SLOTS_PER_PAGE;
 	pool->handle_space_bytes = (size_t)nr_kept * slots_per_class * sizeof(uint64_t);
 	pool->handle_space = prim_alloc(pool->handle_space_bytes);
 	if (!pool->handle_space)
@@ -705,8 +723,9 @@ struct zs_pool *zs_create_pool(const char *name, unsigned int order, enum zs_loc
 
 		if (pool->size_class[i] != class)
 			continue;
-		class->slots = pool->handle_space + (size_t)k++ * slots_per_class;
-		class->slot_cap = (uint32_t)slots_per_class;
+		class->slots = pool->handle_space + (size_t)k++ * ZS_SLOTS_PER_PAGE;
+		class->slot_stride = (size_t)nr_kept * ZS_SLOTS_PER_PAGE;
+		class->slot_cap = (uint32_t)(slots_per_class < UINT32_MAX - 1 ? slots_per_class : UINT32_MAX - 1);
 		zs_lock_init(&class->own_lock);
 		class->lock = mode == ZS_LOCK_POOL ? &pool->pool_lock : &class->own_lock;
 	}
@@ -776,7 +795,7 @@ unsigned long zs_malloc(struct zs_pool *pool, size_t size)
 	else
 		*zs_obj_header(class, zspage, idx) = handle;
 	/* Release: a lock-free mapper that reads this slot sees base and header. */
-	atomic_store_explicit(&class->slots[slot], zs_make_loc(zspage, idx), memory_order_release);
+	atomic_store_explicit(zs_slot(class, slot), zs_make_loc(zspage, idx), memory_order_release);
 	zspage->inuse++;
 	class->obj_used++;
 	zs_fix_fullness(class, zspage);
@@ -804,7 +823,7 @@ void zs_free(struct zs_pool *pool, unsigned long handle)
 
 	zs_lock(class);
 	ZS_CHECK(slot < atomic_load_explicit(&class->slot_top, memory_order_relaxed));
-	loc = atomic_load_explicit(&class->slots[slot], memory_order_relaxed);
+	loc = atomic_load_explicit(zs_slot(class, slot), memory_order_relaxed);
 	ZS_CHECK(loc & ZS_OBJ_TAG);	/* double free */
 	zspage = zs_loc_zspage(pool, loc);
 	idx = zs_loc_idx(loc);
@@ -851,7 +870,7 @@ static struct zspage *zs_pin(struct zs_pool *pool, struct size_class *class,
 	unsigned int spins = 0;
 
 	for (;;) {
-		uint64_t loc = atomic_load_explicit(&class->slots[slot], memory_order_acquire);
+		uint64_t loc = atomic_load_explicit(zs_slot(class, slot), memory_order_acquire);
 		struct zspage *zspage;
 		int c;
 
@@ -864,7 +883,7 @@ static struct zspage *zs_pin(struct zs_pool *pool, struct size_class *class,
 			zs_cpu_relax(&spins);	/* compaction is moving it out */
 			continue;
 		}
-		if (atomic_load_explicit(&class->slots[slot], memory_order_acquire) == loc) {
+		if (atomic_load_explicit(zs_slot(class, slot), memory_order_acquire) == loc) {
 			*idx = zs_loc_idx(loc);
 			return zspage;
 		}
@@ -893,7 +912,7 @@ void zs_unmap_object(struct zs_pool *pool, unsigned long handle)
 {
 	struct size_class *class = zs_handle_class(pool, handle);
 	/* Pinned: the slot cannot change under us. */
-	uint64_t loc = atomic_load_explicit(&class->slots[zs_handle_slot(handle)],
+	uint64_t loc = atomic_load_explicit(zs_slot(class, zs_handle_slot(handle)),
 					    memory_order_relaxed);
 	struct zspage *zspage;
 	int old;
@@ -951,7 +970,7 @@ static void zs_migrate(struct size_class *class, struct zspage *src, struct zspa
 			break;
 		j = zs_obj_take(class, dst);
 		memcpy(zs_obj_addr(class, dst, j), hdr, class->size);
-		atomic_store_explicit(&class->slots[zs_handle_slot(handle)], zs_make_loc(dst, j),
+		atomic_store_explicit(zs_slot(class, zs_handle_slot(handle)), zs_make_loc(dst, j),
 				      memory_order_release);
 		zs_obj_put(class, src, i);
 		src->inuse--;

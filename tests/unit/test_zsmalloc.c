@@ -117,6 +117,21 @@ static long rss_pages(void)
 	return resident;
 }
 
+/* VmPTE of /proc/self/status in kB, or -1. */
+static long pte_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPTE: %ld kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
 /* The zspages a class row counts in its 10% .. 100% columns. */
 static unsigned long inuse_zspages(const struct zs_class_stat *st)
 {
@@ -327,6 +342,34 @@ static void test_memory_returned(void)
 	      zs_get_total_pages(pool), pages);
 	for (size_t i = 0; i < N; i++) {
 		CHECK(obj_ok(pool, &objs[i]), "reused object corrupt");
+		zs_free(pool, objs[i].handle);
+	}
+	zs_destroy_pool(pool);
+}
+
+/*
+ * An object in every class costs a page of each class's handle table, and
+ * those pages share their page tables: the tables are interleaved page by
+ * page. One table after the other, each first page took a page-table page
+ * of its own (a page of page tables a class, ~100 classes).
+ */
+static void test_page_tables(void)
+{
+	enum { SIZES = (ZS_PAGE_SIZE - ZS_MIN_ALLOC_SIZE) / ZS_SIZE_CLASS_DELTA + 1 };
+	static struct obj objs[SIZES];
+	struct zs_pool *pool = zs_create_pool("pte", 2, ZS_LOCK_CLASS);
+	long pte0, pte1;
+
+	CHECK(pool, "create");
+	pte0 = pte_kb();
+	for (size_t i = 0; i < SIZES; i++)
+		CHECK(obj_alloc(pool, &objs[i], ZS_MIN_ALLOC_SIZE + i * ZS_SIZE_CLASS_DELTA - ZS_HANDLE_SIZE,
+				(uint32_t)i), "malloc size %zu", i);
+	pte1 = pte_kb();
+	CHECK(pte0 >= 0 && pte1 - pte0 <= 64, "page tables grew %ld kB for an object in every class", pte1 - pte0);
+	printf("page tables: +%ld kB for an object in each of %d sizes\n", pte1 - pte0, SIZES);
+	for (size_t i = 0; i < SIZES; i++) {
+		CHECK(obj_ok(pool, &objs[i]), "object corrupt");
 		zs_free(pool, objs[i].handle);
 	}
 	zs_destroy_pool(pool);
@@ -681,6 +724,7 @@ int main(void)
 		test_alloc_map_free(order, ZS_LOCK_POOL);
 	}
 	test_memory_returned();
+	test_page_tables();
 	test_reserve();
 	test_metadata();
 	test_compaction(2, ZS_LOCK_CLASS, 200);
