@@ -81,8 +81,10 @@ struct evict_stage {
 	bool copied;
 	size_t win;
 	/* Compressing the batch (evict_finish, evict_help): [63:32] the
-	 * batch's number, [31:16] pages staged, [15:0] the next page to take.
-	 * Only claims advance it within a batch. */
+	 * batch's number, [31:16] the end of what is open to claims (the
+	 * copy's window), [15:0] the next page to take. Within a batch,
+	 * claims advance [15:0], and the evictor [31:16] window by window
+	 * once every claim below it is done. */
 	_Atomic uint64_t claim;
 	_Atomic uint32_t helped;	/* pages of this batch handlers compressed */
 	_Atomic bool full;		/* the pool refused a page: refuse the rest */
