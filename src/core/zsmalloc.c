@@ -114,7 +114,7 @@
 #define ZS_ARENA_MAX_BYTES	(64UL << 30)
 #define ZS_ARENA_MIN_BYTES	(1UL << 30)
 
-/* Emptied runs kept committed: at most max(1 MiB, pool pages / 64). */
+/* Emptied runs kept committed: at most max(the floor, pool pages / 64). */
 #define ZS_RESERVE_SHIFT	6
 
 #define ZS_OBJ_TAG		1UL
@@ -484,7 +484,6 @@ static size_t zs_page_round(size_t n)
 static unsigned long zs_reserve_limit(const struct zs_pool *pool)
 {
 	unsigned long p = atomic_load_explicit(&pool->pages_allocated, memory_order_relaxed);
-
 	unsigned long min = atomic_load_explicit(&pool->reserve_min, memory_order_relaxed);
 
 	p >>= ZS_RESERVE_SHIFT;
@@ -709,7 +708,7 @@ struct zs_pool *zs_create_pool(const char *name, unsigned int order, enum zs_loc
 	slots_per_class = pool->arena_pages;
 	if (slots_per_class > UINT32_MAX - 1)
 		slots_per_class = UINT32_MAX - 1;
-	slots_per_class = (slots_per_class + ZS_SLOTS_PER_PAGE - 1) / ZS_SLOTS_PER_PAGE * ZS_SLOTS_PER_PAGE;
+	slots_per_class -= slots_per_class % ZS_SLOTS_PER_PAGE;	/* whole pages: the interleave's rows */
 	pool->handle_space_bytes = (size_t)nr_kept * slots_per_class * sizeof(uint64_t);
 	pool->handle_space = prim_alloc(pool->handle_space_bytes);
 	if (!pool->handle_space)
@@ -725,7 +724,7 @@ struct zs_pool *zs_create_pool(const char *name, unsigned int order, enum zs_loc
 			continue;
 		class->slots = pool->handle_space + (size_t)k++ * ZS_SLOTS_PER_PAGE;
 		class->slot_stride = (size_t)nr_kept * ZS_SLOTS_PER_PAGE;
-		class->slot_cap = (uint32_t)(slots_per_class < UINT32_MAX - 1 ? slots_per_class : UINT32_MAX - 1);
+		class->slot_cap = (uint32_t)slots_per_class;
 		zs_lock_init(&class->own_lock);
 		class->lock = mode == ZS_LOCK_POOL ? &pool->pool_lock : &class->own_lock;
 	}

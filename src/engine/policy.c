@@ -596,6 +596,13 @@ bool policy_throttle(size_t npages)
 	return false;
 }
 
+uint64_t policy_faults(void)
+{
+	return atomic_load_explicit(&eng.cnt.refaults, memory_order_relaxed) +
+	       atomic_load_explicit(&eng.cnt.zero_fill_pages, memory_order_relaxed) +
+	       atomic_load_explicit(&pol.allocstall, memory_order_relaxed);
+}
+
 int policy_wait_fd(void)
 {
 	return pol.wait_fd;

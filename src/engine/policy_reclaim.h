@@ -223,6 +223,10 @@ static inline int64_t policy_ns_between(const struct timespec *a, const struct t
 
 /* The charge read again (/proc/self/statm, memcg's adjustment): bytes. */
 uint64_t policy_read_charge(void);
+
+/* Pages filled, loaded and held so far: whether the program moved since a
+ * last look (a quiet reclaimer, a busy member of a group). */
+uint64_t policy_faults(void);
 /* The pool's zspage pages, in bytes. */
 uint64_t policy_pool_page_bytes(void);
 /* Raise *peak to v if v is higher (memory.peak: the charge's, a group's). */

@@ -755,12 +755,6 @@ static uint64_t group_cold_bytes(void)
 	return c.pages << ZS_PAGE_SHIFT;
 }
 
-/* Fills, loads and held faults so far: what says this member is busy. */
-static uint64_t group_faults(void)
-{
-	return atomic_load(&eng.cnt.refaults) + atomic_load(&pol.allocstall) + atomic_load(&eng.cnt.zero_fill_pages);
-}
-
 /* Minor faults so far (getrusage): every copy-on-write break is one. */
 static uint64_t group_minflt(void)
 {
@@ -813,7 +807,7 @@ static void group_look_shared(uint64_t now)
 /* Once a second: busy or not, the cold bytes, the members gone. */
 static void group_look(uint64_t now)
 {
-	uint64_t f = group_faults();
+	uint64_t f = policy_faults();
 	atomic_store(&grp.me[0]->busy, f != grp.faults0);
 	grp.faults0 = f;
 	uint64_t cold = group_cold_bytes();
@@ -881,7 +875,7 @@ bool group_defer(uint64_t excess)
 	uint64_t now = hist_now(), cold = 0;
 
 	/* Busy: it faulted in the last second, or since the last look. */
-	if (!grp.depth || (!atomic_load(&grp.me[0]->busy) && group_faults() == grp.faults0)) {
+	if (!grp.depth || (!atomic_load(&grp.me[0]->busy) && policy_faults() == grp.faults0)) {
 		grp.over_ns = 0;
 		return false;
 	}

@@ -1201,8 +1201,7 @@ static unsigned int reclaim_poll_ms(uint64_t own, uint64_t seen)
 {
 	static uint64_t last_own, last_faults;
 	static unsigned int ms = RECLAIM_POLL_MS, quiet_ms;
-	uint64_t faults = atomic_load(&eng.cnt.refaults) + atomic_load(&eng.cnt.zero_fill_pages) +
-			  atomic_load(&pol.allocstall);
+	uint64_t faults = policy_faults();
 	uint64_t moved = own > last_own ? own - last_own : last_own - own;
 	bool quiet = faults == last_faults && moved < RECLAIM_QUIET_BYTES && seen <= atomic_load(&pol.wake) &&
 		     !atomic_load(&pol.stuck) && !pol.boost;
@@ -1221,20 +1220,20 @@ static unsigned int reclaim_poll_ms(uint64_t own, uint64_t seen)
 
 /*
  * What only a working evictor needs goes back once the process has gone
- * quiet (no eviction, fill or load for RECLAIM_QUIET_MS): the stages'
- * copies (2 MiB each once used) and the pool's reserve of emptied zspages
- * (up to 1 MiB). Kept, they were 1.7-3.2 MiB of every idle member's charge
- * in a tree under one limit, memory the kernel's reclaim would not hold; a
- * batch after the release faults the copy in again.
+ * quiet (no eviction, fill, load or hold for RECLAIM_QUIET_MS): the stages'
+ * copies (evict_copy_out) and the pool's reserve of emptied zspages. Kept,
+ * they were 1.7-3.2 MiB of every idle member's charge in a tree under one
+ * limit, memory the kernel's reclaim would not hold; a batch after the
+ * release faults the copy in again. Its own clock, not reclaim_poll_ms's
+ * calm: that one also waits for the charge (the group's too) to settle,
+ * which an idle member of a group over its limit never sees.
  */
 static void reclaim_release_quiet(void)
 {
 	static uint64_t last_work, since_ns;
 	static bool released;
 	uint64_t now = hist_now();
-	uint64_t work = atomic_load_explicit(&eng.cnt.evicted_pages, memory_order_relaxed) +
-			atomic_load_explicit(&eng.cnt.refaults, memory_order_relaxed) +
-			atomic_load_explicit(&eng.cnt.zero_fill_pages, memory_order_relaxed);
+	uint64_t work = atomic_load_explicit(&eng.cnt.evicted_pages, memory_order_relaxed) + policy_faults();
 
 	if (work != last_work || !since_ns) {
 		last_work = work;
