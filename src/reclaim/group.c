@@ -39,8 +39,12 @@
  * group's excess, while the idle members store pages and for at most
  * GROUP_DEFER_MS without their storing one, to an idle member holding
  * cold pages whose reclaimer runs (its heartbeat is recent): the idle
- * member's cold pages go before the busy member's warm ones. A stopped
- * member's heartbeat goes stale, and the others stop waiting for it.
+ * member's cold pages go before the busy member's warm ones. The busy
+ * member asks them (a counter in each idle slot, then a wake-up): the
+ * group's charge may sit below their own lines to wake reclaim, only the
+ * busy member's fault needing the room, and unasked they would store
+ * nothing. A stopped member's heartbeat goes stale, and the others stop
+ * waiting for it.
  */
 #include "config.h"
 #include "reclaim/group.h"
@@ -72,10 +76,11 @@
 #include "engine/writeback.h"
 
 #define GROUP_MAGIC	0x5a53574750524f31ull	/* "ZSWGPRO1" */
-#define GROUP_VERSION	4
+#define GROUP_VERSION	5
 #define GROUP_DEPTH	4		/* groups on a member's path: its own and its ancestors */
 #define GROUP_COLD_S	2		/* a resident page not faulted in for this long is cold */
 #define GROUP_DEFER_MS	300		/* the longest a busy member waits for idle ones without progress */
+#define GROUP_EPISODE_NS 100000000ull	/* group_defer not called this long: the last episode over the line ended */
 #define GROUP_BEAT_NS	1000000000ull	/* a reclaimer that has not turned for this long is not running (RECLAIM_POLL_IDLE_MS below it) */
 #define GROUP_LOOK_NS	1000000000ull	/* reaping, the shared pages and the cold bytes: once a second */
 #define GROUP_LOOK_FAST_NS 100000000ull	/* ten times as often while pages are shared after a fork */
@@ -92,7 +97,7 @@ struct group_slot {
 	_Atomic uint64_t beat;			/* CLOCK_MONOTONIC ns of the reclaimer's last turn */
 	_Atomic uint64_t refaults;		/* its refaults so far (memory.stat's pgmajfault) */
 	_Atomic uint32_t kick;			/* its reclaimer sleeps on this word (pol.kick_word) */
-	uint32_t pad32;
+	_Atomic uint32_t ask;			/* bumped by a busy member deferring to it (group_asked) */
 	_Atomic uint64_t disk;			/* bytes its second tier's file holds on disk */
 };
 _Static_assert(sizeof(struct group_slot) == 64, "a slot is one cache line");
@@ -133,6 +138,8 @@ static struct {
 	uint64_t look_ns;		/* the last once-a-second look */
 	uint64_t over_ns;		/* when the group last went over with this member deferring, 0: not */
 	uint64_t cold_seen;		/* the idle members' cold bytes at the last look (group_defer) */
+	uint32_t asked;			/* this member's slot's ask at the last group_asked */
+	uint64_t defer_ns;		/* the last group_defer: a later call after a pause starts an episode */
 	uint64_t faults0;		/* fills, loads and holds at the last look */
 	uint64_t shared;		/* shared anonymous bytes at the last look */
 	uint64_t minflt;		/* minor faults at the last look */
@@ -568,6 +575,7 @@ static bool group_take_slots(void)
 			return false;
 		}
 	}
+	grp.asked = atomic_load(&grp.me[0]->ask);	/* a former holder's requests are not this one's */
 	return true;
 }
 
@@ -895,6 +903,10 @@ bool group_defer(uint64_t excess)
 	 * (test_eng_group "cold": 81,767 refaults in 82,000 accesses). */
 	if (grp.over_ns && cold < grp.cold_seen)
 		grp.over_ns = now;
+	/* The room made, the episode ended: the next one waits afresh. */
+	if (now - grp.defer_ns > GROUP_EPISODE_NS)
+		grp.over_ns = 0;
+	grp.defer_ns = now;
 	grp.cold_seen = cold;
 	if (grp.over_ns && now - grp.over_ns >= GROUP_DEFER_MS * 1000000ull)
 		return false;	/* waited long enough: reclaim all the same */
@@ -906,17 +918,28 @@ bool group_defer(uint64_t excess)
 	}
 	if (!grp.over_ns) {
 		grp.over_ns = now;
-		/* Their reclaimers may sleep a quiet period
-		 * (RECLAIM_POLL_IDLE_MS): wake them to make the room. */
+		/* Ask them, and wake their reclaimers from a quiet
+		 * period's sleep (RECLAIM_POLL_IDLE_MS). */
 		for (unsigned int i = 0; i < GROUP_MEMBERS_MAX; i++) {
 			struct group_slot *s = &h->slots[i];
 			if (s == grp.me[0] || !atomic_load(&s->pid) || atomic_load(&s->busy) || !atomic_load(&s->cold))
 				continue;
+			atomic_fetch_add(&s->ask, 1);
 			atomic_fetch_add(&s->kick, 1);
 			syscall(SYS_futex, &s->kick, FUTEX_WAKE, 1, NULL, NULL, 0);
 		}
 	}
 	return true;
+}
+
+bool group_asked(void)
+{
+	if (!grp.depth)
+		return false;
+	uint32_t a = atomic_load(&grp.me[0]->ask);
+	bool asked = a != grp.asked;
+	grp.asked = a;
+	return asked;
 }
 
 void group_stored(size_t pages)

@@ -72,6 +72,10 @@ uint64_t group_tick(void);
  * (bounded in time). */
 bool group_defer(uint64_t excess);
 
+/* The reclaimer, at every turn: true once after a busy member asked this
+ * one (group_defer) to make the group's room from its cold pages. */
+bool group_asked(void);
+
 /* Pages this member's reclaimer just stored: its cold share goes down. */
 void group_stored(size_t pages);
 

@@ -1293,6 +1293,13 @@ void *reclaim_thread(void *arg)
 			continue;
 		}
 		atomic_store(&pol.deep, 0);
+		/* Asked by a busy member of the group (its fault is held): the
+		 * whole band, from this member's colder pages. */
+		if (pol.limit && group_asked() && c > pol.low) {
+			group_event_high();
+			reclaim_to(pol.low);
+			continue;
+		}
 		if (pol.limit && c > pol.high - reclaim_boost()) {
 			if (group_defer(c - (pol.low_bg - pol.boost))) {
 				reclaim_sleep_ms(2);
