@@ -22,6 +22,11 @@
  * page or two the loader has already copied to relocate the engine's
  * state, instead of on a .bss page of its own. Only for small variables
  * (a kilobyte at most): .data is read from the file at each start.
+ *
+ * A fork child reads .data and .bss pages without a fault (their entries
+ * are copied at the fork) but faults on every page of .rodata it reads (a
+ * file mapping's are not): the lock initialisers the child's handlers copy
+ * are built on the stack when zero, in .data otherwise, never constants.
  */
 #ifndef ZSWAP_LAYOUT_H
 #define ZSWAP_LAYOUT_H

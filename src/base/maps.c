@@ -365,7 +365,7 @@ int maps_for_each(int (*fn)(const struct maps_vma *vma, void *arg), void *arg)
 ZSWAP_STARTUP void maps_fork_child(void)
 {
 	/* A thread of the parent may have held it at fork. */
-	static const pthread_mutex_t init = PTHREAD_MUTEX_INITIALIZER;
+	const pthread_mutex_t init = PTHREAD_MUTEX_INITIALIZER;	/* on the stack (layout.h) */
 
 	prim_reset(&maps_lock, &init, sizeof(init));
 }

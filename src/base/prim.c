@@ -41,6 +41,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/layout.h"
+
 #define PRIM_MAX_RANGES 4096
 
 struct prim_range {
@@ -209,7 +211,7 @@ static void prim_munmap(void *addr, size_t len)
 	syscall(SYS_munmap, addr, len);
 }
 
-void prim_fork_child(void)
+ZSWAP_STARTUP void prim_fork_child(void)
 {
 	/* Written only when held: a write copies the page (prim_reset). */
 	if (atomic_load_explicit(&prim_arena.lock, memory_order_relaxed))
@@ -333,7 +335,7 @@ void prim_free_secret(void *addr, size_t len)
 	prim_free(addr, len);
 }
 
-void prim_relock_secrets(void)
+ZSWAP_STARTUP void prim_relock_secrets(void)
 {
 	for (int i = 0; i < PRIM_SECRETS; i++) {
 		uintptr_t start = atomic_load(&prim_secrets[i].start);

@@ -1300,7 +1300,7 @@ unsigned int zswap_store_comp_stats(struct zswap_store *s, struct zswap_store_co
 
 ZSWAP_STARTUP void zswap_store_fork_child(struct zswap_store *s)
 {
-	static const pthread_mutex_t init = PTHREAD_MUTEX_INITIALIZER;
+	const pthread_mutex_t init = PTHREAD_MUTEX_INITIALIZER;	/* on the stack (layout.h) */
 
 	prim_reset(&s->kinds_lock, &init, sizeof(init));	/* pthread_mutex_init's state */
 }

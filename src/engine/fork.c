@@ -1018,7 +1018,8 @@ static void fork_child_forget_absent(void)
  * stayed in the parent: start them afresh. */
 ZSWAP_STARTUP static void fork_child_locks(void)
 {
-	static const pthread_rwlock_t init = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+	/* Not a constant: .rodata is a page the child would fault in. */
+	static pthread_rwlock_t init ZSWAP_STARTUP_DATA = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
 
 	prim_reset(&eng.ev_lock, &init, sizeof(init));
 	prim_reset(&eng.evict_gate, &init, sizeof(init));
@@ -1110,9 +1111,12 @@ bool fork_child_finish(int fd, bool go_on)
 ZSWAP_STARTUP void fork_restart_child(void)
 {
 	fork_child_locks();
+	/* One at a time: the two stores merged read their constant from
+	 * .rodata (layout.h). */
 	fdtab_close(follow.sv[0]);
+	follow.sv[0] = -1;
 	fdtab_close(follow.sv[1]);
-	follow.sv[0] = follow.sv[1] = -1;
+	follow.sv[1] = -1;
 	fork_child_idle();
 	/* The parent's: registering or moving through it would act on the
 	 * parent's address space. */

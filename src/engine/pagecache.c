@@ -171,7 +171,7 @@ uint64_t pagecache_others(void)
 
 ZSWAP_STARTUP void pagecache_fork_child(void)
 {
-	static const pthread_mutex_t init = PTHREAD_MUTEX_INITIALIZER;
+	const pthread_mutex_t init = PTHREAD_MUTEX_INITIALIZER;	/* on the stack (layout.h) */
 
 	prim_reset(&pc_lock, &init, sizeof(init));
 }

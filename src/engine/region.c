@@ -80,7 +80,7 @@ ZSWAP_STARTUP void region_fork_child(void)
 {
 	/* The forking thread held it for reading, and a writer may have been
 	 * queued on it: neither exists here. */
-	static const pthread_rwlock_t init = PTHREAD_RWLOCK_INITIALIZER;
+	const pthread_rwlock_t init = PTHREAD_RWLOCK_INITIALIZER;	/* on the stack (layout.h) */
 
 	prim_reset(&tbl_lock, &init, sizeof(init));
 }

@@ -1025,7 +1025,7 @@ ZSWAP_STARTUP static bool stats_owned(void)
 	return atomic_load(&stats_ready) && syscall(SYS_getpid) == stats_pid && engine_running();
 }
 
-void stats_exit_signals(void)
+ZSWAP_STARTUP void stats_exit_signals(void)
 {
 	sigset_t old;
 
