@@ -21,4 +21,13 @@ static inline unsigned int inject_take(_Atomic unsigned int *left)
 	return n;
 }
 
+/* ZSWAP_INJECT_CRASH: crash here as a wild pointer would (SIGSEGV), for
+ * the crash report's tests (tests/engine/test_eng_stats_crash.sh). */
+static inline void inject_segv(void)
+{
+	volatile int *volatile nowhere = 0;
+
+	*nowhere = 1;
+}
+
 #endif

@@ -53,6 +53,7 @@
 #include "reclaim/group.h"
 #include "base/fdtab.h"
 #include "base/hist.h"
+#include "base/inject.h"
 #include "base/log.h"
 #include "base/prim.h"
 #include "base/sigchain.h"
@@ -657,11 +658,8 @@ static void stats_write_locked(enum stats_reason why)
 	char path[OPT_STRING_MAX + 64];
 	int fd = 2;
 
-	if (eng.opt.inject_crash == 1) {
-		/* Test hook (ZSWAP_INJECT_CRASH): tests/engine/test_eng_stats_crash.sh. */
-		volatile int *volatile nowhere = NULL;
-		*nowhere = 1;
-	}
+	if (eng.opt.inject_crash == 1)
+		inject_segv();
 	stats_build(&stats_out, eng.opt.stats_format ? STATS_JSON : STATS_TEXT, why, eng.opt.stats_full);
 	if (strcmp(eng.opt.stats_file, "stderr") != 0) {
 		stats_file_name(path, sizeof(path));

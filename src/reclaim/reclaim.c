@@ -552,11 +552,8 @@ static size_t reclaim_step(size_t want)
 {
 	unsigned int rot;
 
-	if (eng.opt.inject_crash == 2) {
-		/* Test hook (ZSWAP_INJECT_CRASH): tests/engine/test_eng_stats_crash.sh. */
-		volatile int *volatile nowhere = NULL;
-		*nowhere = 2;
-	}
+	if (eng.opt.inject_crash == 2)
+		inject_segv();
 	pol.proactive = false;
 	pol.looked = 0;
 	pol.budget = want * RECLAIM_SCAN_RATIO;

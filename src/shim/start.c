@@ -122,39 +122,35 @@ ZSWAP_STARTUP static bool start_fork_may_defer(void)
  */
 #define START_FORK_LOAD_MAX 256
 
-/* The fork's variables share a page of .data with the child's (fdtab's,
- * start_tids): each written only if it changes, so that a parent forking
- * the same way each time copies that page at none of its forks. */
-#define START_SET(var, val) do {				\
-		__typeof__(var) start_set_v = (val);		\
-		if ((var) != start_set_v)				\
-			(var) = start_set_v;				\
-	} while (0)
-
 /* interim: every page loaded back, the child left without the library
- * (engine_fork_raw); else followed when fork.c can (fork_prepare). */
+ * (engine_fork_raw); else followed when fork.c can (fork_prepare). The
+ * fork's variables share a page of .data with the child's (fdtab's,
+ * start_tids): each is written only if it changes (prim_reset), so that a
+ * parent forking the same way each time copies that page at none of its
+ * forks. */
 ZSWAP_STARTUP static void start_fork_prepare_as(bool interim)
 {
 	start_settle();
 	if (!engine_running()) {
-		START_SET(start_fork_pid, 0);
+		prim_reset(&start_fork_pid, &(pid_t){ 0 }, sizeof(pid_t));
 		return;
 	}
-	START_SET(start_fork_pid, eng.pid);
+	prim_reset(&start_fork_pid, &eng.pid, sizeof(pid_t));
 	engine_sigblock(&start_fork_mask);
 	/* First, while the handlers still process events: no munmap, mremap
 	 * or discard of the program's in flight across the copy (fork.h). */
 	fork_gate_close();
 	pthread_rwlock_wrlock(&eng.evict_gate);	/* no page in flight, none to come */
-	START_SET(start_fork_lazy, start_fork_may_defer());
+	prim_reset(&start_fork_lazy, &(bool){ start_fork_may_defer() }, sizeof(bool));
 	uint64_t held = start_fork_lazy ? zswap_store_held(eng.store) : 0;
 	if (!interim && (fork_restarts() || (held && held <= START_FORK_LOAD_MAX)))
 		start_fork_load_all();	/* the child's copy must hold every byte */
 	/* Light when no limit covers the process (fork.h): a handover and
 	 * the child's threads would cost each of a long-lived shell's
 	 * command substitutions and pipelines. */
-	START_SET(start_fork_followed, interim ? fork_prepare_interim() : fork_prepare(start_fork_lazy));
-	START_SET(start_fork_restart, start_fork_followed && fork_restarting());
+	prim_reset(&start_fork_followed, &(bool){ interim ? fork_prepare_interim() : fork_prepare(start_fork_lazy) },
+		   sizeof(bool));
+	prim_reset(&start_fork_restart, &(bool){ start_fork_followed && fork_restarting() }, sizeof(bool));
 	if (start_fork_followed) {
 		writeback_fork_prepare();	/* how the parent learns the child is gone */
 		return;
