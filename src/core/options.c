@@ -75,6 +75,11 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		OPT_MIN_REGION, "ZSWAP_MIN_REGION", OPT_SIZE, "256K", 4 * KiB, TiB, NULL, "bytes",
 		"smallest private anonymous mapping managed, rounded up to a page",
 		OPT_F_PAGE_UP },
+	[OPT_PROGRAM_DATA] = {
+		OPT_PROGRAM_DATA, "ZSWAP_PROGRAM_DATA", OPT_BOOL, "1", 0, 1, NULL, "",
+		"1 copies the main program's written data segment into anonymous memory at start"
+		" (a single-threaded process, the segment at least ZSWAP_MIN_REGION), so that reclaim"
+		" can evict it; 0 leaves it a file mapping", 0 },
 	[OPT_FAULT_AROUND] = {
 		OPT_FAULT_AROUND, "ZSWAP_FAULT_AROUND", OPT_UINT, "16", 1, 512, NULL, "pages",
 		"never-populated pages filled in one call on a first touch", 0 },
@@ -657,6 +662,7 @@ ZSWAP_STARTUP static void opt_set(enum opt_id id, const struct opt_val *val, str
 	case OPT_MAX_POOL_SIZE:	v->max_pool_size = val->u; break;
 	case OPT_FAULT_THREADS:	v->fault_threads = (unsigned int)val->u; break;
 	case OPT_MIN_REGION:	v->min_region = val->u; break;
+	case OPT_PROGRAM_DATA:	v->program_data = val->u != 0; break;
 	case OPT_FAULT_AROUND:	v->fault_around = (unsigned int)val->u; break;
 	case OPT_READAHEAD:	v->readahead = (unsigned int)val->u; break;
 	case OPT_MEMORY_LIMIT:
@@ -720,6 +726,7 @@ ZSWAP_STARTUP static void opt_get(enum opt_id id, const struct opt_values *v, st
 	case OPT_MAX_POOL_SIZE:	val->u = v->max_pool_size; break;
 	case OPT_FAULT_THREADS:	val->u = v->fault_threads; break;
 	case OPT_MIN_REGION:	val->u = v->min_region; break;
+	case OPT_PROGRAM_DATA:	val->u = v->program_data; break;
 	case OPT_FAULT_AROUND:	val->u = v->fault_around; break;
 	case OPT_READAHEAD:	val->u = v->readahead; break;
 	case OPT_MEMORY_LIMIT:	val->u = v->memory_limit; val->level = (int)v->memory_limit_rel; break;

@@ -71,6 +71,7 @@ enum opt_id {
 	OPT_MAX_POOL_SIZE,	/* ZSWAP_MAX_POOL_SIZE */
 	OPT_FAULT_THREADS,	/* ZSWAP_FAULT_THREADS */
 	OPT_MIN_REGION,		/* ZSWAP_MIN_REGION */
+	OPT_PROGRAM_DATA,	/* ZSWAP_PROGRAM_DATA */
 	OPT_FAULT_AROUND,	/* ZSWAP_FAULT_AROUND */
 	OPT_READAHEAD,		/* ZSWAP_READAHEAD */
 	OPT_MEMORY_LIMIT,	/* ZSWAP_MEMORY_LIMIT */
@@ -147,6 +148,7 @@ struct opt_values {
 	uint64_t max_pool_size;		/* 0 = unlimited */
 	unsigned int fault_threads;
 	uint64_t min_region;
+	bool program_data;		/* the main program's data made anonymous at start */
 	unsigned int fault_around;	/* pages */
 	unsigned int readahead;		/* pages */
 	uint64_t memory_limit;		/* bytes of resident anonymous memory + pool; 0 = none */

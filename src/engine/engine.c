@@ -53,30 +53,36 @@ void engine_sigrestore(const sigset_t *old)
  * would take for program memory; evicting one would make the evictor or a
  * handler fault on memory it needs to run. Recorded once, before the engine
  * runs, read lock-free after (the release store of ENGINE_RUNNING orders
- * them). The main program's own data is the program's: not recorded.
- * Objects dlopen()ed later are not recorded either: the engine never runs
- * their code.
+ * them). The main program's own data is the program's: recorded apart
+ * (engine_prog), as memory reclaim may take. Objects dlopen()ed later are
+ * not recorded either: the engine never runs their code.
  */
 #define ENGINE_OBJ_RANGES 128
 
-static struct { uintptr_t start, end; } engine_obj[ENGINE_OBJ_RANGES];
+static struct { uintptr_t start, end; } engine_obj[ENGINE_OBJ_RANGES], engine_prog;
 static size_t engine_nobj;
 
 static int engine_note_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	unsigned int *seen = arg;
+	bool prog = (*seen)++ == 0;	/* dl_iterate_phdr visits the main program first */
 
 	(void)size;
-	if ((*seen)++ == 0)
-		return 0;	/* the main program: dl_iterate_phdr visits it first */
 	for (unsigned int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W) || engine_nobj == ENGINE_OBJ_RANGES)
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W))
 			continue;
 		uintptr_t a = (info->dlpi_addr + ph->p_vaddr) & ZS_PAGE_MASK;
 		uintptr_t b = (info->dlpi_addr + ph->p_vaddr + ph->p_memsz + ZS_PAGE_SIZE - 1) & ZS_PAGE_MASK;
-		engine_obj[engine_nobj].start = a;
-		engine_obj[engine_nobj++].end = b;
+		if (prog) {
+			if (!engine_prog.end) {	/* one writable segment, as linkers make */
+				engine_prog.start = a;
+				engine_prog.end = b;
+			}
+		} else if (engine_nobj < ENGINE_OBJ_RANGES) {
+			engine_obj[engine_nobj].start = a;
+			engine_obj[engine_nobj++].end = b;
+		}
 	}
 	return 0;
 }
@@ -86,6 +92,18 @@ void engine_note_objects(void)
 	unsigned int seen = 0;
 
 	dl_iterate_phdr(engine_note_object, &seen);
+}
+
+bool engine_program_data(uintptr_t *start, uintptr_t *end)
+{
+	*start = engine_prog.start;
+	*end = engine_prog.end;
+	return engine_prog.end != 0;
+}
+
+bool engine_is_program_data(uintptr_t start, uintptr_t end)
+{
+	return start < engine_prog.end && end > engine_prog.start;
 }
 
 bool engine_is_object_data(uintptr_t start, uintptr_t end)

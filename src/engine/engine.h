@@ -124,4 +124,12 @@ void engine_note_objects(void);
  * start-up (memory the engine's own code may touch: never to be adopted). */
 bool engine_is_object_data(uintptr_t start, uintptr_t end);
 
+/* The main program's writable segment (data and bss, page-aligned), as
+ * engine_note_objects found it: false if it has none. */
+bool engine_program_data(uintptr_t *start, uintptr_t *end);
+
+/* True if [start, end) overlaps it: the program's memory, which reclaim
+ * adopts even where it follows a file mapping (src/engine/progdata.h). */
+bool engine_is_program_data(uintptr_t start, uintptr_t end);
+
 #endif

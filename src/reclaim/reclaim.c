@@ -101,7 +101,9 @@ static void reclaim_run_end(struct reclaim_walk *w)
  * thread while it holds library locks (an interposed mmap, an eviction), and
  * a fault there then could never be served. Explicit MADV_PAGEOUT still
  * reaches them; reclaim leaves them (and glibc arenas that follow another
- * arena's reserved tail, and bss that follows a data segment) alone.
+ * arena's reserved tail, and a shared object's bss that follows its data)
+ * alone. The main program's data and bss are the program's own memory,
+ * which the library's threads never touch: adopted (src/engine/progdata.h).
  */
 static int reclaim_collect_vma(const struct maps_vma *v, void *arg)
 {
@@ -110,7 +112,8 @@ static int reclaim_collect_vma(const struct maps_vma *v, void *arg)
 
 	w->prev_end = v->end;
 	w->prev_anon = v->anon_rw_private;
-	if (v->special || !v->anon_rw_private || (after_other && !v->heap)) {
+	if (v->special || !v->anon_rw_private ||
+	    (after_other && !v->heap && !engine_is_program_data(v->start, v->end))) {
 		reclaim_run_end(w);
 		return 0;
 	}

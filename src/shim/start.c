@@ -50,6 +50,7 @@
 #include "engine/fault.h"
 #include "engine/fork.h"
 #include "engine/policy.h"
+#include "engine/progdata.h"
 #include "engine/region.h"
 #include "engine/uffd.h"
 #include "observe/stats.h"
@@ -1005,6 +1006,12 @@ static void start_run(void)
 		zlog("cannot start (%s); running without libzswap", start_errname(-rc));
 		goto off_fd;
 	}
+	/* Still the process's one thread: no library thread runs yet. */
+	long pd = progdata_take();
+	if (pd < 0)
+		zlog("the program's data stays a file mapping (%s): reclaim cannot take it", start_errname((int)-pd));
+	else if (pd > 0 && eng.opt.verbose)
+		zlog("the program's data (%ld KiB) is anonymous memory now: reclaim may take it", pd >> 10);
 	/* ZSWAP_MEMORY_SCOPE=tree: the process tree's limit, and its second
 	 * tier's directory and cap, which the tier opens with. */
 	group_init(eng.opt.memory_limit);

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * progdata.c - the main program's data segment made anonymous memory
+ * (see progdata.h).
+ */
+#include "config.h"
+#include "engine/progdata.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/maps.h"
+#include "engine/engine.h"
+
+/* Writable file mappings in the segment: one, a few after mprotect splits. */
+#define PROGDATA_MAX 8
+
+/*
+ * The copy makes every page of the segment the process's own memory, written
+ * or not. Initialised data is rarely more than a few MiB; a segment much
+ * larger is mostly tables read in place, which cost nothing as file pages.
+ */
+#define PROGDATA_MAX_BYTES (16UL << 20)
+
+struct progdata_walk {
+	uintptr_t lo, hi;		/* the program's writable segment */
+	struct { uintptr_t start, end; } m[PROGDATA_MAX];
+	unsigned int n;
+	size_t bytes;
+	bool refuse;			/* a mapping crosses the segment's edge, or too many */
+};
+
+static int progdata_vma(const struct maps_vma *v, void *arg)
+{
+	struct progdata_walk *w = arg;
+
+	if (v->end <= w->lo || v->start >= w->hi || !v->file || !v->writable || v->shared)
+		return 0;
+	if (v->start < w->lo || v->end > w->hi || w->n == PROGDATA_MAX) {
+		w->refuse = true;
+		return 1;
+	}
+	w->m[w->n].start = v->start;
+	w->m[w->n++].end = v->end;
+	w->bytes += v->end - v->start;
+	return 0;
+}
+
+/* The process runs one thread (the caller): /proc/self/task holds ".",
+ * ".." and one entry per thread. Threads made by raw clone() count too. */
+static bool progdata_one_thread(void)
+{
+	struct stat st;
+
+	return syscall(SYS_newfstatat, AT_FDCWD, "/proc/self/task", &st, 0) == 0 && st.st_nlink == 3;
+}
+
+static int progdata_status_line(char *l, void *arg)
+{
+	bool *locked = arg;
+
+	if (strncmp(l, "VmLck:", 6) != 0)
+		return 0;
+	*locked = false;
+	for (l += 6; *l; l++)	/* "VmLck:\t       0 kB" */
+		if (*l >= '1' && *l <= '9')
+			*locked = true;
+	return 1;
+}
+
+/* Memory locked by mlock() or mlockall(): a locked range stays as it is. */
+static bool progdata_locked(void)
+{
+	char buf[1024];
+	bool locked = true;	/* unreadable: assume so */
+
+	maps_read_lines("/proc/self/status", buf, sizeof(buf), progdata_status_line, &locked);
+	return locked;
+}
+
+/*
+ * [start, end) copied to a new anonymous mapping that then takes its
+ * place. A failed mremap leaves the old mapping in place, except where the
+ * kernel unmapped the target before failing to move (no memory): the copy
+ * is then put back at its address, so nothing is lost either way.
+ */
+static int progdata_swap(uintptr_t start, uintptr_t end)
+{
+	size_t len = end - start;
+	long p = syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+	if (p == -1)
+		return -errno;
+	memcpy((void *)p, (const void *)start, len);
+	long r = syscall(SYS_mremap, p, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, start);
+	if (r == (long)start)
+		return 0;
+
+	int err = errno;
+	struct maps_vma v;
+
+	if (maps_find(start, &v) < 0) {
+		/* The target is gone: put the copy back where it was. */
+		long q = syscall(SYS_mmap, start, len, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+		if (q == (long)start)
+			memcpy((void *)start, (const void *)p, len);
+	}
+	syscall(SYS_munmap, p, len);
+	return -err;
+}
+
+long progdata_take(void)
+{
+	struct progdata_walk w = { 0 };
+	long done = 0;
+
+	if (!eng.opt.program_data || !engine_program_data(&w.lo, &w.hi))
+		return 0;
+	if (!progdata_one_thread() || progdata_locked())
+		return 0;
+	if (maps_for_each(progdata_vma, &w) < 0 || w.refuse || w.bytes < eng.opt.min_region ||
+	    w.bytes > PROGDATA_MAX_BYTES)
+		return 0;
+	for (unsigned int i = 0; i < w.n; i++) {
+		int rc = progdata_swap(w.m[i].start, w.m[i].end);
+		if (rc < 0)
+			return done ? done : rc;
+		done += (long)(w.m[i].end - w.m[i].start);
+	}
+	return done;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * progdata.h - the main program's data segment made anonymous memory, so
+ * that reclaim can take it (ZSWAP_PROGRAM_DATA).
+ *
+ * A program's initialised data is a private mapping of its executable: each
+ * page the program writes becomes the process's own copy (anonymous memory
+ * the charge counts), but userfaultfd registers anonymous, shmem and
+ * hugetlbfs mappings only, so those pages can never be evicted. CPython
+ * writes nearly all of its 1.2 MiB of data (the static type objects'
+ * reference counts): every interpreter of a process tree, busy or idle,
+ * kept that much the limit could not touch, where the kernel swaps such
+ * copies as any anonymous page.
+ *
+ * So at start, while the process has a single thread, each writable
+ * private file mapping of the main program's writable segment is copied
+ * into a new anonymous mapping that then replaces it in one mremap: no
+ * other thread can write the old pages between the copy and the swap, and
+ * nothing else in the process sees a difference but /proc/self/maps (the
+ * range shows no file). Reclaim then adopts it as other anonymous memory
+ * (engine_is_program_data). A segment smaller than ZSWAP_MIN_REGION is left
+ * as it is: reclaim would not take it, and the copy would cost every short
+ * program of a shell script its pages; so is one over 16 MiB, whose pages
+ * the copy would make the process's own, written or not. With other
+ * threads running (a deferred start, a constructor that started threads)
+ * or memory locked, nothing is done; a remap that fails (no memory, the
+ * map count at its maximum) leaves the data as it was.
+ */
+#ifndef ZSWAP_PROGDATA_H
+#define ZSWAP_PROGDATA_H
+
+#include <stddef.h>
+
+/* Before any library thread and any registration (start_run, after
+ * maps_init). Returns the bytes made anonymous, 0 when nothing was done,
+ * or -errno when the remap failed (the data is then as it was). */
+long progdata_take(void);
+
+#endif
