@@ -1251,7 +1251,12 @@ ZSWAP_STARTUP int opt_load(struct opt_values *v, char *const *envp)
 		}
 		if (strncmp(entry, OPT_PREFIX, OPT_PREFIX_LEN) != 0) {
 			/* Environment names are case-sensitive; a lower-case
-			 * zswap_verbose would otherwise do nothing, silently. */
+			 * zswap_verbose would otherwise do nothing, silently.
+			 * The table is searched only for names that begin so:
+			 * every program the library is loaded into reads its
+			 * whole environment here. */
+			if (name_len < OPT_PREFIX_LEN || !opt_word_eq(entry, OPT_PREFIX_LEN, OPT_PREFIX))
+				continue;
 			d = opt_find_nocase(entry, name_len);
 			if (d) {
 				opt_report_case(entry, name_len, d);
