@@ -54,12 +54,13 @@ void engine_sigrestore(const sigset_t *old)
  * handler fault on memory it needs to run. Recorded once, before the engine
  * runs, read lock-free after (the release store of ENGINE_RUNNING orders
  * them). The main program's own data is the program's: recorded apart
- * (engine_prog), as memory reclaim may take. Objects dlopen()ed later are
- * not recorded either: the engine never runs their code.
+ * (engine_prog), and the part of it made anonymous (engine_prog_anon,
+ * src/engine/progdata.h) is memory reclaim may take. Objects dlopen()ed
+ * later are not recorded either: the engine never runs their code.
  */
 #define ENGINE_OBJ_RANGES 128
 
-static struct { uintptr_t start, end; } engine_obj[ENGINE_OBJ_RANGES], engine_prog;
+static struct { uintptr_t start, end; } engine_obj[ENGINE_OBJ_RANGES], engine_prog, engine_prog_anon;
 static size_t engine_nobj;
 
 static int engine_note_object(struct dl_phdr_info *info, size_t size, void *arg)
@@ -101,9 +102,37 @@ bool engine_program_data(uintptr_t *start, uintptr_t *end)
 	return engine_prog.end != 0;
 }
 
-bool engine_is_program_data(uintptr_t start, uintptr_t end)
+void engine_note_program_anon(uintptr_t start, uintptr_t end)
 {
-	return start < engine_prog.end && end > engine_prog.start;
+	engine_prog_anon.start = start;
+	engine_prog_anon.end = end;
+}
+
+bool engine_program_anon(uintptr_t *start, uintptr_t *end)
+{
+	*start = engine_prog_anon.start;
+	*end = engine_prog_anon.end;
+	return engine_prog_anon.end != 0;
+}
+
+bool engine_program_clip(uintptr_t cur, uintptr_t *lo, uintptr_t *hi)
+{
+	uintptr_t a = engine_prog_anon.start, b = engine_prog_anon.end;
+
+	if (a == b || *lo >= b || *hi <= a)
+		return false;
+	if (cur >= a && cur < b) {
+		if (*lo < a)
+			*lo = a;
+		if (*hi > b)
+			*hi = b;
+		return true;
+	}
+	if (cur < a)
+		*hi = a;
+	else
+		*lo = b;
+	return false;
 }
 
 bool engine_is_object_data(uintptr_t start, uintptr_t end)

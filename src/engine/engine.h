@@ -128,8 +128,17 @@ bool engine_is_object_data(uintptr_t start, uintptr_t end);
  * engine_note_objects found it: false if it has none. */
 bool engine_program_data(uintptr_t *start, uintptr_t *end);
 
-/* True if [start, end) overlaps it: the program's memory, which reclaim
- * adopts even where it follows a file mapping (src/engine/progdata.h). */
-bool engine_is_program_data(uintptr_t start, uintptr_t end);
+/* The part of it progdata_take made anonymous (src/engine/progdata.h):
+ * noted before the engine runs, read lock-free after; false if none. */
+void engine_note_program_anon(uintptr_t start, uintptr_t end);
+bool engine_program_anon(uintptr_t *start, uintptr_t *end);
+
+/*
+ * [lo, hi), a mapping around cur, clipped at the edges of that anonymous
+ * part: to it when cur lies in it (true), else to the side of cur outside
+ * it. The kernel may merge the part with the bss behind it into one
+ * mapping: a region never spans both.
+ */
+bool engine_program_clip(uintptr_t cur, uintptr_t *lo, uintptr_t *hi);
 
 #endif

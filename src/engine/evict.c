@@ -411,6 +411,7 @@ static bool evict_adopt(uintptr_t cur, uintptr_t *skip_to, enum evict_skip *why)
 		return false;
 	}
 	evict_clip(cur, v.start, v.end, &lo, &hi);
+	engine_program_clip(cur, &lo, &hi);
 	if (evict_is_own(lo, hi) || (hi - lo < eng.opt.min_region && !evict_run_reaches(&v))) {
 		if (!evict_is_own(lo, hi))
 			*why = EVICT_SKIP_SMALL;

@@ -19,9 +19,6 @@
 #include "base/maps.h"
 #include "engine/engine.h"
 
-/* Writable file mappings in the segment: one, a few after mprotect splits. */
-#define PROGDATA_MAX 8
-
 /*
  * The copy makes every page of the segment the process's own memory, written
  * or not. Initialised data is rarely more than a few MiB; a segment much
@@ -29,12 +26,13 @@
  */
 #define PROGDATA_MAX_BYTES (16UL << 20)
 
+/* The one writable private file mapping of the segment, its data (the
+ * read-only head, RELRO, is not writable); with two, or one that crosses
+ * the segment's edge (an mprotect, a program's own mmap), nothing is done. */
 struct progdata_walk {
 	uintptr_t lo, hi;		/* the program's writable segment */
-	struct { uintptr_t start, end; } m[PROGDATA_MAX];
-	unsigned int n;
-	size_t bytes;
-	bool refuse;			/* a mapping crosses the segment's edge, or too many */
+	uintptr_t start, end;		/* its data mapping */
+	bool refuse;
 };
 
 static int progdata_vma(const struct maps_vma *v, void *arg)
@@ -43,13 +41,12 @@ static int progdata_vma(const struct maps_vma *v, void *arg)
 
 	if (v->end <= w->lo || v->start >= w->hi || !v->file || !v->writable || v->shared)
 		return 0;
-	if (v->start < w->lo || v->end > w->hi || w->n == PROGDATA_MAX) {
+	if (v->start < w->lo || v->end > w->hi || w->end) {
 		w->refuse = true;
 		return 1;
 	}
-	w->m[w->n].start = v->start;
-	w->m[w->n++].end = v->end;
-	w->bytes += v->end - v->start;
+	w->start = v->start;
+	w->end = v->end;
 	return 0;
 }
 
@@ -121,20 +118,17 @@ static int progdata_swap(uintptr_t start, uintptr_t end)
 long progdata_take(void)
 {
 	struct progdata_walk w = { 0 };
-	long done = 0;
 
 	if (!eng.opt.program_data || !engine_program_data(&w.lo, &w.hi))
 		return 0;
 	if (!progdata_one_thread() || progdata_locked())
 		return 0;
-	if (maps_for_each(progdata_vma, &w) < 0 || w.refuse || w.bytes < eng.opt.min_region ||
-	    w.bytes > PROGDATA_MAX_BYTES)
+	if (maps_for_each(progdata_vma, &w) < 0 || w.refuse || w.end - w.start < eng.opt.min_region ||
+	    w.end - w.start > PROGDATA_MAX_BYTES)
 		return 0;
-	for (unsigned int i = 0; i < w.n; i++) {
-		int rc = progdata_swap(w.m[i].start, w.m[i].end);
-		if (rc < 0)
-			return done ? done : rc;
-		done += (long)(w.m[i].end - w.m[i].start);
-	}
-	return done;
+	int rc = progdata_swap(w.start, w.end);
+	if (rc < 0)
+		return rc;
+	engine_note_program_anon(w.start, w.end);
+	return (long)(w.end - w.start);
 }

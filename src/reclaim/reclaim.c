@@ -101,19 +101,28 @@ static void reclaim_run_end(struct reclaim_walk *w)
  * thread while it holds library locks (an interposed mmap, an eviction), and
  * a fault there then could never be served. Explicit MADV_PAGEOUT still
  * reaches them; reclaim leaves them (and glibc arenas that follow another
- * arena's reserved tail, and a shared object's bss that follows its data)
- * alone. The main program's data and bss are the program's own memory,
- * which the library's threads never touch: adopted (src/engine/progdata.h).
+ * arena's reserved tail, and bss that follows a data segment) alone. The
+ * main program's data made anonymous at start (src/engine/progdata.h) is
+ * taken, a run of its own; the bss behind it, where the C library's
+ * copy-relocated variables live (stdout, environ), is left as it was.
  */
 static int reclaim_collect_vma(const struct maps_vma *v, void *arg)
 {
 	struct reclaim_walk *w = arg;
 	bool after_other = v->start == w->prev_end && !w->prev_anon;
+	uintptr_t pa, pb;
 
 	w->prev_end = v->end;
 	w->prev_anon = v->anon_rw_private;
-	if (v->special || !v->anon_rw_private ||
-	    (after_other && !v->heap && !engine_is_program_data(v->start, v->end))) {
+	if (v->anon_rw_private && engine_program_anon(&pa, &pb) && v->start < pb && v->end > pa) {
+		reclaim_run_end(w);
+		w->run_start = v->start > pa ? v->start : pa;
+		w->run_end = v->end < pb ? v->end : pb;
+		reclaim_run_end(w);
+		w->prev_anon = false;	/* its bss follows a data segment, as before */
+		return 0;
+	}
+	if (v->special || !v->anon_rw_private || (after_other && !v->heap)) {
 		reclaim_run_end(w);
 		return 0;
 	}
