@@ -83,6 +83,21 @@ static bool progdata_locked(void)
 }
 
 /*
+ * A copy no sanitizer intercepts: a program built with AddressSanitizer
+ * poisons the redzones between its globals, and its runtime's memcpy would
+ * report the segment's copy as an overflow. Volatile words, which the
+ * compiler cannot turn back into a call to memcpy.
+ */
+static void progdata_copy(uintptr_t to, uintptr_t from, size_t len)
+{
+	volatile uint64_t *d = (volatile uint64_t *)to;
+	const volatile uint64_t *s = (const volatile uint64_t *)from;
+
+	for (size_t i = 0; i < len / sizeof(uint64_t); i++)
+		d[i] = s[i];
+}
+
+/*
  * [start, end) copied to a new anonymous mapping that then takes its
  * place. A failed mremap leaves the old mapping in place, except where the
  * kernel unmapped the target before failing to move (no memory): the copy
@@ -96,7 +111,7 @@ static int progdata_swap(uintptr_t start, uintptr_t end)
 
 	if (p == -1)
 		return -errno;
-	memcpy((void *)p, (const void *)start, len);
+	progdata_copy((uintptr_t)p, start, len);
 	long r = syscall(SYS_mremap, p, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, start);
 	if (r == (long)start)
 		return 0;
@@ -109,7 +124,7 @@ static int progdata_swap(uintptr_t start, uintptr_t end)
 		long q = syscall(SYS_mmap, start, len, PROT_READ | PROT_WRITE,
 				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 		if (q == (long)start)
-			memcpy((void *)start, (const void *)p, len);
+			progdata_copy(start, (uintptr_t)p, len);
 	}
 	syscall(SYS_munmap, p, len);
 	return -err;
