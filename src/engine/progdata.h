@@ -12,23 +12,26 @@
  * kept that much the limit could not touch, where the kernel swaps such
  * copies as any anonymous page.
  *
- * So at start, while the process has a single thread, each writable
- * private file mapping of the main program's writable segment is copied
- * into a new anonymous mapping that then replaces it in one mremap: no
- * other thread can write the old pages between the copy and the swap, and
- * nothing else in the process sees a difference but /proc/self/maps (the
- * range shows no file). Reclaim then adopts it as other anonymous memory, a
- * run of its own (engine_program_anon): the mapping follows a file mapping
- * (the segment's read-only head), after which reclaim takes nothing else,
- * and the bss behind it, where the C library's copy-relocated variables
- * live (stdout, environ), stays out. A segment smaller than ZSWAP_MIN_REGION is left
- * as it is: reclaim would not take it, and the copy would cost every short
- * program of a shell script its pages; so is one over 16 MiB, whose pages
- * the copy would make the process's own, written or not. With other
- * threads running (a deferred start, a constructor that started threads),
- * memory locked, or a segment split into several writable mappings, nothing
- * is done; a remap that fails (no memory, the map count at its maximum)
- * leaves the data as it was.
+ * So at start, while the process has a single thread and signals are
+ * blocked, the main program's one writable private file mapping of its
+ * writable segment is copied into a new anonymous mapping that then
+ * replaces it in one mremap: no other thread, nor a signal handler, can
+ * write the old pages between the copy and the swap, and nothing else in
+ * the process sees a difference but /proc/self/maps (the range shows no
+ * file). Reclaim adopts it as other anonymous memory, a run of its own
+ * (engine_program_anon): it follows a file mapping (the segment's read-only
+ * head), after which reclaim takes nothing else, and the bss behind it,
+ * where the C library's copy-relocated variables live (stdout, environ),
+ * stays out.
+ *
+ * A segment smaller than ZSWAP_MIN_REGION is left as it is: reclaim would
+ * not take it, and the copy would cost every short program of a shell
+ * script its pages; so is one over 16 MiB, whose pages the copy would make
+ * the process's own, written or not. With other threads running (a
+ * deferred start, a constructor that started threads), memory locked, or a
+ * segment split into several writable mappings, nothing is done; a remap
+ * that fails (no memory, the map count at its maximum) leaves the data as
+ * it was.
  */
 #ifndef ZSWAP_PROGDATA_H
 #define ZSWAP_PROGDATA_H

@@ -1006,8 +1006,13 @@ static void start_run(void)
 		zlog("cannot start (%s); running without libzswap", start_errname(-rc));
 		goto off_fd;
 	}
-	/* Still the process's one thread: no library thread runs yet. */
+	/* Still the process's one thread: no library thread runs yet. No
+	 * handler of the program's may write its data between the copy and
+	 * the swap either (a constructor's start runs with signals open). */
+	sigset_t pd_old;
+	engine_sigblock(&pd_old);
 	long pd = progdata_take();
+	engine_sigrestore(&pd_old);
 	if (pd < 0)
 		zlog("the program's data stays a file mapping (%s): reclaim cannot take it", start_errname((int)-pd));
 	else if (pd > 0 && eng.opt.verbose)
