@@ -108,13 +108,6 @@ void engine_note_program_anon(uintptr_t start, uintptr_t end)
 	engine_prog_anon.end = end;
 }
 
-bool engine_program_anon(uintptr_t *start, uintptr_t *end)
-{
-	*start = engine_prog_anon.start;
-	*end = engine_prog_anon.end;
-	return engine_prog_anon.end != 0;
-}
-
 bool engine_program_clip(uintptr_t cur, uintptr_t *lo, uintptr_t *hi)
 {
 	uintptr_t a = engine_prog_anon.start, b = engine_prog_anon.end;

@@ -129,9 +129,8 @@ bool engine_is_object_data(uintptr_t start, uintptr_t end);
 bool engine_program_data(uintptr_t *start, uintptr_t *end);
 
 /* The part of it progdata_take made anonymous (src/engine/progdata.h):
- * noted before the engine runs, read lock-free after; false if none. */
+ * noted before the engine runs, read lock-free after. */
 void engine_note_program_anon(uintptr_t start, uintptr_t end);
-bool engine_program_anon(uintptr_t *start, uintptr_t *end);
 
 /*
  * [lo, hi), a mapping around cur, clipped at the edges of that anonymous

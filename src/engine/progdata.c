@@ -10,13 +10,14 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/fdtab.h"
 #include "base/maps.h"
+#include "core/parse.h"
 #include "engine/engine.h"
 
 /*
@@ -59,27 +60,15 @@ static bool progdata_one_thread(void)
 	return syscall(SYS_newfstatat, AT_FDCWD, "/proc/self/task", &st, 0) == 0 && st.st_nlink == 3;
 }
 
-static int progdata_status_line(char *l, void *arg)
-{
-	bool *locked = arg;
-
-	if (strncmp(l, "VmLck:", 6) != 0)
-		return 0;
-	*locked = false;
-	for (l += 6; *l; l++)	/* "VmLck:\t       0 kB" */
-		if (*l >= '1' && *l <= '9')
-			*locked = true;
-	return 1;
-}
-
 /* Memory locked by mlock() or mlockall(): a locked range stays as it is. */
 static bool progdata_locked(void)
 {
-	char buf[1024];
-	bool locked = true;	/* unreadable: assume so */
+	char buf[4096];
+	int fd = fdtab_open_ro("/proc/self/status", false);
+	long n = fd < 0 ? -1 : syscall(SYS_read, fd, buf, sizeof(buf));
 
-	maps_read_lines("/proc/self/status", buf, sizeof(buf), progdata_status_line, &locked);
-	return locked;
+	fdtab_close_short(fd);
+	return n <= 0 || parse_proc_kb(buf, (size_t)n, "VmLck:") != 0;	/* unreadable: assume so */
 }
 
 /*

@@ -19,7 +19,7 @@
  * write the old pages between the copy and the swap, and nothing else in
  * the process sees a difference but /proc/self/maps (the range shows no
  * file). Reclaim adopts it as other anonymous memory, a run of its own
- * (engine_program_anon): it follows a file mapping (the segment's read-only
+ * (engine_program_clip): it follows a file mapping (the segment's read-only
  * head), after which reclaim takes nothing else, and the bss behind it,
  * where the C library's copy-relocated variables live (stdout, environ),
  * stays out.

@@ -110,14 +110,14 @@ static int reclaim_collect_vma(const struct maps_vma *v, void *arg)
 {
 	struct reclaim_walk *w = arg;
 	bool after_other = v->start == w->prev_end && !w->prev_anon;
-	uintptr_t pa, pb;
+	uintptr_t lo = v->start, hi = v->end;
 
 	w->prev_end = v->end;
 	w->prev_anon = v->anon_rw_private;
-	if (v->anon_rw_private && engine_program_anon(&pa, &pb) && v->start < pb && v->end > pa) {
+	if (v->anon_rw_private && engine_program_clip(v->start, &lo, &hi)) {
 		reclaim_run_end(w);
-		w->run_start = v->start > pa ? v->start : pa;
-		w->run_end = v->end < pb ? v->end : pb;
+		w->run_start = lo;
+		w->run_end = hi;
 		reclaim_run_end(w);
 		w->prev_anon = false;	/* its bss follows a data segment, as before */
 		return 0;
