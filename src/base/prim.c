@@ -243,6 +243,17 @@ out:
 	atomic_fetch_add(&prim_bytes, len);
 }
 
+void prim_for_each(void (*fn)(uintptr_t start, uintptr_t end, void *arg), void *arg)
+{
+	size_t n = atomic_load(&prim_nr_ranges);
+
+	for (size_t i = 0; i < n && i < PRIM_MAX_RANGES; i++) {
+		uintptr_t start = atomic_load(&prim_ranges[i].start), end = atomic_load(&prim_ranges[i].end);
+		if (start && end > start)
+			fn(start, end, arg);
+	}
+}
+
 static void prim_untrack(void *addr, size_t len)
 {
 	size_t n = atomic_load(&prim_nr_ranges);

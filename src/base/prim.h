@@ -50,6 +50,10 @@ void prim_relock_secrets(void);
  * process RSS falls, the range stays mapped and reads back as zeros. */
 int prim_decommit(void *addr, size_t len);
 
+/* Call fn for each range prim_alloc() handed out and not freed, [start,
+ * end). Lock-free; a range taken or freed meanwhile may be seen or not. */
+void prim_for_each(void (*fn)(uintptr_t start, uintptr_t end, void *arg), void *arg);
+
 /* True if addr lies in a range prim_alloc() handed out. Lock-free. */
 bool prim_is_own(uintptr_t addr);
 

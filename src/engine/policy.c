@@ -32,10 +32,12 @@
 #include <errno.h>
 #include <linux/futex.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/compat.h"
 #include "base/hist.h"
 #include "base/prim.h"
 #include "core/parse.h"
@@ -364,6 +366,66 @@ static uint64_t reclaim_slot_bytes(void)
 	return w.bytes;
 }
 
+/* The library's own resident memory: every range prim_alloc handed out
+ * (bookkeeping, buffers, the tier's metadata, the pool's zspages) but the
+ * staging areas, whose pages are the program's on their way to the store
+ * (registered with userfaultfd: PAGE_IS_WPALLOWED), read as PAGEMAP_SCAN's
+ * runs of present pages (a reserved range costs its page-table walk, not a
+ * byte a page as mincore's vector would). */
+#define POLICY_OWN_VEC 64
+
+struct policy_own_walk {
+	uint64_t bytes;
+	bool failed;
+};
+
+static void policy_own_range(uintptr_t start, uintptr_t end, void *arg)
+{
+	struct policy_own_walk *w = arg;
+	struct page_region vec[POLICY_OWN_VEC];
+
+	if (w->failed)
+		return;
+	for (uintptr_t cur = start; cur < end;) {
+		struct pm_scan_arg a = {
+			.size = sizeof(a),
+			.start = cur,
+			.end = end,
+			.vec = (uintptr_t)vec,
+			.vec_len = POLICY_OWN_VEC,
+			.category_inverted = PAGE_IS_WPALLOWED,
+			.category_mask = PAGE_IS_PRESENT | PAGE_IS_WPALLOWED,
+			.return_mask = PAGE_IS_PRESENT,
+		};
+		long nr = syscall(SYS_ioctl, eng.pagemap_fd, PAGEMAP_SCAN, &a);
+		if (nr < 0) {
+			w->failed = errno != ENOMEM;	/* ENOMEM: freed meanwhile */
+			return;
+		}
+		for (long i = 0; i < nr; i++)
+			w->bytes += vec[i].end - vec[i].start;
+		if (a.walk_end <= cur)
+			break;
+		cur = (uintptr_t)a.walk_end;
+	}
+}
+
+/* What the charge leaves out as the library's: its own resident memory less
+ * the pool's zspage pages (charged under v2, as cgroup v2 charges zswap's
+ * pool). Without PAGEMAP_SCAN (before 6.7), the slot arrays and zsmalloc's
+ * metadata alone. */
+static uint64_t reclaim_book_bytes(void)
+{
+	struct policy_own_walk w = { 0, false };
+
+	if (eng.pagemap_fd >= 0)
+		prim_for_each(policy_own_range, &w);
+	if (eng.pagemap_fd < 0 || w.failed)
+		return reclaim_slot_bytes() + zswap_store_meta_bytes(eng.store);
+	uint64_t pool = policy_pool_page_bytes();
+	return w.bytes > pool ? w.bytes - pool : 0;
+}
+
 /* VmPTE in bytes from /proc/self/status (0 if unreadable), and RssShmem
  * into pol.shmem. */
 static uint64_t reclaim_pte_bytes(void)
@@ -393,7 +455,8 @@ static void reclaim_account_refresh(void)
 	 * loader's), every RECLAIM_PAGECACHE_EVERY looks. */
 	if (pol.limit && pol.pagecache_looks++ % RECLAIM_PAGECACHE_EVERY == 0)
 		pagecache_sync();
-	uint64_t book = reclaim_slot_bytes() + zswap_store_meta_bytes(eng.store);
+	uint64_t book = reclaim_book_bytes();
+	atomic_store_explicit(&eng.cnt.bookkeeping_bytes, book, memory_order_relaxed);
 	atomic_store_explicit(&pol.adjust, (int64_t)reclaim_pte_bytes() - (int64_t)book, memory_order_relaxed);
 	clock_gettime(CLOCK_MONOTONIC, &done);
 	long took_us = (long)(policy_ns_between(&now, &done) / 1000);
