@@ -10,7 +10,11 @@
 #include <link.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include "base/compat.h"
 #include "base/prim.h"
 
 struct engine eng = { .uffd = -1, .pagemap_fd = -1 };
@@ -136,3 +140,33 @@ bool engine_is_object_data(uintptr_t start, uintptr_t end)
 	return false;
 }
 
+
+#define ENGINE_RUNS_VEC 64	/* runs one PAGEMAP_SCAN returns at most */
+
+int engine_page_runs(uintptr_t start, uintptr_t end, uint64_t mask, uint64_t inverted,
+		     void (*fn)(uintptr_t run_start, uintptr_t run_end, void *arg), void *arg)
+{
+	struct page_region vec[ENGINE_RUNS_VEC];
+
+	for (uintptr_t cur = start; cur < end;) {
+		struct pm_scan_arg a = {
+			.size = sizeof(a),
+			.start = cur,
+			.end = end,
+			.vec = (uintptr_t)vec,
+			.vec_len = ENGINE_RUNS_VEC,
+			.category_inverted = inverted,
+			.category_mask = mask,
+			.return_mask = mask,
+		};
+		long nr = syscall(SYS_ioctl, eng.pagemap_fd, PAGEMAP_SCAN, &a);
+		if (nr < 0)
+			return -1;
+		for (long i = 0; i < nr; i++)
+			fn((uintptr_t)vec[i].start, (uintptr_t)vec[i].end, arg);
+		if (a.walk_end <= cur)
+			break;
+		cur = (uintptr_t)a.walk_end;
+	}
+	return 0;
+}

@@ -140,4 +140,13 @@ void engine_note_program_anon(uintptr_t start, uintptr_t end);
  */
 bool engine_program_clip(uintptr_t cur, uintptr_t *lo, uintptr_t *hi);
 
+/*
+ * PAGEMAP_SCAN over [start, end) of eng.pagemap_fd: fn(run_start, run_end,
+ * arg) for each run of pages whose categories, with those in inverted
+ * flipped, hold every bit of mask. 0, or -1 with errno (ENOMEM: the range
+ * is not mapped, or no longer; another: no PAGEMAP_SCAN, before 6.7).
+ */
+int engine_page_runs(uintptr_t start, uintptr_t end, uint64_t mask, uint64_t inverted,
+		     void (*fn)(uintptr_t run_start, uintptr_t run_end, void *arg), void *arg);
+
 #endif

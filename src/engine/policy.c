@@ -32,7 +32,6 @@
 #include <errno.h>
 #include <linux/futex.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -372,42 +371,24 @@ static uint64_t reclaim_slot_bytes(void)
  * (registered with userfaultfd: PAGE_IS_WPALLOWED), read as PAGEMAP_SCAN's
  * runs of present pages (a reserved range costs its page-table walk, not a
  * byte a page as mincore's vector would). */
-#define POLICY_OWN_VEC 64
-
 struct policy_own_walk {
 	uint64_t bytes;
 	bool failed;
 };
 
+static void policy_own_run(uintptr_t start, uintptr_t end, void *arg)
+{
+	((struct policy_own_walk *)arg)->bytes += end - start;
+}
+
 static void policy_own_range(uintptr_t start, uintptr_t end, void *arg)
 {
 	struct policy_own_walk *w = arg;
-	struct page_region vec[POLICY_OWN_VEC];
 
-	if (w->failed)
-		return;
-	for (uintptr_t cur = start; cur < end;) {
-		struct pm_scan_arg a = {
-			.size = sizeof(a),
-			.start = cur,
-			.end = end,
-			.vec = (uintptr_t)vec,
-			.vec_len = POLICY_OWN_VEC,
-			.category_inverted = PAGE_IS_WPALLOWED,
-			.category_mask = PAGE_IS_PRESENT | PAGE_IS_WPALLOWED,
-			.return_mask = PAGE_IS_PRESENT,
-		};
-		long nr = syscall(SYS_ioctl, eng.pagemap_fd, PAGEMAP_SCAN, &a);
-		if (nr < 0) {
-			w->failed = errno != ENOMEM;	/* ENOMEM: freed meanwhile */
-			return;
-		}
-		for (long i = 0; i < nr; i++)
-			w->bytes += vec[i].end - vec[i].start;
-		if (a.walk_end <= cur)
-			break;
-		cur = (uintptr_t)a.walk_end;
-	}
+	/* ENOMEM: the range was freed meanwhile. */
+	if (!w->failed && engine_page_runs(start, end, PAGE_IS_PRESENT | PAGE_IS_WPALLOWED, PAGE_IS_WPALLOWED,
+					   policy_own_run, w) != 0)
+		w->failed = errno != ENOMEM;
 }
 
 /* What the charge leaves out as the library's: its own resident memory less

@@ -25,7 +25,6 @@
 
 #include <errno.h>
 #include <stdint.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -35,37 +34,22 @@
 #include "core/zsmalloc.h"
 #include "engine/engine.h"
 
-#define FILEMAP_VEC	64	/* runs of file pages a scan returns at once */
+/* Each run of file pages asked back: the pages it gave counted. */
+static void filemap_run(uintptr_t start, uintptr_t end, void *arg)
+{
+	size_t *pages = arg;
+
+	if (syscall(SYS_madvise, (void *)start, end - start, MADV_PAGEOUT) == 0)
+		*pages += (end - start) >> ZS_PAGE_SHIFT;
+}
 
 static int filemap_vma(const struct maps_vma *v, void *arg)
 {
-	size_t *pages = arg;
-	struct page_region vec[FILEMAP_VEC];
-
 	if (!v->file_ro_private || v->special)
 		return 0;
-	for (uintptr_t cur = v->start; cur < v->end;) {
-		struct pm_scan_arg a = {
-			.size = sizeof(a),
-			.start = cur,
-			.end = v->end,
-			.vec = (uintptr_t)vec,
-			.vec_len = FILEMAP_VEC,
-			.category_mask = PAGE_IS_PRESENT | PAGE_IS_FILE,
-			.return_mask = PAGE_IS_PRESENT | PAGE_IS_FILE,
-		};
-		long nr = syscall(SYS_ioctl, eng.pagemap_fd, PAGEMAP_SCAN, &a);
-		if (nr < 0)
-			return errno == ENOMEM ? 0 : -1;	/* gone meanwhile, or no PAGEMAP_SCAN */
-		for (long i = 0; i < nr; i++) {
-			size_t len = (size_t)(vec[i].end - vec[i].start);
-			if (syscall(SYS_madvise, (void *)(uintptr_t)vec[i].start, len, MADV_PAGEOUT) == 0)
-				*pages += len >> ZS_PAGE_SHIFT;
-		}
-		if (a.walk_end <= cur)
-			break;
-		cur = (uintptr_t)a.walk_end;
-	}
+	/* ENOMEM: gone meanwhile; another error: no PAGEMAP_SCAN. */
+	if (engine_page_runs(v->start, v->end, PAGE_IS_PRESENT | PAGE_IS_FILE, 0, filemap_run, arg) != 0)
+		return errno == ENOMEM ? 0 : -1;
 	return 0;
 }
 
