@@ -73,6 +73,12 @@ static _Atomic int sigchain_lock ZSWAP_STARTUP_DATA;	/* writers only; never held
  * table and never to the records, or the parent would lose its handlers. */
 static _Atomic pid_t sigchain_owner ZSWAP_STARTUP_DATA;
 
+/* Odd while a take is under way (sigchain_take_as), one more at its start
+ * and at its end: a sigaction call that passed a signal nobody took
+ * straight to the kernel knows from it whether a take may have read the
+ * kernel's action before that call (sigchain_sigaction). */
+static _Atomic unsigned int sigchain_takes ZSWAP_STARTUP_DATA;
+
 ZSWAP_STARTUP static bool sigchain_owned(void)
 {
 	return (pid_t)syscall(SYS_getpid) == atomic_load_explicit(&sigchain_owner, memory_order_relaxed);
@@ -242,18 +248,21 @@ ZSWAP_STARTUP static int sigchain_take_as(int sig, sigchain_fn fn, bool while_de
 	if (sig <= 0 || sig >= SIGCHAIN_NSIG)
 		return -EINVAL;
 	sigchain_lock_take(&old);
+	atomic_fetch_add(&sigchain_takes, 1);
 	atomic_store(&sigchain_owner, (pid_t)syscall(SYS_getpid));
 	sigchain[sig].while_default = while_default;
 	r = syscall(SYS_rt_sigaction, sig, NULL, &cur, sizeof(uint64_t));
 	if (r == 0) {
 		sigchain_publish(sig, &cur);
-		sigchain[sig].fn = fn;
+		__atomic_store_n(&sigchain[sig].fn, fn, __ATOMIC_RELEASE);
 		r = sigchain_install(sig, &cur);
 		if (r != 0)
-			sigchain[sig].fn = NULL;
+			__atomic_store_n(&sigchain[sig].fn, NULL, __ATOMIC_RELEASE);
 	}
+	int err = errno;
+	atomic_fetch_add(&sigchain_takes, 1);
 	sigchain_lock_drop(&old);
-	return r == 0 ? 0 : -errno;
+	return r == 0 ? 0 : -err;
 }
 
 ZSWAP_STARTUP int sigchain_take(int sig, sigchain_fn fn)
@@ -291,7 +300,7 @@ void sigchain_give_back(int sig)
 	if (sig <= 0 || sig >= SIGCHAIN_NSIG || !sigchain[sig].fn)
 		return;
 	struct ksigaction p = *sigchain_prog(sig);
-	sigchain[sig].fn = NULL;
+	__atomic_store_n(&sigchain[sig].fn, NULL, __ATOMIC_RELEASE);
 	sigchain_sys(sig, &p, NULL);
 }
 
@@ -330,7 +339,33 @@ ZSWAP_STARTUP int sigchain_sigaction(int sig, const struct sigaction *act, struc
 	}
 	if (act)
 		sigchain_to_k(act, &k);
+	/*
+	 * A signal no take touched (all but the few the library shares): to
+	 * the kernel at once, without the lock and the two mask changes around
+	 * it, as often as a shell resets its handlers in every fork child. A
+	 * take that began meanwhile may have read the kernel's action before
+	 * this call and installed its own over it: then the call is made again
+	 * under the lock, and the action it displaced stays the one reported.
+	 */
+	struct ksigaction displaced;
+	bool again = false;
+	unsigned int takes = atomic_load(&sigchain_takes);
+	if (!(takes & 1) && !__atomic_load_n(&sigchain[sig].fn, __ATOMIC_ACQUIRE)) {
+		if (sigchain_sys(sig, act ? &k : NULL, &ko) != 0)
+			return -1;
+		if (atomic_load(&sigchain_takes) == takes) {
+			if (oact)
+				sigchain_from_k(&ko, oact);
+			return 0;
+		}
+		displaced = ko;
+		again = act != NULL;
+	}
 	sigchain_lock_take(&old);
+	/* The first call's report, before this call changes the records: the
+	 * program's action before it (ours there stands for the take's record). */
+	if (again && sigchain[sig].fn && displaced.handler == (void *)sigchain_handler)
+		displaced = *sigchain_prog(sig);
 	if (sigchain[sig].fn && sigchain_owned()) {
 		ko = *sigchain_prog(sig);
 		/* A passed action is the kernel's to report: an SA_RESETHAND
@@ -349,6 +384,8 @@ ZSWAP_STARTUP int sigchain_sigaction(int sig, const struct sigaction *act, struc
 		if (r == 0 && sigchain[sig].fn && ko.handler == (void *)sigchain_handler)
 			ko = *sigchain_prog(sig);
 	}
+	if (again)
+		ko = displaced;
 	int err = errno;
 	sigchain_lock_drop(&old);
 	if (r != 0) {

@@ -108,6 +108,10 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		OPT_START_DELAY, "ZSWAP_START_DELAY", OPT_UINT, "1000", 0, 60000, NULL, "milliseconds",
 		"a process without a memory limit starts the library at its first memory call this"
 		" long after it began: a short-lived one never does; 0 = at once", 0 },
+	[OPT_START_SIZE] = {
+		OPT_START_SIZE, "ZSWAP_START_SIZE", OPT_SIZE, "8M", 0, TiB, NULL, "bytes",
+		"and only once it holds this much resident anonymous memory: a small one (a shell,"
+		" make) never does; 0 = whatever it holds", 0 },
 	[OPT_MAX_POOL_PERCENT] = {
 		OPT_MAX_POOL_PERCENT, "ZSWAP_MAX_POOL_PERCENT", OPT_UINT, "20", 1, 100, NULL, "percent",
 		"most physical memory the pool may take (ZSWAP_MAX_POOL_SIZE, when set, wins)",
@@ -673,6 +677,7 @@ ZSWAP_STARTUP static void opt_set(enum opt_id id, const struct opt_val *val, str
 	case OPT_MEMORY_SCOPE:	v->memory_scope = (unsigned int)val->u; break;
 	case OPT_COLD_AGE:	v->cold_age = (unsigned int)val->u; break;
 	case OPT_START_DELAY:	v->start_delay = (unsigned int)val->u; break;
+	case OPT_START_SIZE:	v->start_size = val->u; break;
 	case OPT_MAX_POOL_PERCENT: v->max_pool_percent = (unsigned int)val->u; break;
 	case OPT_ACCEPT_THRESHOLD_PERCENT: v->accept_threshold_percent = (unsigned int)val->u; break;
 	case OPT_WRITEBACK:	v->writeback = (unsigned int)val->u; break;
@@ -734,6 +739,7 @@ ZSWAP_STARTUP static void opt_get(enum opt_id id, const struct opt_values *v, st
 	case OPT_MEMORY_SCOPE:	val->u = v->memory_scope; break;
 	case OPT_COLD_AGE:	val->u = v->cold_age; break;
 	case OPT_START_DELAY:	val->u = v->start_delay; break;
+	case OPT_START_SIZE:	val->u = v->start_size; break;
 	case OPT_MAX_POOL_PERCENT: val->u = v->max_pool_percent; break;
 	case OPT_ACCEPT_THRESHOLD_PERCENT: val->u = v->accept_threshold_percent; break;
 	case OPT_WRITEBACK:	val->u = v->writeback; break;

@@ -79,6 +79,7 @@ enum opt_id {
 	OPT_MEMORY_SCOPE,	/* ZSWAP_MEMORY_SCOPE */
 	OPT_COLD_AGE,		/* ZSWAP_COLD_AGE */
 	OPT_START_DELAY,	/* ZSWAP_START_DELAY */
+	OPT_START_SIZE,		/* ZSWAP_START_SIZE */
 	OPT_MAX_POOL_PERCENT,	/* ZSWAP_MAX_POOL_PERCENT */
 	OPT_ACCEPT_THRESHOLD_PERCENT,	/* ZSWAP_ACCEPT_THRESHOLD_PERCENT */
 	OPT_WRITEBACK,		/* ZSWAP_WRITEBACK */
@@ -165,6 +166,7 @@ struct opt_values {
 	unsigned int memory_scope;
 	unsigned int cold_age;		/* seconds; 0 = no proactive reclaim */
 	unsigned int start_delay;	/* milliseconds before a process without a limit starts */
+	uint64_t start_size;		/* bytes of resident anonymous memory it holds first */
 	unsigned int max_pool_percent;	/* of physical memory */
 	unsigned int accept_threshold_percent;	/* of the pool limit */
 	unsigned int writeback;		/* OPT_WB_*: the second tier */

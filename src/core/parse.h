@@ -53,4 +53,9 @@ enum parse_err parse_percent(const char *s, uint64_t *out);
  * starts with name. */
 uint64_t parse_proc_kb(const char *buf, size_t n, const char *name);
 
+/* The first nf numbers of a line of numbers separated by single spaces
+ * (/proc/self/statm: "size resident shared ..." in pages) into f[]; those
+ * missing are 0. */
+void parse_statm(const char *buf, size_t n, uint64_t *f, size_t nf);
+
 #endif

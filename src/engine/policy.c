@@ -485,8 +485,7 @@ static void policy_group_publish(uint64_t rss)
 uint64_t policy_read_charge(void)
 {
 	char buf[128];
-	uint64_t f[3] = { 0, 0, 0 };
-	int k = 0;
+	uint64_t f[3];
 
 	/* Pages filled from here on are in both the reading and pol.filled:
 	 * counted twice until the next reading rather than not at all. */
@@ -496,12 +495,7 @@ uint64_t policy_read_charge(void)
 	long n = syscall(SYS_pread64, pol.statm_fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0)
 		return atomic_load(&pol.charge);
-	for (long i = 0; i < n && k < 3; i++) {
-		if (buf[i] >= '0' && buf[i] <= '9')
-			f[k] = f[k] * 10 + (uint64_t)(buf[i] - '0');
-		else if (buf[i] == ' ')
-			k++;
-	}
+	parse_statm(buf, (size_t)n, f, 3);
 	reclaim_account_refresh();
 	/* The file pages the page cache held before the program mapped them
 	 * are charged to others, as memcg charges a page to the group that

@@ -39,6 +39,7 @@
 #include "base/elfsym.h"
 #include "core/backing.h"
 #include "core/comp.h"
+#include "core/parse.h"
 #include "base/fdtab.h"
 #include "base/inject.h"
 #include "base/log.h"
@@ -375,12 +376,24 @@ ZSWAP_STARTUP void start_settle(void)
 		sched_yield();
 }
 
-ZSWAP_STARTUP static uint64_t start_coarse_ns(void)
+/* The coarse clock: through the vDSO, or as a system call (raw), which
+ * touches none of the vDSO's data pages: a program that ends before its
+ * first memory call after the start (most of a shell's) would otherwise
+ * fault them in for the library alone. */
+ZSWAP_STARTUP static uint64_t start_coarse_ns_as(bool raw)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	if (raw)
+		syscall(SYS_clock_gettime, CLOCK_MONOTONIC_COARSE, &ts);
+	else
+		clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+ZSWAP_STARTUP static uint64_t start_coarse_ns(void)
+{
+	return start_coarse_ns_as(false);
 }
 
 /* A deferred process's requests (start_deferred_alloc). */
@@ -394,12 +407,43 @@ static size_t start_deferred_bytes ZSWAP_STARTUP_DATA;
  * fork child's fork), its requests counted from none. */
 ZSWAP_STARTUP static void start_defer_from_now(void)
 {
-	atomic_store(&eng.start_after, start_coarse_ns() + (uint64_t)eng.opt.start_delay * 1000000u);
+	atomic_store(&eng.start_after, start_coarse_ns_as(true) + (uint64_t)eng.opt.start_delay * 1000000u);
 	start_deferred_allocs = 0;
 	start_deferred_bytes = 0;
 }
 
 static void start_run(void);
+
+/* A deferred process too small to start reads its size again this long
+ * after: at most a few system calls a quarter second. */
+#define START_SIZE_RECHECK_NS	250000000u
+
+/*
+ * Whether a deferred process holds ZSWAP_START_SIZE of resident anonymous
+ * memory (statm's resident less shared, as RssAnon): a shell or make holds
+ * one or two MiB all its life, and a started library would make each of its
+ * forks a multi-threaded one, dearer by more than half, for the little it
+ * could compress. Read with a short-lived descriptor and no allocation (this
+ * runs inside the program's malloc); unreadable, it does not hold the start
+ * back. Too small, the next look is START_SIZE_RECHECK_NS away.
+ */
+static bool start_big_enough(void)
+{
+	char buf[128];
+	uint64_t f[3];
+
+	if (!eng.opt.start_size)
+		return true;
+	long n = fdtab_read_file("/proc/self/statm", buf, sizeof(buf));
+	if (n <= 0)
+		return true;
+	parse_statm(buf, (size_t)n, f, 3);
+	uint64_t anon = f[1] > f[2] ? (f[1] - f[2]) << ZS_PAGE_SHIFT : 0;
+	if (anon >= eng.opt.start_size)
+		return true;
+	atomic_store(&eng.start_after, start_coarse_ns() + START_SIZE_RECHECK_NS);
+	return false;
+}
 
 /* A state that starts as a deferred process does (start_wake_slow). */
 ZSWAP_STARTUP static bool start_waits_delay(int state)
@@ -426,6 +470,8 @@ ZSWAP_STARTUP void start_wake_slow(bool now)
 	 * and reads the loader's list of objects. The next call starts it. */
 	if (_r_debug.r_state != RT_CONSISTENT)
 		return;
+	if (!now && !start_big_enough())
+		return;
 	if (state == ENGINE_DORMANT) {
 		start_dormant_wake();
 		return;
@@ -446,18 +492,25 @@ ZSWAP_STARTUP void start_wake_slow(bool now)
  * A deferred process looks at the clock once in START_DEFER_ALLOCS calls
  * of the malloc family. One that asks for much memory early starts at
  * once: START_DEFER_BIG in one request (malloc or an anonymous mmap), or
- * START_DEFER_BYTES in all. Otherwise a program that fills its memory in
- * its first milliseconds and then makes no call (computes, or sleeps)
- * would never start, and its cold pages would never be compressed.
+ * START_DEFER_BYTES in all, if it holds ZSWAP_START_SIZE by then (a
+ * long-lived shell asks for that much over a few seconds, and frees it).
+ * Otherwise a program that fills its memory in its first milliseconds and
+ * then makes no call (computes, or sleeps) would never start, and its cold
+ * pages would never be compressed.
  */
 
 ZSWAP_STARTUP static void start_deferred_alloc(size_t n)
 {
 	start_deferred_bytes += n < START_DEFER_BYTES ? n : START_DEFER_BYTES;
-	if (n >= START_DEFER_BIG || start_deferred_bytes >= START_DEFER_BYTES)
+	if (n >= START_DEFER_BIG) {
 		start_wake_slow(true);
-	else if (n >= START_WAKE_BIG || ++start_deferred_allocs % START_DEFER_ALLOCS == 0)
+	} else if (start_deferred_bytes >= START_DEFER_BYTES) {
+		start_deferred_bytes = 0;	/* the next look after as many again */
+		if (start_big_enough())
+			start_wake_slow(true);
+	} else if (n >= START_WAKE_BIG || ++start_deferred_allocs % START_DEFER_ALLOCS == 0) {
 		start_wake_slow(false);
+	}
 }
 
 ZSWAP_STARTUP void start_wake_alloc_slow(size_t n)
@@ -907,8 +960,9 @@ ZSWAP_STARTUP static void start_init(void)
 		stats_take_signal_early();	/* a dump asked for meanwhile is not the default action */
 		atomic_store(&eng.state, ENGINE_DEFERRED);
 		if (eng.opt.verbose >= 2)
-			zlog("no memory limit: starts at the first memory call after %u ms (ZSWAP_START_DELAY)",
-			     eng.opt.start_delay);
+			zlog("no memory limit: starts at the first memory call after %u ms (ZSWAP_START_DELAY)%s",
+			     eng.opt.start_delay,
+			     eng.opt.start_size ? " once it holds ZSWAP_START_SIZE of anonymous memory" : "");
 		return;
 	}
 	start_run();
@@ -1060,5 +1114,14 @@ off:
 ZSWAP_STARTUP __attribute__((constructor)) static void start_ctor(void)
 {
 	start_init();
+}
+
+/* The object's DT_FINI (Makefile.am: -Wl,-fini): the C runtime's _fini does
+ * nothing (destructors run from .fini_array) and sits after the last page
+ * of .text, a fault of its own at every exit; this one sits with the exit
+ * path. */
+ZSWAP_STARTUP void start_dt_fini(void);
+ZSWAP_STARTUP void start_dt_fini(void)
+{
 }
 

@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # ZSWAP_START_DELAY: a process without a memory limit starts the library at
-# its first memory call after the delay. A short program never starts it; a
+# its first memory call after the delay, once it holds ZSWAP_START_SIZE of
+# anonymous memory. A short program never starts it, nor does a small one
+# until it grows; a
 # limit, ZSWAP_START_DELAY=0 or a large request starts it at once; memory
 # mapped before the start is managed after it (adopted, then compressed at
 # the cold age); a statistics signal before the start does not end the
@@ -73,6 +75,50 @@ s=$(dump_stored hold)
 eng_say "hold: stored_pages ${s:-none} in the dump 4 s in"
 [ "${s:-0}" -gt 0 ] || eng_fail "hold: the memory mapped before the start was never compressed"
 
+# ZSWAP_START_SIZE: a process holding less (4 MiB of text pages, the
+# default size 8 MiB) makes its calls past the delay and never starts; one
+# that grows past the size in pieces (no large request) starts at a call
+# after it grew, not before (python's blocks of 100 KiB: malloc calls).
+eng_run small lib ZSWAP_VERBOSE=1 ZSWAP_START_DELAY=100 "$prog" hold 4 2
+eng_expect_rc 0 && eng_expect_stdout_has "1024 pages checked: ok"
+[ "$(actives)" = 0 ] || eng_fail "small: the library started in a process holding less than ZSWAP_START_SIZE"
+eng_run small-size0 lib ZSWAP_VERBOSE=1 ZSWAP_START_DELAY=100 ZSWAP_START_SIZE=0 "$prog" hold 4 2
+eng_expect_rc 0 && eng_expect_stdout_has "1024 pages checked: ok"
+[ "$(actives)" = 1 ] || eng_fail "small-size0: ZSWAP_START_SIZE=0 did not start the library after the delay"
+if command -v python3 >/dev/null 2>&1; then
+	eng_run grow lib ZSWAP_VERBOSE=1 ZSWAP_START_DELAY=100 python3 -c '
+import sys, time
+def calls(s):
+    end = time.time() + s
+    while time.time() < end:
+        bytearray(100 << 10)
+        time.sleep(0.01)
+calls(0.6)
+print("grows", file=sys.stderr, flush=True)
+held = [bytearray(1 << 20) for _ in range(24)]
+calls(0.6)
+print("held", sum(len(b) for b in held))'
+	eng_expect_rc 0 && eng_expect_stdout_has "held 25165824"
+	grep -n -e '^grows$' -e '^libzswap: active:' "$ENG_ERR" | cut -d: -f2- | tr '\n' ' ' > "$ENG_TMP/grow.order"
+	eng_say "grow: $(cat "$ENG_TMP/grow.order")"
+	grep -q '^grows libzswap: active:' "$ENG_TMP/grow.order" ||
+		eng_fail "grow: the library did not start once, after the process grew past ZSWAP_START_SIZE"
+fi
+
+# A start takes SIGSEGV while another thread of the program sets its
+# handler without pause: no call loses the action it set, none reports
+# another's (twenty runs; the calls of a signal nobody took go to the kernel
+# without the library's lock).
+i=0
+while [ $i -lt 20 ]; do
+	eng_run sigrace lib ZSWAP_VERBOSE=1 "$prog" sigrace
+	eng_expect_rc 0 && { grep -q '^sigrace: [0-9]* calls ok$' "$ENG_OUT" ||
+		eng_fail "sigrace: no 'sigrace: N calls ok' line"; }
+	[ "$(actives)" = 1 ] || eng_fail "sigrace: the 16 MiB request did not start the library"
+	i=$((i + 1))
+done
+eng_say "sigrace: $(cat "$ENG_OUT")"
+
 # A signal before the start (a delay of a minute): the program goes on, and
 # the dump comes at its next memory calls.
 bg early ZSWAP_START_DELAY=60000 "$prog" hold 8 3
@@ -99,7 +145,7 @@ eng_say "idle: stored_pages ${s:-none} in the dump 4 s in"
 
 # A fork child 300 ms into its parent's life counts its own delay: its
 # 50 ms of calls start nothing (with the parent's, they would).
-eng_run fork lib ZSWAP_VERBOSE=1 ZSWAP_START_DELAY=100 "$prog" fork 300
+eng_run fork lib ZSWAP_VERBOSE=1 ZSWAP_START_DELAY=100 ZSWAP_START_SIZE=0 "$prog" fork 300
 eng_expect_rc 0 && eng_expect_stdout_has "child ended: ok"
 [ "$(actives)" = 0 ] || eng_fail "fork: the child started the library though it lived less than the delay"
 
@@ -143,20 +189,20 @@ forks_counted() {
 		eng_fail "$1: forks light ${fl:-?}, followed ${ff:-?}, bare ${fb:-?}; expected $2, $3, $4"
 }
 # A delay shorter than the parent's 300 ms of calls (the default is a second).
-eng_run forks lib ZSWAP_START_DELAY=100 ZSWAP_STATS_FILE="$ENG_TMP/forks.%p.dump" "$prog" forks signal dump
+eng_run forks lib ZSWAP_START_DELAY=100 ZSWAP_START_SIZE=0 ZSWAP_STATS_FILE="$ENG_TMP/forks.%p.dump" "$prog" forks signal dump
 forks_check forks
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 && [ -c /dev/userfaultfd ]; then
 	# Without fork events every fork restarts: the same, the signal included.
 	np="setpriv --bounding-set=-sys_ptrace --inh-caps=-sys_ptrace"
 	rm -f "$ENG_TMP"/forks.*.dump
-	eng_run forks-noptrace lib $np env ZSWAP_START_DELAY=100 ZSWAP_STATS_FILE="$ENG_TMP/forks.%p.dump" "$prog" forks signal dump
+	eng_run forks-noptrace lib $np env ZSWAP_START_DELAY=100 ZSWAP_START_SIZE=0 ZSWAP_STATS_FILE="$ENG_TMP/forks.%p.dump" "$prog" forks signal dump
 	forks_check forks-noptrace
 fi
 # Light forks while two threads map, fill and unmap memory: every child
 # sees every byte and fills new memory, nothing hangs.
 eng_run forkrace-plain plain "$prog" forkrace 30
 eng_expect_rc 0 && cp "$ENG_OUT" "$ENG_TMP/forkrace.ref"
-eng_run forkrace lib ZSWAP_START_DELAY=100 "$prog" forkrace 30
+eng_run forkrace lib ZSWAP_START_DELAY=100 ZSWAP_START_SIZE=0 "$prog" forkrace 30
 eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/forkrace.ref" && eng_expect_no_libzswap
 ct=$(eng_stat prog_late forkrace_child_threads)
 [ "${ct:-0}" = 1 ] || eng_fail "forkrace: the first child had ${ct:-?} threads: not a light fork"
@@ -171,7 +217,7 @@ forks_counted forks-limit 0 4 0
 # loaded back and the fork stays light; more than START_FORK_LOAD_MAX (256)
 # and it is followed. Every byte is checked either way.
 for n in 64 1024; do
-	eng_run forks-stored-$n lib ZSWAP_START_DELAY=100 ZSWAP_STATS_FILE="$ENG_TMP/forks.%p.dump" \
+	eng_run forks-stored-$n lib ZSWAP_START_DELAY=100 ZSWAP_START_SIZE=0 ZSWAP_STATS_FILE="$ENG_TMP/forks.%p.dump" \
 		"$prog" forks dump pageout $n
 	eng_expect_rc 0 && eng_expect_same_stdout "$ENG_TMP/forks.ref" && eng_expect_no_libzswap
 	ps=$(eng_stat prog_late parent_stored) qt=$(eng_stat prog_late quick_threads)

@@ -43,7 +43,7 @@ has defaults-now "libzswap: reclaim: no memory limit, cold age 120 s"
 
 eng_run level2 lib ZSWAP_VERBOSE=2 true
 eng_expect_rc 0
-has level2 "libzswap: no memory limit: starts at the first memory call after 1000 ms (ZSWAP_START_DELAY)"
+has level2 "libzswap: no memory limit: starts at the first memory call after 1000 ms (ZSWAP_START_DELAY) once it holds ZSWAP_START_SIZE of anonymous memory"
 eng_run level2-now lib ZSWAP_VERBOSE=2 ZSWAP_START_DELAY=0 true
 eng_expect_rc 0
 grep -q '^libzswap: bound [0-9]* lazy PLT slot' "$ENG_ERR" ||

@@ -46,11 +46,18 @@
  *       2 MiB of new memory (first touches, some while its parent's fork
  *       is still under way) and checks every page of the 4 MiB; the first
  *       prints its thread count. The parent checks its pages at the end.
+ *   prog_late sigrace
+ *       a thread sets SIGSEGV's handler to one of two of its own in turn,
+ *       without pause, each call checking that the action it replaced is
+ *       the one it set before, while the main thread asks for 16 MiB at
+ *       once (a start: the library takes SIGSEGV meanwhile); then checks
+ *       the action sigaction reports last and prints "sigrace: N calls ok".
  */
 #include "prog_common.h"
 
 #include <dirent.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/wait.h>
@@ -169,6 +176,36 @@ static void *race_thread(void *arg)
 	return NULL;
 }
 
+static void sigrace_h1(int sig) { (void)sig; }
+static void sigrace_h2(int sig) { (void)sig; }
+static atomic_int sigrace_calls;
+
+/* SIGSEGV set again and again, each call's old action the one set before. */
+static void *sigrace_thread(void *arg)
+{
+	void (*set)(int) = SIG_DFL;
+
+	(void)arg;
+	while (!atomic_load(&race_stop)) {
+		struct sigaction sa, old;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = set == sigrace_h1 ? sigrace_h2 : sigrace_h1;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(SIGSEGV, &sa, &old) != 0)
+			pc_fail("sigaction: %s", strerror(errno));
+		if (old.sa_handler != set)
+			pc_fail("sigaction %d: the action replaced is %p, not the one set before (%p)",
+				atomic_load(&sigrace_calls), (void *)old.sa_handler, (void *)set);
+		set = sa.sa_handler;
+		atomic_fetch_add(&sigrace_calls, 1);
+	}
+	struct sigaction now;
+	if (sigaction(SIGSEGV, NULL, &now) != 0 || now.sa_handler != set)
+		pc_fail("sigaction reports %p at the end, not the handler set last (%p)", (void *)now.sa_handler,
+			(void *)set);
+	return NULL;
+}
+
 static void check(unsigned char **a, size_t npages, size_t piece)
 {
 	for (size_t i = 0; i * piece < npages; i++) {
@@ -195,7 +232,7 @@ static void page_out(unsigned char *p, size_t n, const char *name, int *argc, ch
 int main(int argc, char **argv)
 {
 	if (argc < 2)
-		pc_fail("usage: prog_late quick | hold MB SECONDS | idle MB SECONDS | fork MS | forks [signal] [dump] [pageout N] | forkrace N | pageout");
+		pc_fail("usage: prog_late quick | hold MB SECONDS | idle MB SECONDS | fork MS | forks [signal] [dump] [pageout N] | forkrace N | sigrace | pageout");
 	pc.name = "prog_late";
 	const char *mode = argv[1];
 
@@ -347,6 +384,26 @@ int main(int argc, char **argv)
 			pthread_join(t[i], NULL);
 		check(a, npages, npages);
 		printf("forkrace: %d children ok\n", n);
+	} else if (strcmp(mode, "sigrace") == 0) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, sigrace_thread, NULL) != 0)
+			pc_fail("pthread_create");
+		while (atomic_load(&sigrace_calls) < 1000)
+			sched_yield();
+		unsigned char *big = malloc(16 * PC_MIB);
+		if (!big)
+			pc_fail("malloc: %s", strerror(errno));
+		memset(big, 7, 16 * PC_MIB);
+		int at = atomic_load(&sigrace_calls);
+		while (atomic_load(&sigrace_calls) < at + 1000)
+			sched_yield();
+		atomic_store(&race_stop, 1);
+		pthread_join(t, NULL);
+		for (size_t i = 0; i < 16 * PC_MIB; i += PC_PAGE)
+			if (big[i] != 7)
+				pc_fail("byte %zu of the 16 MiB is %d", i, big[i]);
+		free(big);
+		printf("sigrace: %d calls ok\n", atomic_load(&sigrace_calls));
 	} else if (strcmp(mode, "pageout") == 0) {
 		size_t npages = 2048;
 		unsigned char **a = fill(npages, npages);

@@ -179,6 +179,17 @@ static void check_digits(void)
 	      "an overflow counts its digits");
 }
 
+static void check_statm(void)
+{
+	const char line[] = "2712 1036 754 222 0 270 0\n";
+	uint64_t f[3] = { 9, 9, 9 }, g[4];
+
+	parse_statm(line, sizeof(line) - 1, f, 3);
+	CHECK(f[0] == 2712 && f[1] == 1036 && f[2] == 754, "statm's size, resident and shared");
+	parse_statm(line, 9, g, 4);	/* "2712 1036": the rest missing */
+	CHECK(g[0] == 2712 && g[1] == 1036 && g[2] == 0 && g[3] == 0, "statm cut short: the rest 0");
+}
+
 static void check_causes(void)
 {
 	CHECK(!strcmp(parse_cause(PARSE_EMPTY), "empty"), "empty");
@@ -195,6 +206,7 @@ int main(void)
 	check_numbers();
 	check_percent();
 	check_digits();
+	check_statm();
 	check_causes();
 	printf("test_parse: %d failures\n", failures);
 	return failures ? 1 : 0;
