@@ -5,8 +5,10 @@
  * A library thread must never enter the dynamic linker to bind a symbol: the
  * loader's data (the global search list after a dlopen(RTLD_GLOBAL)) may
  * live in the program's heap, which the library manages, and a thread that
- * faults on a page it has moved out itself waits forever. libzswap is linked
- * -z now; the objects it calls into may not be.
+ * faults on a page it has moved out itself waits forever. libzswap itself is
+ * linked lazily (a program that never starts it resolves only the slots it
+ * calls through), and so may be the objects it calls into: all are bound
+ * here at the start.
  */
 #ifndef ZSWAP_BINDNOW_H
 #define ZSWAP_BINDNOW_H
