@@ -152,8 +152,6 @@ void parse_statm(const char *buf, size_t n, uint64_t *f, size_t nf)
 {
 	size_t k = 0;
 
-	for (size_t i = 0; i < nf; i++)
-		f[i] = 0;
 	for (size_t i = 0; i < n && k < nf; i++) {
 		if (buf[i] >= '0' && buf[i] <= '9')
 			f[k] = f[k] * 10 + (uint64_t)(buf[i] - '0');

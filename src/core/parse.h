@@ -54,8 +54,8 @@ enum parse_err parse_percent(const char *s, uint64_t *out);
 uint64_t parse_proc_kb(const char *buf, size_t n, const char *name);
 
 /* The first nf numbers of a line of numbers separated by single spaces
- * (/proc/self/statm: "size resident shared ..." in pages) into f[]; those
- * missing are 0. */
+ * (/proc/self/statm: "size resident shared ..." in pages) added into f[],
+ * which the caller zeroes: those missing stay 0. */
 void parse_statm(const char *buf, size_t n, uint64_t *f, size_t nf);
 
 #endif

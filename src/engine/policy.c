@@ -485,7 +485,7 @@ static void policy_group_publish(uint64_t rss)
 uint64_t policy_read_charge(void)
 {
 	char buf[128];
-	uint64_t f[3];
+	uint64_t f[3] = { 0, 0, 0 };
 
 	/* Pages filled from here on are in both the reading and pol.filled:
 	 * counted twice until the next reading rather than not at all. */

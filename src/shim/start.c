@@ -430,7 +430,7 @@ static void start_run(void);
 static bool start_big_enough(void)
 {
 	char buf[128];
-	uint64_t f[3];
+	uint64_t f[3] = { 0, 0, 0 };
 
 	if (!eng.opt.start_size)
 		return true;

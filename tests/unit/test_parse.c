@@ -182,7 +182,7 @@ static void check_digits(void)
 static void check_statm(void)
 {
 	const char line[] = "2712 1036 754 222 0 270 0\n";
-	uint64_t f[3] = { 9, 9, 9 }, g[4];
+	uint64_t f[3] = { 0, 0, 0 }, g[4] = { 0, 0, 0, 0 };
 
 	parse_statm(line, sizeof(line) - 1, f, 3);
 	CHECK(f[0] == 2712 && f[1] == 1036 && f[2] == 754, "statm's size, resident and shared");
