@@ -36,11 +36,12 @@ void start_fork_raw_child(bool fds_shared);
  *   memory limit covers starts as a deferred one does, from the fork.
  * - ENGINE_DEFERRED, a process that no memory limit covers, starts at its
  *   first such call ZSWAP_START_DELAY after it began (a fork child: after
- *   the fork): a shell's sed or grep ends before that and pays neither for
- *   a start-up nor for threads to end. Nothing is lost meanwhile: what it
- *   mapped is adopted by the reclaimer's sweeps, and without a limit
- *   nothing is reclaimed before ZSWAP_COLD_AGE. The public API and
- *   MADV_PAGEOUT/MADV_COLD start it at once (start_wake_now).
+ *   the fork) once it holds ZSWAP_START_SIZE of anonymous memory: a shell's
+ *   sed or grep ends before that, and the shell itself stays smaller, so
+ *   neither pays for a start-up nor for threads to end. Nothing is lost
+ *   meanwhile: what it mapped is adopted by the reclaimer's sweeps, and
+ *   without a limit nothing is reclaimed before ZSWAP_COLD_AGE. The public
+ *   API and MADV_PAGEOUT/MADV_COLD start it at once (start_wake_now).
  *
  * The check is one load.
  */
