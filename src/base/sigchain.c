@@ -277,7 +277,7 @@ ZSWAP_STARTUP int sigchain_take_while_default(int sig, sigchain_fn fn)
 
 ZSWAP_STARTUP void sigchain_fork_child(void)
 {
-	atomic_store(&sigchain_owner, (pid_t)syscall(SYS_getpid));
+	atomic_store(&sigchain_owner, layout_getpid());
 }
 
 bool sigchain_program_default(int sig)

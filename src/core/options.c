@@ -46,49 +46,49 @@
 
 const struct opt_def opt_table[OPT__COUNT] = {
 	[OPT_ENABLED] = {
-		OPT_ENABLED, "ZSWAP_ENABLED", OPT_BOOL, "1", 0, 1, NULL, "",
+		OPT_ENABLED, "ZSWAP_ENABLED", OPT_BOOL, "1", 0, 1, "", "",
 		"0 leaves the program alone: no userfaultfd, no eviction", 0 },
 	[OPT_COMPRESSOR] = {
-		OPT_COMPRESSOR, "ZSWAP_COMPRESSOR", OPT_COMP, "lz4", 1, 19, NULL, "",
+		OPT_COMPRESSOR, "ZSWAP_COMPRESSOR", OPT_COMP, "lz4", 1, 19, "", "",
 		"compressor of stored pages; zstd takes a level, 3 when omitted; lzo is the kernel's default;"
 		" changeable at run time: pages stored before stay in their compressor's pool until loaded",
 		OPT_F_RUNTIME },
 	[OPT_ZSPAGE_ORDER] = {
 		OPT_ZSPAGE_ORDER, "ZSWAP_ZSPAGE_ORDER", OPT_UINT, "3",
-		ZS_MIN_PAGE_ORDER, ZS_MAX_PAGE_ORDER, NULL, "",
+		ZS_MIN_PAGE_ORDER, ZS_MAX_PAGE_ORDER, "", "",
 		"a zspage spans up to 2^order pages", 0 },
 	[OPT_POOL_LOCK] = {
 		OPT_POOL_LOCK, "ZSWAP_POOL_LOCK", OPT_CHOICE, "class", 0, 0, "class|pool", "",
 		"zsmalloc locking: a lock per size class, or one per pool", 0 },
 	[OPT_NR_POOLS] = {
-		OPT_NR_POOLS, "ZSWAP_NR_POOLS", OPT_UINT, "1", 1, 64, NULL, "pools",
+		OPT_NR_POOLS, "ZSWAP_NR_POOLS", OPT_UINT, "1", 1, 64, "", "pools",
 		"zsmalloc pools, a page's pool that of the storing thread's workspace", 0 },
 	[OPT_MAX_POOL_SIZE] = {
-		OPT_MAX_POOL_SIZE, "ZSWAP_MAX_POOL_SIZE", OPT_SIZE, "0", 0, UINT64_MAX, NULL, "bytes",
+		OPT_MAX_POOL_SIZE, "ZSWAP_MAX_POOL_SIZE", OPT_SIZE, "0", 0, UINT64_MAX, "", "bytes",
 		"most memory the pool may take, or N% of physical memory; 0 = no limit",
 		OPT_F_PERCENT | OPT_F_RUNTIME },
 	[OPT_FAULT_THREADS] = {
-		OPT_FAULT_THREADS, "ZSWAP_FAULT_THREADS", OPT_UINT, "0", 0, 16, NULL, "threads",
+		OPT_FAULT_THREADS, "ZSWAP_FAULT_THREADS", OPT_UINT, "0", 0, 16, "", "threads",
 		"threads serving userfaultfd faults; 0 = one pinned to each allowed CPU"
 		" (the first alone while several program threads fault)", 0 },
 	[OPT_MIN_REGION] = {
-		OPT_MIN_REGION, "ZSWAP_MIN_REGION", OPT_SIZE, "256K", 4 * KiB, TiB, NULL, "bytes",
+		OPT_MIN_REGION, "ZSWAP_MIN_REGION", OPT_SIZE, "256K", 4 * KiB, TiB, "", "bytes",
 		"smallest private anonymous mapping managed, rounded up to a page",
 		OPT_F_PAGE_UP },
 	[OPT_PROGRAM_DATA] = {
-		OPT_PROGRAM_DATA, "ZSWAP_PROGRAM_DATA", OPT_BOOL, "1", 0, 1, NULL, "",
+		OPT_PROGRAM_DATA, "ZSWAP_PROGRAM_DATA", OPT_BOOL, "1", 0, 1, "", "",
 		"1 copies the main program's written data segment into anonymous memory at start"
 		" (a single-threaded process, the segment at least ZSWAP_MIN_REGION), so that reclaim"
 		" can evict it; 0 leaves it a file mapping", 0 },
 	[OPT_FAULT_AROUND] = {
-		OPT_FAULT_AROUND, "ZSWAP_FAULT_AROUND", OPT_UINT, "16", 1, 512, NULL, "pages",
+		OPT_FAULT_AROUND, "ZSWAP_FAULT_AROUND", OPT_UINT, "16", 1, 512, "", "pages",
 		"never-populated pages filled in one call on a first touch", 0 },
 	[OPT_READAHEAD] = {
-		OPT_READAHEAD, "ZSWAP_READAHEAD", OPT_UINT, "16", 0, 64, NULL, "pages",
+		OPT_READAHEAD, "ZSWAP_READAHEAD", OPT_UINT, "16", 0, 64, "", "pages",
 		"most stored pages read ahead on a sequential refault (an adaptive window); 0 = none",
 		OPT_F_RUNTIME },
 	[OPT_MEMORY_LIMIT] = {
-		OPT_MEMORY_LIMIT, "ZSWAP_MEMORY_LIMIT", OPT_SIZE, "0", 0, UINT64_MAX, NULL, "bytes",
+		OPT_MEMORY_LIMIT, "ZSWAP_MEMORY_LIMIT", OPT_SIZE, "0", 0, UINT64_MAX, "", "bytes",
 		"resident anonymous memory plus the pool kept at or below this; "
 		OPT_LIMIT_PERCENT_TEXT "; 0 = no limit",
 		OPT_F_PERCENT | OPT_F_PAGE_UP | OPT_F_CGROUP | OPT_F_RUNTIME },
@@ -102,130 +102,130 @@ const struct opt_def opt_table[OPT__COUNT] = {
 		"whom ZSWAP_MEMORY_LIMIT covers: tree = the process and every process it starts, together"
 		" (a memory cgroup's memory.max); process = each process alone", 0 },
 	[OPT_COLD_AGE] = {
-		OPT_COLD_AGE, "ZSWAP_COLD_AGE", OPT_UINT, "120", 0, 86400, NULL, "seconds",
+		OPT_COLD_AGE, "ZSWAP_COLD_AGE", OPT_UINT, "120", 0, 86400, "", "seconds",
 		"pages idle this long are compressed even below the limit; 0 = never", OPT_F_RUNTIME },
 	[OPT_START_DELAY] = {
-		OPT_START_DELAY, "ZSWAP_START_DELAY", OPT_UINT, "1000", 0, 60000, NULL, "milliseconds",
+		OPT_START_DELAY, "ZSWAP_START_DELAY", OPT_UINT, "1000", 0, 60000, "", "milliseconds",
 		"a process without a memory limit starts the library at its first memory call this"
 		" long after it began: a short-lived one never does; 0 = at once", 0 },
 	[OPT_START_SIZE] = {
-		OPT_START_SIZE, "ZSWAP_START_SIZE", OPT_SIZE, "8M", 0, TiB, NULL, "bytes",
+		OPT_START_SIZE, "ZSWAP_START_SIZE", OPT_SIZE, "8M", 0, TiB, "", "bytes",
 		"and only once it holds this much resident anonymous memory: a small one (a shell,"
 		" make) never does; 0 = whatever it holds", 0 },
 	[OPT_MAX_POOL_PERCENT] = {
-		OPT_MAX_POOL_PERCENT, "ZSWAP_MAX_POOL_PERCENT", OPT_UINT, "20", 1, 100, NULL, "percent",
+		OPT_MAX_POOL_PERCENT, "ZSWAP_MAX_POOL_PERCENT", OPT_UINT, "20", 1, 100, "", "percent",
 		"most physical memory the pool may take (ZSWAP_MAX_POOL_SIZE, when set, wins)",
 		OPT_F_RUNTIME },
 	[OPT_ACCEPT_THRESHOLD_PERCENT] = {
-		OPT_ACCEPT_THRESHOLD_PERCENT, "ZSWAP_ACCEPT_THRESHOLD_PERCENT", OPT_UINT, "90", 0, 100, NULL,
+		OPT_ACCEPT_THRESHOLD_PERCENT, "ZSWAP_ACCEPT_THRESHOLD_PERCENT", OPT_UINT, "90", 0, 100, "",
 		"percent", "once full, the pool accepts stores again below this share of its limit",
 		OPT_F_RUNTIME },
 	[OPT_WRITEBACK] = {
-		OPT_WRITEBACK, "ZSWAP_WRITEBACK", OPT_BOOL, "auto", 0, 1, NULL, "",
+		OPT_WRITEBACK, "ZSWAP_WRITEBACK", OPT_BOOL, "auto", 0, 1, "", "",
 		"the second tier: pages the pool cannot keep are written to a file on disk;"
 		" auto = on under ZSWAP_MEMORY_LIMIT or with ZSWAP_SHRINKER_ENABLED; 0 also leaves"
 		" pages that do not compress resident (memory.zswap.writeback)",
 		OPT_F_AUTO | OPT_F_RUNTIME },
 	[OPT_SHRINKER_ENABLED] = {
-		OPT_SHRINKER_ENABLED, "ZSWAP_SHRINKER_ENABLED", OPT_BOOL, "0", 0, 1, NULL, "",
+		OPT_SHRINKER_ENABLED, "ZSWAP_SHRINKER_ENABLED", OPT_BOOL, "0", 0, 1, "", "",
 		"1 writes the pool's coldest pages back to the tier while the system or the memory"
 		" cgroup is under memory pressure (zswap's shrinker_enabled)", 0 },
 	[OPT_BACKING_DIR] = {
-		OPT_BACKING_DIR, "ZSWAP_BACKING_DIR", OPT_STRING, "auto", 0, 0, NULL, "",
+		OPT_BACKING_DIR, "ZSWAP_BACKING_DIR", OPT_STRING, "auto", 0, 0, "", "",
 		"directory of the tier's file (never tmpfs); auto = $TMPDIR when on a disk, else /var/tmp",
 		OPT_F_DIR },
 	[OPT_BACKING_MAX] = {
-		OPT_BACKING_MAX, "ZSWAP_BACKING_MAX", OPT_SIZE, "0", 0, UINT64_MAX, NULL, "bytes",
+		OPT_BACKING_MAX, "ZSWAP_BACKING_MAX", OPT_SIZE, "0", 0, UINT64_MAX, "", "bytes",
 		"most the tier's file may hold; 0 = half the filesystem's free space at start",
 		OPT_F_PAGE_UP },
 	[OPT_BACKING_ENCRYPT] = {
-		OPT_BACKING_ENCRYPT, "ZSWAP_BACKING_ENCRYPT", OPT_BOOL, "1", 0, 1, NULL, "",
+		OPT_BACKING_ENCRYPT, "ZSWAP_BACKING_ENCRYPT", OPT_BOOL, "1", 0, 1, "", "",
 		"1 seals pages written to the tier (AES-256-GCM, or XChaCha20-Poly1305 without AES-NI;"
 		" a key only in memory);"
 		" 0 writes them in the clear with a checksum", 0 },
 	[OPT_SWAP_CACHE] = {
-		OPT_SWAP_CACHE, "ZSWAP_SWAP_CACHE", OPT_BOOL, "1", 0, 1, NULL, "",
+		OPT_SWAP_CACHE, "ZSWAP_SWAP_CACHE", OPT_BOOL, "1", 0, 1, "", "",
 		"1 keeps a page read back from the tier in its slot there while the page stays"
 		" unchanged and the tier is under half its cap, so that evicting it again writes"
 		" nothing (the kernel's swap cache); 0 frees the slot at every read", 0 },
 	[OPT_WRITEBACK_LIMIT] = {
-		OPT_WRITEBACK_LIMIT, "ZSWAP_WRITEBACK_LIMIT", OPT_UINT, "0", 0, 1ull << 40, NULL, "pages",
+		OPT_WRITEBACK_LIMIT, "ZSWAP_WRITEBACK_LIMIT", OPT_UINT, "0", 0, 1ull << 40, "", "pages",
 		"the writeback budget (zram's writeback_limit): pages the tier may still take while"
 		" ZSWAP_WRITEBACK_LIMIT_ENABLE is 1; each page written spends one; setting it refills it",
 		OPT_F_RUNTIME },
 	[OPT_WRITEBACK_LIMIT_ENABLE] = {
-		OPT_WRITEBACK_LIMIT_ENABLE, "ZSWAP_WRITEBACK_LIMIT_ENABLE", OPT_BOOL, "0", 0, 1, NULL, "",
+		OPT_WRITEBACK_LIMIT_ENABLE, "ZSWAP_WRITEBACK_LIMIT_ENABLE", OPT_BOOL, "0", 0, 1, "", "",
 		"1 stops every writeback, on demand or by the reclaimer, once ZSWAP_WRITEBACK_LIMIT"
 		" is spent (zram's writeback_limit_enable)", OPT_F_RUNTIME },
 	[OPT_RECOMP_ALGORITHM] = {
-		OPT_RECOMP_ALGORITHM, "ZSWAP_RECOMP_ALGORITHM", OPT_COMP, "zstd:3", 1, 19, NULL, "",
+		OPT_RECOMP_ALGORITHM, "ZSWAP_RECOMP_ALGORITHM", OPT_COMP, "zstd:3", 1, 19, "", "",
 		"the second compressor (zram's recomp_algorithm): zswapctl recompress and"
 		" ZSWAP_RECOMP_IDLE_AGE compress pages again with it", 0 },
 	[OPT_RECOMP_IDLE_AGE] = {
-		OPT_RECOMP_IDLE_AGE, "ZSWAP_RECOMP_IDLE_AGE", OPT_UINT, "0", 0, 86400, NULL, "seconds",
+		OPT_RECOMP_IDLE_AGE, "ZSWAP_RECOMP_IDLE_AGE", OPT_UINT, "0", 0, 86400, "", "seconds",
 		"pages stored this long are recompressed by the reclaimer with ZSWAP_RECOMP_ALGORITHM;"
 		" 0 = never", OPT_F_RUNTIME },
 	[OPT_VERBOSE] = {
-		OPT_VERBOSE, "ZSWAP_VERBOSE", OPT_UINT, "0", 0, 2, NULL, "",
+		OPT_VERBOSE, "ZSWAP_VERBOSE", OPT_UINT, "0", 0, 2, "", "",
 		"0: problems only; 1: also the options not at their defaults, start-up and limits;"
 		" 2: also binding details and every region", OPT_F_RUNTIME },
 	[OPT_INJECT_DECOMPRESS_FAIL] = {
 		OPT_INJECT_DECOMPRESS_FAIL, "ZSWAP_INJECT_DECOMPRESS_FAIL", OPT_UINT, "0", 0, 1000000,
-		NULL, "loads",
+		"", "loads",
 		"testing: the next N loads of stored pages fail as if their data were corrupt", OPT_F_START },
 	[OPT_INJECT_WRITEBACK_FAIL] = {
 		OPT_INJECT_WRITEBACK_FAIL, "ZSWAP_INJECT_WRITEBACK_FAIL", OPT_UINT, "0", 0, 1000000,
-		NULL, "writes",
+		"", "writes",
 		"testing: the next N writes to the tier fail: ENOSPC, EIO and a short write in turn", OPT_F_START },
 	[OPT_INJECT_COMPRESS_FAIL] = {
 		OPT_INJECT_COMPRESS_FAIL, "ZSWAP_INJECT_COMPRESS_FAIL", OPT_UINT, "0", 0, 1000000,
-		NULL, "stores", "testing: the compressor fails the next N stores", OPT_F_START },
+		"", "stores", "testing: the compressor fails the next N stores", OPT_F_START },
 	[OPT_INJECT_ALLOC_FAIL] = {
 		OPT_INJECT_ALLOC_FAIL, "ZSWAP_INJECT_ALLOC_FAIL", OPT_UINT, "0", 0, 1000000,
-		NULL, "stores", "testing: the pool has no memory for the next N stores", OPT_F_START },
+		"", "stores", "testing: the pool has no memory for the next N stores", OPT_F_START },
 	[OPT_INJECT_COPY_FAIL] = {
 		OPT_INJECT_COPY_FAIL, "ZSWAP_INJECT_COPY_FAIL", OPT_UINT, "0", 0, 1000000,
-		NULL, "installs",
+		"", "installs",
 		"testing: the next N installs of a page read back fail, EAGAIN and ENOMEM in turn", OPT_F_START },
 	[OPT_INJECT_THREAD_FAIL] = {
 		OPT_INJECT_THREAD_FAIL, "ZSWAP_INJECT_THREAD_FAIL", OPT_UINT, "0", 0, 64,
-		NULL, "threads", "testing: the first N threads the library starts cannot be created", OPT_F_START },
+		"", "threads", "testing: the first N threads the library starts cannot be created", OPT_F_START },
 	[OPT_INJECT_POOL_HOLD] = {
 		OPT_INJECT_POOL_HOLD, "ZSWAP_INJECT_POOL_HOLD", OPT_UINT, "0", 0, 1000000,
-		NULL, "orders",
+		"", "orders",
 		"testing: the next N orders of zswapctl that change the pools (set compressor=, compact)"
 		" wait inside the change, where a fork waits for them, until a fault is served"
 		" (at most ten seconds; the reply says if none was)", OPT_F_START },
 	[OPT_STATS_SIGNAL] = {
-		OPT_STATS_SIGNAL, "ZSWAP_STATS_SIGNAL", OPT_SIGNAL, "SIGUSR1", 1, 64, NULL, "",
+		OPT_STATS_SIGNAL, "ZSWAP_STATS_SIGNAL", OPT_SIGNAL, "SIGUSR1", 1, 64, "", "",
 		"signal that makes the library write a statistics dump; none: no signal", 0 },
 	[OPT_STATS_FILE] = {
-		OPT_STATS_FILE, "ZSWAP_STATS_FILE", OPT_STRING, "stderr", 0, 0, NULL, "",
+		OPT_STATS_FILE, "ZSWAP_STATS_FILE", OPT_STRING, "stderr", 0, 0, "", "",
 		"where dumps go: stderr, or an absolute PATH (%p: pid, %t: seconds since the epoch)", 0 },
 	[OPT_LOG_FILE] = {
-		OPT_LOG_FILE, "ZSWAP_LOG_FILE", OPT_STRING, "stderr", 0, 0, NULL, "",
+		OPT_LOG_FILE, "ZSWAP_LOG_FILE", OPT_STRING, "stderr", 0, 0, "", "",
 		"where the library's own messages go: stderr, or an absolute PATH appended to"
 		" (%p: pid, %t: seconds since the epoch)", 0 },
 	[OPT_STATS_FORMAT] = {
 		OPT_STATS_FORMAT, "ZSWAP_STATS_FORMAT", OPT_CHOICE, "text", 0, 0, "text|json", "",
 		"format of the statistics dump", OPT_F_RUNTIME },
 	[OPT_STATS_INTERVAL] = {
-		OPT_STATS_INTERVAL, "ZSWAP_STATS_INTERVAL", OPT_UINT, "0", 0, 86400, NULL, "seconds",
+		OPT_STATS_INTERVAL, "ZSWAP_STATS_INTERVAL", OPT_UINT, "0", 0, 86400, "", "seconds",
 		"write a dump every N seconds; 0 = only on the signal", OPT_F_RUNTIME | OPT_F_START },
 	[OPT_STATS_AT_EXIT] = {
-		OPT_STATS_AT_EXIT, "ZSWAP_STATS_AT_EXIT", OPT_BOOL, "0", 0, 1, NULL, "",
+		OPT_STATS_AT_EXIT, "ZSWAP_STATS_AT_EXIT", OPT_BOOL, "0", 0, 1, "", "",
 		"1 writes a dump when the program exits", OPT_F_RUNTIME | OPT_F_START },
 	[OPT_STATS_TOP] = {
-		OPT_STATS_TOP, "ZSWAP_STATS_TOP", OPT_UINT, "10", 0, 1000, NULL, "mappings",
+		OPT_STATS_TOP, "ZSWAP_STATS_TOP", OPT_UINT, "10", 0, 1000, "", "mappings",
 		"mappings listed by the dump's attribution, most evicted bytes first", 0 },
 	[OPT_STATS_FULL] = {
-		OPT_STATS_FULL, "ZSWAP_STATS_FULL", OPT_BOOL, "0", 0, 1, NULL, "",
+		OPT_STATS_FULL, "ZSWAP_STATS_FULL", OPT_BOOL, "0", 0, 1, "", "",
 		"1 adds empty size classes and test-only knobs to the dump", OPT_F_RUNTIME },
 	[OPT_STATS_SOCKET] = {
-		OPT_STATS_SOCKET, "ZSWAP_STATS_SOCKET", OPT_BOOL, "1", 0, 1, NULL, "",
+		OPT_STATS_SOCKET, "ZSWAP_STATS_SOCKET", OPT_BOOL, "1", 0, 1, "", "",
 		"1 offers dumps to zswapctl through a socket only this user can open", 0 },
 	[OPT_INJECT_CRASH] = {
-		OPT_INJECT_CRASH, "ZSWAP_INJECT_CRASH", OPT_UINT, "0", 0, 2, NULL, "",
+		OPT_INJECT_CRASH, "ZSWAP_INJECT_CRASH", OPT_UINT, "0", 0, 2, "", "",
 		"testing: 1 makes the statistics thread crash at its first dump, 2 the reclaimer at its first step",
 		OPT_F_START },
 };

@@ -113,15 +113,27 @@ enum opt_id {
 	OPT__COUNT
 };
 
+/*
+ * A row holds its text, not pointers to it: the loader relocates nothing in
+ * the table, which is then read-only data every process shares instead of a
+ * page or two each copies at exec (src/base/layout.h). Every field ends in
+ * its NUL (tests/unit/test_options.c).
+ */
+#define OPT_NAME_MAX	32
+#define OPT_DEF_MAX	16
+#define OPT_CHOICES_MAX	32
+#define OPT_UNIT_MAX	16
+#define OPT_HELP_MAX	256
+
 struct opt_def {
 	enum opt_id id;
-	const char *name;	/* "ZSWAP_COMPRESSOR" */
+	char name[OPT_NAME_MAX];	/* "ZSWAP_COMPRESSOR" */
 	enum opt_type type;
-	const char *def;	/* default, as text, e.g. "lz4", "1M" */
+	char def[OPT_DEF_MAX];	/* default, as text, e.g. "lz4", "1M" */
 	uint64_t min, max;	/* OPT_UINT / OPT_SIZE range; zstd levels for OPT_COMP */
-	const char *choices;	/* for OPT_CHOICE: "class|pool" */
-	const char *unit;	/* "bytes", "pages", "threads", "" */
-	const char *help;	/* one line */
+	char choices[OPT_CHOICES_MAX];	/* for OPT_CHOICE: "class|pool"; else "" */
+	char unit[OPT_UNIT_MAX];	/* "bytes", "pages", "threads", "" */
+	char help[OPT_HELP_MAX];	/* one line */
 	unsigned int flags;	/* OPT_F_* */
 };
 

@@ -74,6 +74,11 @@ struct engine {
 	_Atomic bool lock_future;	/* mlockall(MCL_FUTURE): manage nothing new */
 	_Atomic int start_gate;		/* a fork child's threads wait while 1 (engine_gate_wait) */
 	_Atomic uint64_t start_after;	/* ENGINE_DEFERRED: CLOCK_MONOTONIC_COARSE ns to start at */
+	/* ENGINE_DEFERRED: the malloc family's calls and the bytes requested
+	 * since (src/shim/start.c). Beside the state a fork child writes
+	 * anyway: a page of its own would be one more copied at each fork. */
+	unsigned int start_allocs;
+	size_t start_bytes;
 	unsigned int fault_threads;	/* handler threads started */
 	_Atomic unsigned int inject_copy_fail;	/* ZSWAP_INJECT_COPY_FAIL left (fault.c) */
 	_Atomic unsigned int inject_thread_fail;	/* ZSWAP_INJECT_THREAD_FAIL left (start.c) */

@@ -89,18 +89,28 @@ static _Atomic uint64_t stats_answered ZSWAP_STARTUP_DATA;		/* written under sta
 
 enum stats_sect { S_ZSWAP, S_VMSTAT, S_MMSTAT, S_BDSTAT, S_TIER, S_ENGINE, S_RECLAIM };
 
+/* Without a pointer, so that the loader relocates nothing in it: a table of
+ * pointers is a page every process the library is loaded into copies at
+ * exec (src/base/layout.h). */
+#define STATS_NAME_MAX	32
+
 struct stats_field {
-	enum stats_sect sect;
-	const char *name;
-	size_t off;			/* in struct zswap_stats: a PUBLIC row */
-	const _Atomic uint64_t *own;	/* or the engine's counter: a DUMP row */
+	uint8_t sect;			/* enum stats_sect */
+	bool own;			/* the engine's counter (a DUMP row), at off in eng.cnt */
+	uint32_t off;			/* else in struct zswap_stats (a PUBLIC row) */
+	char name[STATS_NAME_MAX];
 };
+
+#define COUNTER(name, sect, src, api, reset, help) \
+	_Static_assert(sizeof(#name) <= STATS_NAME_MAX, #name ": a longer name than STATS_NAME_MAX");
+#include "engine/counters.def"
+#undef COUNTER
 
 /* Every row of the table, in its order (mm_stat's in zram's column order). */
 static const struct stats_field stats_fields[] = {
 #define COUNTER(name, sect, src, api, reset, help) \
-	{ S_##sect, #name, COUNTER_API_##api(offsetof(struct zswap_stats, name), 0), \
-	  COUNTER_API_##api(NULL, &eng.cnt.name) },
+	{ S_##sect, COUNTER_API_##api(false, true), \
+	  COUNTER_API_##api(offsetof(struct zswap_stats, name), offsetof(struct engine_counters, name)), #name },
 #include "engine/counters.def"
 #undef COUNTER
 };
@@ -111,7 +121,7 @@ static uint64_t stats_get(const struct zswap_stats *st, const struct stats_field
 	uint64_t v;
 
 	if (f->own)
-		return atomic_load(f->own);
+		return atomic_load((const _Atomic uint64_t *)((const char *)&eng.cnt + f->off));
 	memcpy(&v, (const char *)st + f->off, sizeof(v));
 	return v;
 }
@@ -579,7 +589,7 @@ static void stats_build_counters(struct emit_buf *b, const struct zswap_stats *s
 	b->failed = false;
 	for (int own = 0; own <= 1; own++)
 		for (size_t i = 0; i < STATS_NFIELDS; i++)
-			if ((stats_fields[i].own != NULL) == own)
+			if (stats_fields[i].own == own)
 				emit_printf(b, "%s %llu\n", stats_fields[i].name,
 					    (unsigned long long)stats_get(st, &stats_fields[i]));
 	stats_rates_take(st, &r);

@@ -245,7 +245,10 @@ extern void *__dso_handle;
 
 ZSWAP_STARTUP static void start_fork_child(void)
 {
-	start_tids_fork_child();
+	/* A deferred process never started a thread, and its child would
+	 * fault the threads' table in to find it empty. */
+	if (atomic_load(&eng.state) != ENGINE_DEFERRED)
+		start_tids_fork_child();
 	fork_gate_reset();	/* the calls it held back were the parent's threads */
 	sigchain_fork_child();	/* its own copy of the signal records */
 	if (eng.store)
@@ -259,7 +262,7 @@ ZSWAP_STARTUP static void start_fork_child(void)
 			atomic_store(&eng.state, ENGINE_OFF);	/* its descriptors are its parent's */
 			return;
 		}
-		eng.pid = (pid_t)syscall(SYS_getpid);
+		eng.pid = layout_getpid();
 		if (start_log_per_process())
 			start_log_open(eng.opt.log_file);	/* the child's own file */
 		start_defer_from_now();
@@ -385,7 +388,7 @@ ZSWAP_STARTUP static uint64_t start_coarse_ns_as(bool raw)
 	struct timespec ts;
 
 	if (raw)
-		syscall(SYS_clock_gettime, CLOCK_MONOTONIC_COARSE, &ts);
+		layout_clock_coarse(&ts);
 	else
 		clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -400,16 +403,14 @@ ZSWAP_STARTUP static uint64_t start_coarse_ns(void)
 #define START_DEFER_ALLOCS	64
 #define START_DEFER_BIG		(8u << 20)
 #define START_DEFER_BYTES	(64u << 20)
-static unsigned int start_deferred_allocs ZSWAP_STARTUP_DATA;
-static size_t start_deferred_bytes ZSWAP_STARTUP_DATA;
 
 /* A deferred process starts ZSWAP_START_DELAY from now (its start, or a
  * fork child's fork), its requests counted from none. */
 ZSWAP_STARTUP static void start_defer_from_now(void)
 {
 	atomic_store(&eng.start_after, start_coarse_ns_as(true) + (uint64_t)eng.opt.start_delay * 1000000u);
-	start_deferred_allocs = 0;
-	start_deferred_bytes = 0;
+	eng.start_allocs = 0;
+	eng.start_bytes = 0;
 }
 
 static void start_run(void);
@@ -501,14 +502,14 @@ ZSWAP_STARTUP void start_wake_slow(bool now)
 
 ZSWAP_STARTUP static void start_deferred_alloc(size_t n)
 {
-	start_deferred_bytes += n < START_DEFER_BYTES ? n : START_DEFER_BYTES;
+	eng.start_bytes += n < START_DEFER_BYTES ? n : START_DEFER_BYTES;
 	if (n >= START_DEFER_BIG) {
 		start_wake_slow(true);
-	} else if (start_deferred_bytes >= START_DEFER_BYTES) {
-		start_deferred_bytes = 0;	/* the next look after as many again */
+	} else if (eng.start_bytes >= START_DEFER_BYTES) {
+		eng.start_bytes = 0;	/* the next look after as many again */
 		if (start_big_enough())
 			start_wake_slow(true);
-	} else if (n >= START_WAKE_BIG || ++start_deferred_allocs % START_DEFER_ALLOCS == 0) {
+	} else if (n >= START_WAKE_BIG || ++eng.start_allocs % START_DEFER_ALLOCS == 0) {
 		start_wake_slow(false);
 	}
 }

@@ -145,9 +145,15 @@ static void test_table(void)
 		const struct opt_def *o = &opt_table[i];
 
 		CHECK(o->id == (enum opt_id)i, "row %d has id %d", i, o->id);
+		/* The text is inline: a string that fills its field exactly
+		 * compiles without its NUL. */
+		CHECK(memchr(o->name, 0, sizeof(o->name)) && memchr(o->def, 0, sizeof(o->def)) &&
+		      memchr(o->choices, 0, sizeof(o->choices)) && memchr(o->unit, 0, sizeof(o->unit)) &&
+		      memchr(o->help, 0, sizeof(o->help)),
+		      "row %d: every field ends in its NUL", i);
 		CHECK(strncmp(o->name, "ZSWAP_", 6) == 0, "%s", o->name);
-		CHECK(o->help && o->help[0] && !strchr(o->help, '\n'), "%s help", o->name);
-		CHECK(o->unit != NULL, "%s unit", o->name);
+		CHECK(o->help[0] && !strchr(o->help, '\n'), "%s help", o->name);
+		CHECK((o->type == OPT_CHOICE) == (o->choices[0] != 0), "%s choices", o->name);
 		CHECK(opt_find(o->name, strlen(o->name)) == o, "opt_find(%s)", o->name);
 		/* The default formats back to the table's text. */
 		opt_format((enum opt_id)i, &d, buf, sizeof(buf));
