@@ -174,6 +174,10 @@ ctypes.CDLL(None).prctl(4, 1, 0, 0, 0)  # PR_SET_DUMPABLE
 print("ready", os.getpid(), flush=True)
 time.sleep(120)
 PY
+# Its socket goes to nobody's directory, which it may create: the test
+# removes what it left there (killed, it runs no destructor).
+ndir=/tmp/libzswap-65534
+[ -e "$ndir" ] && ndir_was=1 || ndir_was=0
 XDG_RUNTIME_DIR=$XDG LD_PRELOAD="$ENG_PRELOAD" ZSWAP_START_DELAY=0 timeout -k 5 120 python3 "$ENG_TMP/drop.py" > "$ENG_TMP/drop.out" 2> "$ENG_TMP/drop.err" &
 dropper=$!
 if ! pid=$(ready_pid "$ENG_TMP/drop.out"); then
@@ -185,5 +189,7 @@ else
 fi
 kill "$dropper" 2> /dev/null
 wait "$dropper" 2> /dev/null
+[ -n "$pid" ] && rm -f "$ndir/$pid.sock" "/run/user/65534/libzswap/$pid.sock"
+[ "$ndir_was" = 1 ] || rmdir "$ndir" 2> /dev/null
 
 eng_finish
