@@ -270,7 +270,7 @@ ZSWAP_STARTUP static void start_fork_child(void)
 	}
 	if (atomic_load(&eng.state) != ENGINE_RUNNING || start_fork_pid != eng.pid)
 		return;
-	eng.pid = (pid_t)syscall(SYS_getpid);
+	eng.pid = layout_getpid();
 	if (start_log_per_process())
 		start_log_open(eng.opt.log_file);	/* the child's own file */
 	if (start_fork_restart) {
